@@ -1,6 +1,6 @@
 """perft(N) in pure Python: the transposition-table count, and the naive walk for scale.
 
-    python benchmarks/perft_speed.py [N]      (default 5; goal: perft(5) under 20 s)
+python benchmarks/perft_speed.py [N]      (default 5; goal: perft(5) under 20 s)
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Write N random complete games as `replay --batch` input (JSON lines) to stdout.
 
-    python benchmarks/random_games.py 10000 [SEED] > games.jsonl
+python benchmarks/random_games.py 10000 [SEED] > games.jsonl
 """
 
 from __future__ import annotations

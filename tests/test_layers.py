@@ -38,7 +38,7 @@ def imported_roots(path: Path) -> set[str]:
 def layer_files(names: list[str]) -> list[Path]:
     files = []
     for name in names:
-        files += [PACKAGE / f"{name}.py"] + sorted((PACKAGE / name).glob("**/*.py"))
+        files += [PACKAGE / f"{name}.py", *sorted((PACKAGE / name).glob("**/*.py"))]
     return [f for f in files if f.exists()]
 
 

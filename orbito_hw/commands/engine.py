@@ -1,0 +1,51 @@
+"""``replay`` and ``perft``: the rules engine on the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from . import UsageError, batch, emit, fail
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("replay", help="replay a game record and print the final position as JSON")
+    p.add_argument("--first", help="who moved first: black or white")
+    p.add_argument("--batch", action="store_true", help="JSON lines on stdin, one result per line")
+    p.add_argument("moves", nargs="*", help="turn tokens, e.g. b1 c1-c2:a2")
+    p.set_defaults(func=cmd_replay)
+
+    p = sub.add_parser("perft", help="count the turn sequences of length N from the empty board")
+    p.add_argument("depth", type=int, metavar="N")
+    p.set_defaults(func=cmd_perft)
+
+
+def replay_one(first: str, moves: str) -> dict[str, object]:
+    from ..game import Colour, replay
+
+    return replay(Colour.parse(first), moves).summary()
+
+
+def cmd_replay(args: argparse.Namespace) -> int:
+    from ..game import ReplayError
+
+    if args.batch:
+        batch(sys.stdin, replay_one)
+        return 0
+    if args.first is None:
+        raise UsageError("replay needs --first black|white (or --batch)")
+    try:
+        emit(replay_one(args.first, " ".join(args.moves)))
+    except ReplayError as exc:
+        fail(str(exc))
+    return 0
+
+
+def cmd_perft(args: argparse.Namespace) -> int:
+    from ..perft import perft
+
+    if args.depth < 0:
+        raise UsageError(f"perft depth {args.depth} is negative")
+    print(perft(args.depth))
+    return 0

@@ -1,0 +1,76 @@
+"""Clocks: a virtual one for the simulated board, and one on an asyncio loop for real boards."""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+
+@dataclass(order=True)
+class _Timer:
+    when: float
+    seq: int
+    callback: Callable[[], None] = field(compare=False)
+    cancelled: bool = field(default=False, compare=False)
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+class VirtualClock:
+    """Time that passes only when told to: scripted games run as fast as the CPU allows,
+    and the same script always gives the same run."""
+
+    def __init__(self, start: float = 0.0) -> None:
+        self._now = start
+        self._timers: list[_Timer] = []
+        self._seq = itertools.count()
+
+    def now(self) -> float:
+        return self._now
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> _Timer:
+        timer = _Timer(self._now + max(0.0, delay), next(self._seq), callback)
+        heapq.heappush(self._timers, timer)
+        return timer
+
+    def post(self, callback: Callable[[], None]) -> None:
+        self.call_later(0.0, callback)
+
+    def next_due(self) -> float | None:
+        while self._timers and self._timers[0].cancelled:
+            heapq.heappop(self._timers)
+        return self._timers[0].when if self._timers else None
+
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` pass, running every timer that falls due, in order."""
+        self.run_until(self._now + seconds)
+
+    def run_until(self, when: float) -> None:
+        while True:
+            due = self.next_due()
+            if due is None or due > when:
+                break
+            timer = heapq.heappop(self._timers)
+            self._now = max(self._now, timer.when)
+            timer.callback()
+        self._now = max(self._now, when)
+
+
+class LoopClock:
+    """The clock of an asyncio event loop: the loop waits on I/O and timers, never polls."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+
+    def now(self) -> float:
+        return self.loop.time()
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> asyncio.TimerHandle:
+        return self.loop.call_later(delay, callback)
+
+    def post(self, callback: Callable[[], None]) -> None:
+        self.loop.call_soon_threadsafe(callback)
