@@ -1,31 +1,117 @@
-"""A demo game drawn in the terminal (until the simulated board's controller takes over)."""
+"""The demo game of ``orbito-hw run --mock``: two built-in players on the simulated board.
+
+The players' turns become what hands would do (lifts, puts, hesitations, the press), so
+the demo runs the real controller, not a shortcut; the board and its LEDs are drawn in
+the terminal after every turn.
+"""
 
 from __future__ import annotations
 
 import random
+import sys
+from collections.abc import Callable
+from typing import TextIO
 
 from .game import Colour, Position
+from .lights import rgb_hex
+from .mock import MockRun
+from .referee import Event
+from .script import Command
+from .squares import square_name
+from .turn import Turn
+
+Player = Callable[[Position], Turn]
 
 
-def draw(position: Position) -> str:
+def simple_player(rng: random.Random) -> Player:
+    """Wins when it can, avoids handing the opponent a line when it can, else plays at random."""
+
+    def choose(position: Position) -> Turn:
+        turns = list(position.legal_turns())
+        rng.shuffle(turns)
+        mover = position.to_move
+        outcomes = [(t, position.play_unchecked(t).result) for t in turns]
+        for turn, result in outcomes:
+            if result is not None and result.winner is mover:
+                return turn
+        safe = [t for t, r in outcomes if r is None or r.winner is mover]
+        return (safe or turns)[0]
+
+    return choose
+
+
+def turn_commands(turn: Turn, rng: random.Random) -> list[Command]:
+    """A turn as hands make it: the placement before or after the move, now and then a
+    hesitation (a marble lifted and put straight back)."""
+    if turn.place is None:
+        return [Command("press")]
+    place = [Command("put", square=turn.place)]
+    move: list[Command] = []
+    if turn.move_from is not None and turn.move_to is not None:
+        move = [Command("lift", square=turn.move_from), Command("put", square=turn.move_to)]
+        if rng.random() < 0.2:  # lifted, thought better of it, put back, then moved anyway
+            move = [
+                Command("lift", square=turn.move_from),
+                Command("put", square=turn.move_from),
+                *move,
+            ]
+    placement_first = bool(move) and turn.place != turn.move_from and rng.random() < 0.5
+    hands = place + move if placement_first else move + place
+    return [*hands, Command("press")]
+
+
+def draw_board(run: MockRun, colour: bool) -> str:
+    """The marbles on the simulated board; a lit square on its LED's colour (or in brackets
+    without colours), then the lit LEDs and the status pixel by name."""
+    frame, status = run.lights_frame()
     rows = []
-    for i, rank in enumerate(position.board().split("/")):
-        rows.append(f"{4 - i} " + " ".join({"B": "●", "W": "○", ".": "·"}[c] for c in rank))
-    rows.append("  a b c d")
+    for rank in range(3, -1, -1):
+        cells = ""
+        for file in range(4):
+            sq = rank * 4 + file
+            glyph = {None: "·", Colour.BLACK: "●", Colour.WHITE: "○"}[run.physics.colour_at(sq)]
+            led = frame[sq]
+            if led is None:
+                cells += f" {glyph} "
+            elif colour:
+                cells += f"\x1b[48;2;{led[0]};{led[1]};{led[2]}m {glyph} \x1b[0m"
+            else:
+                cells += f"[{glyph}]"
+        rows.append(f"  {rank + 1} {cells}")
+    rows.append("     a  b  c  d")
+    lit = [f"{square_name(sq)} {rgb_hex(c)}" for sq, c in enumerate(frame) if c is not None]
+    rows.append(
+        f"    LEDs: {', '.join(lit) or 'dark'}; status {rgb_hex(status) if status else 'dark'}"
+    )
     return "\n".join(rows)
 
 
-def run_demo(seed: int | None = None) -> int:
+def run_demo(seed: int | None = None, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
     rng = random.Random(seed)
-    position = Position.start(Colour.BLACK)
-    number = 0
-    while position.result is None:
-        turns = list(position.legal_turns())
-        turn = rng.choice(turns)
-        mover = position.to_move
-        position = position.play(turn)
-        number += 1
-        print(f"turn {number}: {mover} {turn.notation()}")
-        print(draw(position))
-    print(f"result: {position.result}")
+    players = {Colour.BLACK: simple_player(rng), Colour.WHITE: simple_player(rng)}
+    colour = out.isatty()
+
+    def on_event(event: Event) -> None:
+        if event["event"] == "turn":
+            print(f"turn {event['number']}: {event['colour']} {event['turn']}", file=out)
+            print(draw_board(run, colour), file=out)
+        elif event["event"] == "rejected":
+            print(f"refused: {event['reason']}", file=out)
+        elif event["event"] == "result":
+            print(f"result: {event['result']}", file=out)
+            print(draw_board(run, colour), file=out)
+
+    run = MockRun(on_event=on_event)
+    try:
+        first = rng.choice(list(Colour))
+        run.run(Command("reset", colour=first), first_command=True)
+        print(f"demo game on the simulated board, {first} starts", file=out)
+        while run.referee.position.result is None:
+            position = run.referee.position
+            for command in turn_commands(players[position.to_move](position), rng):
+                run.run(command)
+        run.finish()
+    finally:
+        run.close()
     return 0

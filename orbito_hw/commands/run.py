@@ -1,23 +1,111 @@
-"""``run``: the board controller (``--mock`` for the simulated board)."""
+"""``run``: the board controller; ``--mock`` runs it on the simulated board."""
 
 from __future__ import annotations
 
 import argparse
+import sys
+from pathlib import Path
 from typing import Any
 
-from . import UsageError
+from . import UsageError, emit, fail
+
+BACKENDS = ("sim",)
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser("run", help="run the board controller")
     p.add_argument("--mock", action="store_true", help="use the simulated board")
-    p.add_argument("--seed", type=int, default=None, help="random seed for the demo game")
+    p.add_argument(
+        "--events", metavar="FILE", help="run a board script (- for stdin), print JSON events"
+    )
+    p.add_argument(
+        "--interactive", action="store_true", help="type board-script commands at a prompt"
+    )
+    p.add_argument("--backend", default="sim", help="drivers under test: sim (default)")
+    p.add_argument(
+        "--state-dir", metavar="DIR", help="where the journal lives (default: a fresh temp dir)"
+    )
+    p.add_argument("--seed", type=int, default=None, help="random seed of the demo game")
     p.set_defaults(func=cmd_run)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from ..demo import run_demo
-
     if not args.mock:
         raise UsageError("run without --mock needs a board; use run --mock for the simulated board")
+    if args.backend not in BACKENDS:
+        raise UsageError(f"--backend {args.backend!r} is not one of: {', '.join(BACKENDS)}")
+    if args.events and args.interactive:
+        raise UsageError("--events and --interactive do not go together")
+    if args.events:
+        return run_events(args.events, args.state_dir)
+    if args.interactive:
+        return run_interactive(args.state_dir)
+    from ..demo import run_demo
+
     return run_demo(seed=args.seed)
+
+
+def _read_script(path: str) -> str:
+    if path == "-":
+        return sys.stdin.read()
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise UsageError(f"cannot read board script {path}: {reason}") from None
+
+
+def run_events(path: str, state_dir: str | None) -> int:
+    """SPEC.md's events run: every event as a JSON line; exit 0, or 1 if the controller failed."""
+    from ..mock import CommandError, MockRun
+    from ..script import parse_script
+
+    commands = parse_script(_read_script(path), path)
+    events: list[dict[str, object]] = []
+    run = MockRun(state_dir, on_event=events.append)
+    run.source = path
+    try:
+        run.run_script(commands)
+    except CommandError as exc:
+        fail(str(exc))  # the script asked for what no hand can do: bad input, nothing printed
+    except Exception as exc:  # the controller itself broke: say so, keep what it did say
+        for event in events:
+            emit(event)
+        fail(f"the controller failed: {type(exc).__name__}: {exc}", status=1)
+    finally:
+        run.close()
+    for event in events:
+        emit(event)
+    return 0
+
+
+def run_interactive(state_dir: str | None) -> int:
+    """Board-script commands typed at a prompt; blocking reads, so an idle board costs no CPU."""
+    from ..demo import draw_board
+    from ..mock import CommandError, MockRun
+    from ..script import parse_line
+
+    run = MockRun(state_dir, on_event=emit)
+    prompt = "orbito> " if sys.stdin.isatty() else ""
+    first = True
+    try:
+        while True:
+            try:
+                line = input(prompt)
+            except EOFError:
+                break
+            try:
+                command = parse_line(line)
+                if command is None:
+                    continue
+                run.run(command, first_command=first)
+                first = False
+            except (ValueError, CommandError) as exc:
+                print(f"orbito-hw: {exc}", file=sys.stderr)
+                continue
+            if sys.stdin.isatty():
+                print(draw_board(run, sys.stdout.isatty()), file=sys.stderr)
+        run.finish()
+    finally:
+        run.close()
+    return 0

@@ -74,3 +74,36 @@ class LoopClock:
 
     def post(self, callback: Callable[[], None]) -> None:
         self.loop.call_soon_threadsafe(callback)
+
+
+class ScopedClock:
+    """A view of another clock whose timers all die with ``kill()``.
+
+    A power cut on the simulated board kills the controller's clock: its pending timers
+    (debounce, hold, ring steps) never fire, while the board's own physics goes on.
+    """
+
+    def __init__(self, base: VirtualClock) -> None:
+        self.base = base
+        self._timers: list[_Timer] = []
+        self.dead = False
+
+    def now(self) -> float:
+        return self.base.now()
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> _Timer:
+        if self.dead:
+            return _Timer(0.0, 0, callback, cancelled=True)
+        timer = self.base.call_later(delay, callback)
+        self._timers = [t for t in self._timers if not t.cancelled and t.when >= self.now()]
+        self._timers.append(timer)
+        return timer
+
+    def post(self, callback: Callable[[], None]) -> None:
+        self.call_later(0.0, callback)
+
+    def kill(self) -> None:
+        self.dead = True
+        for timer in self._timers:
+            timer.cancel()
+        self._timers.clear()

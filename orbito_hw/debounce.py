@@ -1,0 +1,54 @@
+"""Debouncing of square sensors, on the board's clock.
+
+A change is passed on only once the sensor has kept its new reading for ``delay``
+seconds; chatter that settles back to where it started passes nothing on.
+"""
+
+from __future__ import annotations
+
+from .hw.interfaces import Clock, SquareListener, SquareSensors, TimerHandle
+
+
+class Debouncer:
+    def __init__(self, sensors: SquareSensors, clock: Clock, delay: float) -> None:
+        self.clock = clock
+        self.delay = delay
+        self._sensors = sensors
+        self._stable = sensors.read()
+        self._raw = self._stable
+        self._timers: dict[int, TimerHandle] = {}
+        self._since: dict[int, float] = {}
+        self._listeners: list[SquareListener] = []
+        sensors.subscribe(self._raw_change)
+
+    def subscribe(self, listener: SquareListener) -> None:
+        self._listeners.append(listener)
+
+    def read(self) -> int:
+        """The debounced reading."""
+        return self._stable
+
+    def resync(self) -> None:
+        """Take the raw reading as settled (after the rings stop), dropping pending changes."""
+        for timer in self._timers.values():
+            timer.cancel()
+        self._timers.clear()
+        self._raw = self._stable = self._sensors.read()
+
+    def _raw_change(self, square: int, present: bool, when: float) -> None:
+        self._raw = self._raw | 1 << square if present else self._raw & ~(1 << square)
+        self._since[square] = when
+        old = self._timers.pop(square, None)
+        if old is not None:
+            old.cancel()
+        self._timers[square] = self.clock.call_later(self.delay, lambda: self._settle(square))
+
+    def _settle(self, square: int) -> None:
+        self._timers.pop(square, None)
+        bit = 1 << square
+        if (self._raw ^ self._stable) & bit == 0:
+            return
+        self._stable ^= bit
+        present = bool(self._stable & bit)
+        for listener in list(self._listeners):
+            listener(square, present, self._since[square])

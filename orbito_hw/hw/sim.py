@@ -1,0 +1,342 @@
+"""The simulated board: a physics model of marbles, rings, a stepper and sensors.
+
+It models the machine, not the answers: marbles sit in pockets on the two rings, the
+stepper turns both rings ``steps_per_place`` steps per place, a square's sensor reads a
+marble only while a full pocket sits on it, the index sensor reads only when the rings sit
+exactly on the squares, and steps can be lost. The controller sees it only through the
+interfaces of ``orbito_hw.hw.interfaces``; everything runs on a virtual clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+
+from ..game import Colour
+from ..squares import INNER_RING, OUTER_RING, SQUARES
+from .clock import ScopedClock
+from .interfaces import (
+    RGB,
+    ButtonListener,
+    Clock,
+    Frame,
+    MoveListener,
+    MoveReport,
+    SquareListener,
+)
+
+# Where each square sits on its ring: (ring, index along the ring).
+_RING_OF: dict[int, tuple[tuple[int, ...], int]] = {
+    sq: (ring, i) for ring in (OUTER_RING, INNER_RING) for i, sq in enumerate(ring)
+}
+
+
+class SimError(Exception):
+    """Something a person cannot do to a physical board (put a marble on a marble...)."""
+
+
+@dataclass
+class SimBoard:
+    """The physical board. ``steps`` counts motor steps made since the start.
+
+    A pocket is (ring length, pocket number); a marble put on a square drops into the
+    pocket sitting on it. ``sense_window`` is how many steps off a pocket may be and still
+    be read by the square's sensor.
+    """
+
+    steps_per_place: int = 200
+    sense_window: int = 20
+    steps: int = 0
+    pockets: dict[tuple[int, int], Colour] = field(default_factory=dict)
+    hand: list[Colour] = field(default_factory=list)
+    slip: int = 0
+    _overrides: dict[int, bool] = field(default_factory=dict)
+    _listeners: list[SquareListener] = field(default_factory=list)
+    _reading: int = 0
+    clock: Clock | None = None
+
+    # --- geometry --------------------------------------------------------------
+    @property
+    def places(self) -> int:
+        """Whole places the rings have turned."""
+        return self.steps // self.steps_per_place
+
+    @property
+    def offset(self) -> int:
+        return self.steps % self.steps_per_place
+
+    @property
+    def aligned(self) -> bool:
+        return self.offset == 0
+
+    def index_active(self) -> bool:
+        """The index sensor: a magnet under every place, read only dead on."""
+        return self.aligned
+
+    def _pocket_near(self, square: int) -> tuple[tuple[int, int], bool]:
+        """The pocket nearest to ``square`` and whether it is within the sensor's window."""
+        ring, i = _RING_OF[square]
+        off = self.offset
+        turned = self.places + (1 if off > self.steps_per_place // 2 else 0)
+        near = min(off, self.steps_per_place - off) <= self.sense_window
+        return (len(ring), (i - turned) % len(ring)), near
+
+    def colour_at(self, square: int) -> Colour | None:
+        """The colour of the marble sitting on ``square`` (rings at rest), or None."""
+        pocket, near = self._pocket_near(square)
+        return self.pockets.get(pocket) if near else None
+
+    def occupancy(self) -> int:
+        mask = 0
+        for sq in SQUARES:
+            if sq in self._overrides:
+                present = self._overrides[sq]
+            else:
+                present = self.colour_at(sq) is not None
+            if present:
+                mask |= 1 << sq
+        return mask
+
+    def position_string(self) -> str:
+        """What sits on the board, SPEC.md's position string (rings at rest)."""
+        rows = []
+        for rank in range(3, -1, -1):
+            row = ""
+            for file in range(4):
+                colour = self.colour_at(rank * 4 + file)
+                row += "." if colour is None else colour.value[0].upper()
+            rows.append(row)
+        return "/".join(rows)
+
+    # --- the sensors' wiring ------------------------------------------------------
+    def subscribe(self, listener: SquareListener) -> None:
+        self._listeners.append(listener)
+
+    def unsubscribe_all(self) -> None:
+        self._listeners.clear()
+
+    def _changed(self) -> None:
+        reading = self.occupancy()
+        diff = reading ^ self._reading
+        self._reading = reading
+        if not diff:
+            return
+        now = self.clock.now() if self.clock else 0.0
+        for sq in SQUARES:
+            if diff >> sq & 1:
+                for listener in list(self._listeners):
+                    listener(sq, bool(reading >> sq & 1), now)
+
+    # --- what hands do -----------------------------------------------------------
+    def _pocket_on(self, square: int) -> tuple[int, int]:
+        if not self.aligned:
+            raise SimError("the rings are not at rest")
+        return self._pocket_near(square)[0]
+
+    def lift(self, square: int) -> Colour:
+        pocket = self._pocket_on(square)
+        if pocket not in self.pockets:
+            raise SimError("there is no marble to lift")
+        colour = self.pockets.pop(pocket)
+        self.hand.append(colour)
+        self._changed()
+        return colour
+
+    def put(self, square: int, colour: Colour) -> None:
+        pocket = self._pocket_on(square)
+        if pocket in self.pockets:
+            raise SimError("the square already holds a marble")
+        self.pockets[pocket] = colour
+        self._changed()
+
+    def put_from_hand(self, square: int) -> Colour | None:
+        """Put the marble last lifted, if the hand holds one; returns its colour."""
+        if not self.hand:
+            return None
+        colour = self.hand[-1]
+        self.put(square, colour)
+        self.hand.pop()
+        return colour
+
+    def empty_hand(self) -> None:
+        self.hand.clear()
+
+    def clear(self) -> None:
+        """Take every marble off the board."""
+        self.pockets.clear()
+        self.hand.clear()
+        self._changed()
+
+    def chatter(self, square: int, flips: int = 4, period: float = 0.002) -> None:
+        """The sensor on ``square`` flips ``flips`` times ``period`` apart, then settles."""
+        if self.clock is None:
+            raise SimError("chatter needs a clock")
+        settled = bool(self.occupancy() >> square & 1)
+        for k in range(1, flips + 1):
+            value = settled if k % 2 == 0 else not settled
+            self.clock.call_later(k * period, partial(self._override, square, value))
+        self.clock.call_later((flips + 1) * period, partial(self._override, square, None))
+
+    def _override(self, square: int, value: bool | None) -> None:
+        if value is None:
+            self._overrides.pop(square, None)
+        else:
+            self._overrides[square] = value
+        self._changed()
+
+    # --- the motor -------------------------------------------------------------
+    def step(self) -> None:
+        """One motor step forward (counter-clockwise); a pending slip eats it."""
+        if self.slip > 0:
+            self.slip -= 1
+            return
+        self.steps += 1
+        if self.offset in (0, self.sense_window + 1, self.steps_per_place - self.sense_window):
+            self._changed()  # only these steps cross a sensor's window edge
+
+
+# --- the parts, as the controller sees them ------------------------------------------
+class SimSensors:
+    def __init__(self, board: SimBoard) -> None:
+        self.board = board
+
+    def read(self) -> int:
+        return self.board.occupancy()
+
+    def subscribe(self, listener: SquareListener) -> None:
+        self.board.subscribe(listener)
+
+    def close(self) -> None:
+        self.board.unsubscribe_all()
+
+
+class SimButton:
+    def __init__(self, clock: Clock) -> None:
+        self.clock = clock
+        self._listeners: list[ButtonListener] = []
+        self._pressed = False
+
+    def subscribe(self, listener: ButtonListener) -> None:
+        self._listeners.append(listener)
+
+    @property
+    def is_pressed(self) -> bool:
+        return self._pressed
+
+    def set(self, pressed: bool) -> None:
+        """The harness's finger: press (True) or release (False) the button."""
+        if pressed == self._pressed:
+            return
+        self._pressed = pressed
+        for listener in list(self._listeners):
+            listener(pressed, self.clock.now())
+
+    def close(self) -> None:
+        self._listeners.clear()
+
+
+def trapezoid(steps: int, max_speed: float, acceleration: float) -> list[float]:
+    """Delays before each of ``steps`` steps: accelerate, cruise, decelerate.
+
+    Each delay is the time to cover that step at the speed the profile allows there,
+    v = sqrt(2 a d) from the nearer end, capped at ``max_speed``.
+    """
+    delays = []
+    for k in range(steps):
+        from_end = min(k + 1, steps - k)
+        speed = min(max_speed, (2.0 * acceleration * from_end) ** 0.5)
+        delays.append(1.0 / speed)
+    return delays
+
+
+class SimDrive:
+    """The stepper driver: steps the simulated rings on the clock, with a ramped profile."""
+
+    def __init__(
+        self,
+        board: SimBoard,
+        clock: Clock,
+        max_speed: float = 2000.0,
+        acceleration: float = 8000.0,
+        home_speed: float = 400.0,
+    ) -> None:
+        self.board = board
+        self.clock = clock
+        self.max_speed = max_speed
+        self.acceleration = acceleration
+        self.home_speed = home_speed
+        self._moving = False
+
+    @property
+    def moving(self) -> bool:
+        return self._moving
+
+    def move(self, places: int, done: MoveListener) -> None:
+        delays = trapezoid(places * self.board.steps_per_place, self.max_speed, self.acceleration)
+        self._run(delays, places, done, stop=None)
+
+    def home(self, done: MoveListener) -> None:
+        if self.board.index_active():
+            self.clock.post(lambda: done(MoveReport(0, 0, True)))
+            return
+        limit = self.board.steps_per_place + self.board.steps_per_place // 4
+        self._run([1.0 / self.home_speed] * limit, 0, done, stop=self.board.index_active)
+
+    def _run(
+        self,
+        delays: list[float],
+        places: int,
+        done: MoveListener,
+        stop: Callable[[], bool] | None,
+    ) -> None:
+        self._moving = True
+        made = 0
+
+        def tick() -> None:
+            nonlocal made
+            self.board.step()
+            made += 1
+            if stop is not None and stop():
+                return finish("")
+            if made < len(delays):
+                self.clock.call_later(delays[made], tick)
+            else:
+                finish("the index sensor was not found" if stop is not None else "")
+
+        def finish(fault: str) -> None:
+            self._moving = False
+            done(MoveReport(places, made, self.board.index_active(), fault))
+
+        if not delays:
+            self.clock.post(lambda: finish(""))
+        else:
+            self.clock.call_later(delays[0], tick)
+
+    def close(self) -> None:
+        self._moving = False
+
+
+class SimLights:
+    """Records what the strip shows."""
+
+    def __init__(self) -> None:
+        self.frame: list[RGB | None] = [None] * 16
+        self.status: RGB | None = None
+        self.frames_shown = 0
+
+    def show(self, frame: Frame, status: RGB | None = None) -> None:
+        self.frame = list(frame)
+        self.status = status
+        self.frames_shown += 1
+
+    def close(self) -> None:
+        self.show([None] * 16, None)
+
+
+def sim_parts(
+    board: SimBoard, clock: ScopedClock
+) -> tuple[SimSensors, SimButton, SimDrive, SimLights]:
+    """Fresh controller-side parts on the same physical board (after a power cut too)."""
+    board.clock = clock.base
+    return SimSensors(board), SimButton(clock), SimDrive(board, clock), SimLights()

@@ -1,0 +1,155 @@
+"""What the LEDs show: the referee describes a ``View``, the ``LightShow`` draws it.
+
+Kept apart from the referee so the state machine is tested without any strip, and the
+drawing (blinks, pulses) is tested without any game.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from .game import Colour, Result
+from .hw.interfaces import RGB, Clock, Lights, TimerHandle
+from .squares import SQUARES, square_name, squares_of
+
+
+def parse_rgb(text: str) -> RGB:
+    """``#rrggbb`` to a colour; ValueError naming the text otherwise."""
+    if len(text) != 7 or text[0] != "#":
+        raise ValueError(f"{text!r} is not a colour like #ff8800")
+    try:
+        return (int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16))
+    except ValueError:
+        raise ValueError(f"{text!r} is not a colour like #ff8800") from None
+
+
+def rgb_hex(colour: RGB) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*colour)
+
+
+@dataclass(frozen=True)
+class Palette:
+    black: RGB = (0, 90, 255)  # an LED cannot shine black: black marbles show blue
+    white: RGB = (255, 255, 255)
+    error: RGB = (255, 0, 0)
+    draw: RGB = (255, 150, 0)
+    busy: RGB = (40, 40, 40)
+
+    def marble(self, colour: Colour) -> RGB:
+        return self.black if colour is Colour.BLACK else self.white
+
+
+@dataclass(frozen=True)
+class View:
+    """What the board should show now.
+
+    ``mode``: "starting", "play", "refused", "rotating", "correction", "result", "fault".
+    ``squares``: squares at fault ("refused"), ``missing``/``extra``: squares that should
+    hold a marble (with its colour) / should be empty ("correction").
+    """
+
+    mode: str
+    to_move: Colour | None = None
+    squares: tuple[int, ...] = ()
+    missing: tuple[tuple[int, Colour], ...] = ()
+    extra: tuple[int, ...] = ()
+    result: Result | None = None
+    lines: tuple[int, ...] = ()
+
+
+def result_frame(result: Result, lines: tuple[int, ...], palette: Palette) -> dict[int, RGB]:
+    """The lit squares for a result: the winning line(s), or the whole board amber for a draw."""
+    if result is Result.DRAW:
+        return dict.fromkeys(SQUARES, palette.draw)
+    winner = result.winner
+    assert winner is not None
+    colour = palette.marble(winner)
+    mask = 0
+    for line in lines:
+        mask |= line
+    return dict.fromkeys(squares_of(mask), colour)
+
+
+def frame_names(lit: dict[int, RGB]) -> dict[str, str]:
+    """A frame as SPEC.md's result event writes it: {square: "#rrggbb"}, lit squares only."""
+    return {square_name(sq): rgb_hex(c) for sq, c in sorted(lit.items())}
+
+
+@dataclass
+class LightShow:
+    """Draws views on the strip, animating blinks and pulses on the board's clock."""
+
+    lights: Lights
+    clock: Clock
+    palette: Palette = field(default_factory=Palette)
+    blink_period: float = 0.5
+    pulse_period: float = 2.0
+    _timer: TimerHandle | None = None
+    _phase: int = 0
+    view: View | None = None
+
+    def update(self, view: View) -> None:
+        if view == self.view:
+            return
+        self.view = view
+        self._stop()
+        self._phase = 0
+        self._draw()
+
+    def _stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _draw(self) -> None:
+        view = self.view
+        assert view is not None
+        lit, status, animated = self._compose(view)
+        frame: list[RGB | None] = [lit.get(sq) for sq in SQUARES]
+        self.lights.show(frame, status)
+        if animated:
+            self._timer = self.clock.call_later(self._tick_period(view), self._tick)
+
+    def _tick_period(self, view: View) -> float:
+        if view.mode == "result" and view.result is Result.DRAW:
+            return self.pulse_period / 20
+        return self.blink_period
+
+    def _tick(self) -> None:
+        self._timer = None
+        self._phase += 1
+        self._draw()
+
+    def _compose(self, view: View) -> tuple[dict[int, RGB], RGB | None, bool]:
+        p = self.palette
+        turn_colour = p.marble(view.to_move) if view.to_move else None
+        if view.mode == "refused":
+            on = self._phase % 2 == 0
+            return (dict.fromkeys(view.squares, p.error) if on else {}), p.error, True
+        if view.mode == "correction":
+            lit = {sq: p.marble(c) for sq, c in view.missing}
+            lit.update(dict.fromkeys(view.extra, p.error))
+            return lit, p.error, False
+        if view.mode == "result" and view.result is not None:
+            lit = result_frame(view.result, view.lines, p)
+            if view.result is Result.DRAW:
+                level = 0.55 + 0.45 * math.cos(2 * math.pi * self._phase / 20)
+                lit = {sq: _dim(c, level) for sq, c in lit.items()}
+                return lit, p.draw, True
+            on = self._phase % 2 == 0
+            return (lit if on else {}), next(iter(lit.values()), None), True
+        if view.mode in ("rotating", "starting"):
+            return {}, p.busy, False
+        if view.mode == "fault":
+            return {}, p.error if self._phase % 2 == 0 else None, True
+        return {}, turn_colour, False
+
+    def close(self) -> None:
+        self._stop()
+        self.lights.close()
+
+
+def _dim(colour: RGB, level: float) -> RGB:
+    r, g, b = colour
+    return (round(r * level), round(g * level), round(b * level))
