@@ -70,13 +70,12 @@ class MockRun:
         self.referee.add_listener(self._event)
         self.referee.start()
         self.advance(0.0)
-        self._wait_for_rings()
+        self.wait_for_rings()
 
     def power_cut(self) -> None:
         self.scope.kill()
         self.physics.unsubscribe_all()
-        self.physics.empty_hand()
-        self._boot()
+        self._boot()  # a marble held in a hand stays in the hand
 
     def _event(self, event: Event) -> None:
         self.events.append(event)
@@ -87,14 +86,17 @@ class MockRun:
     def advance(self, seconds: float) -> None:
         self.clock.advance(seconds)
 
-    def _wait_for_rings(self) -> None:
-        """Hands keep off the rings while they turn, as players do."""
+    def wait_for_rings(self) -> None:
+        """Players keep their hands off while the rings turn and the board checks itself."""
         deadline = self.clock.now() + RINGS_TIMEOUT
-        while (self.drive.moving or not self.physics.aligned) and self.clock.now() < deadline:
+        while self._hands_off() and self.clock.now() < deadline:
             self.clock.advance(0.05)
 
+    def _hands_off(self) -> bool:
+        return self.drive.moving or not self.physics.aligned or self.referee.busy
+
     def finish(self) -> None:
-        self._wait_for_rings()
+        self.wait_for_rings()
         self.advance(SETTLE_AT_END)
 
     # --- commands ----------------------------------------------------------------
@@ -108,7 +110,7 @@ class MockRun:
 
     def _do(self, c: Command, first_command: bool) -> None:
         if c.name in ("lift", "put", "bounce", "reset"):
-            self._wait_for_rings()
+            self.wait_for_rings()
         if c.name == "lift":
             assert c.square is not None
             self.physics.lift(c.square)

@@ -70,6 +70,10 @@ for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER, S.FAULT, S.STARTING
     TRANSITIONS[(_state, "new_game")] = S.WAITING
 
 
+MAX_FINISHING_MOVES = 2
+"""Whole places a ring move may be finished by, before the players are asked to look."""
+
+
 class TransitionError(RuntimeError):
     """A trigger the machine does not allow in its state: a bug, never a player's doing."""
 
@@ -108,12 +112,18 @@ class Referee:
         self._hold_timer: TimerHandle | None = None
         self._held = False
         self._refusal: View | None = None
+        self._finishing = 0
         self.show = LightShow(board.lights, self.clock, self.settings.palette)
         self.sensors = Debouncer(board.sensors, self.clock, self.settings.debounce)
         self.sensors.subscribe(self._on_square)
         board.button.subscribe(self._on_button)
 
     # --- plumbing --------------------------------------------------------------
+    @property
+    def busy(self) -> bool:
+        """Whether the board is turning or checking itself: hands off (the status pixel says so)."""
+        return self.state in (S.STARTING, S.ROTATING, S.VERIFYING)
+
     def add_listener(self, listener: EventListener) -> None:
         self._listeners.append(listener)
 
@@ -230,6 +240,9 @@ class Referee:
     # --- the button ------------------------------------------------------------------
     def _on_button(self, pressed: bool, when: float) -> None:
         if pressed:
+            # A marble taken from the supply and still in the hand goes back to the supply;
+            # one lifted off the board stays in the hand: it has to come back.
+            self.hand = [m for m in self.hand if m.origin is not None]
             if self._board_empty():
                 self._held = False
                 self._hold_timer = self.clock.call_later(self.settings.hold_time, self._on_hold)
@@ -294,6 +307,9 @@ class Referee:
         fault: tuple[str, list[int]] | None = None
         if lifted:
             fault = (f"the marble lifted from {_names(lifted)} is not back on the board", lifted)
+        elif self.position.is_full:
+            changed = [s for pair in moved for s in pair if s is not None] + placed
+            fault = ("the board is full: put the marbles back, press for an extra press", changed)
         elif not placed:
             fault = ("place one of your own marbles, then press", [])
         elif len(placed) > 1:
@@ -328,22 +344,29 @@ class Referee:
     # --- the ring move and its check --------------------------------------------------------
     def _moved(self, report: MoveReport) -> None:
         self._go("moved")
+        self._finishing = 0
+        self._check_move(report)
+
+    def _check_move(self, report: MoveReport) -> None:
+        """Off the index means lost steps: home, which finishes the place; then look."""
         if report.fault:
             return self._fault(report.fault)
         if not report.at_index:
             log.warning("the rings stopped off the index after %d steps: homing", report.steps)
-            self.board.drive.home(lambda r: self._verify(r, homed=True))
+            self.board.drive.home(self._check_move)
             return
-        self.clock.call_later(self.settings.settle, lambda: self._verify(report, homed=False))
+        self.clock.call_later(self.settings.settle, self._verify)
 
-    def _verify(self, report: MoveReport, homed: bool) -> None:
-        if report.fault:
-            return self._fault(report.fault)
+    def _verify(self) -> None:
         assert self.pending is not None
         black, white = self.position.before_press(self.pending)
+        before, after = black | white, press(black | white)
         reading = self.board.sensors.read()
-        if reading != press(black | white) and not homed:
-            self.board.drive.home(lambda r: self._verify(r, homed=True))
+        if reading == before != after and self._finishing < MAX_FINISHING_MOVES:
+            # A whole place was lost: the board still shows the turn before its press.
+            log.warning("the rings lost a whole place: finishing the move")
+            self._finishing += 1
+            self.board.drive.move(1, self._check_move)
             return
         self.sensors.resync()
         turn_event = self._commit(self.pending)
