@@ -86,7 +86,7 @@ def draw_board(run: MockRun, colour: bool) -> str:
     return "\n".join(rows)
 
 
-def run_demo(seed: int | None = None, out: TextIO | None = None) -> int:
+def run_demo(seed: int | None = None, out: TextIO | None = None, backend: str = "sim") -> int:
     out = out or sys.stdout
     rng = random.Random(seed)
     players = {Colour.BLACK: simple_player(rng), Colour.WHITE: simple_player(rng)}
@@ -102,7 +102,7 @@ def run_demo(seed: int | None = None, out: TextIO | None = None) -> int:
             print(f"result: {event['result']}", file=out)
             print(draw_board(run, colour), file=out)
 
-    run = MockRun(on_event=on_event)
+    run = MockRun(parts=backend, on_event=on_event)
     try:
         first = rng.choice(list(Colour))
         run.run(Command("reset", colour=first), first_command=True)

@@ -42,7 +42,7 @@ class MockRun:
         self,
         state_dir: str | Path | None = None,
         settings: Settings | None = None,
-        parts: PartsFactory | None = None,
+        parts: PartsFactory | str = "sim",
         on_event: Callable[[Event], None] | None = None,
     ) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="orbito-hw-") if state_dir is None else None
@@ -50,7 +50,7 @@ class MockRun:
         self.settings = settings or Settings()
         self.clock = VirtualClock()
         self.physics = SimBoard(clock=self.clock)
-        self._parts = parts or _sim_parts
+        self._parts = BACKENDS[parts] if isinstance(parts, str) else parts
         self.events: list[Event] = []
         self._on_event = on_event
         self.commands_run = 0
@@ -154,6 +154,9 @@ class MockRun:
     def lights_frame(self) -> tuple[list[RGB | None], RGB | None]:
         """What the strip shows now: the 16 squares and the status pixel."""
         frame = getattr(self.lights, "frame", None)
+        if callable(frame):  # a strip: read back what it holds
+            squares, status = frame()
+            return list(squares), status
         if frame is None:
             return [None] * 16, None
         return list(frame), getattr(self.lights, "status", None)
@@ -168,3 +171,15 @@ class MockRun:
 def _sim_parts(board: SimBoard, clock: ScopedClock) -> Parts:
     sensors, button, drive, lights = sim_parts(board, clock)
     return sensors, button, drive, lights, button.set
+
+
+def _gpio_parts(board: SimBoard, clock: ScopedClock) -> Parts:
+    from .hw.gpio_sim import GpioSimWiring  # gpiozero and adafruit only when chosen
+
+    wiring = GpioSimWiring(board)  # fresh pins for every boot, as after a real power cut
+    sensors, button, drive, lights = wiring.parts(clock)
+    return sensors, button, drive, lights, wiring.finger
+
+
+BACKENDS: dict[str, PartsFactory] = {"sim": _sim_parts, "gpio": _gpio_parts}
+"""The drivers ``run --mock --backend NAME`` runs against the simulated board."""

@@ -9,7 +9,7 @@ from typing import Any
 
 from . import UsageError, emit, fail
 
-BACKENDS = ("sim",)
+BACKENDS = ("sim", "gpio")
 
 
 def register(sub: Any) -> None:
@@ -21,7 +21,11 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--interactive", action="store_true", help="type board-script commands at a prompt"
     )
-    p.add_argument("--backend", default="sim", help="drivers under test: sim (default)")
+    p.add_argument(
+        "--backend",
+        default="sim",
+        help="drivers run against the simulated board: sim (default), gpio",
+    )
     p.add_argument(
         "--state-dir", metavar="DIR", help="where the journal lives (default: a fresh temp dir)"
     )
@@ -37,12 +41,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.events and args.interactive:
         raise UsageError("--events and --interactive do not go together")
     if args.events:
-        return run_events(args.events, args.state_dir)
+        return run_events(args.events, args.state_dir, args.backend)
     if args.interactive:
-        return run_interactive(args.state_dir)
+        return run_interactive(args.state_dir, args.backend)
     from ..demo import run_demo
 
-    return run_demo(seed=args.seed)
+    return run_demo(seed=args.seed, backend=args.backend)
 
 
 def _read_script(path: str) -> str:
@@ -55,14 +59,14 @@ def _read_script(path: str) -> str:
         raise UsageError(f"cannot read board script {path}: {reason}") from None
 
 
-def run_events(path: str, state_dir: str | None) -> int:
+def run_events(path: str, state_dir: str | None, backend: str = "sim") -> int:
     """SPEC.md's events run: every event as a JSON line; exit 0, or 1 if the controller failed."""
     from ..mock import CommandError, MockRun
     from ..script import parse_script
 
     commands = parse_script(_read_script(path), path)
     events: list[dict[str, object]] = []
-    run = MockRun(state_dir, on_event=events.append)
+    run = MockRun(state_dir, parts=backend, on_event=events.append)
     run.source = path
     try:
         run.run_script(commands)
@@ -79,13 +83,13 @@ def run_events(path: str, state_dir: str | None) -> int:
     return 0
 
 
-def run_interactive(state_dir: str | None) -> int:
+def run_interactive(state_dir: str | None, backend: str = "sim") -> int:
     """Board-script commands typed at a prompt; blocking reads, so an idle board costs no CPU."""
     from ..demo import draw_board
     from ..mock import CommandError, MockRun
     from ..script import parse_line
 
-    run = MockRun(state_dir, on_event=emit)
+    run = MockRun(state_dir, parts=backend, on_event=emit)
     prompt = "orbito> " if sys.stdin.isatty() else ""
     first = True
     try:

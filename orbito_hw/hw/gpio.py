@@ -1,0 +1,239 @@
+"""The ``gpio`` backend: square sensors, the button, the index sensor and the stepper
+driver through gpiozero, on its default pin factory (lgpio on a Pi 5, RPi.GPIO or lgpio
+on older Pis) or on any factory passed in (``MockFactory`` off a Pi).
+
+gpiozero calls back on its own threads on a real Pi; every callback is handed to the
+controller's clock with ``Clock.post``, so the referee only ever runs on one thread.
+Holding the button is timed by the referee on the clock, not by gpiozero's hold thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from gpiozero import Button as _Button
+from gpiozero import DigitalInputDevice, OutputDevice
+
+from ..squares import SQUARES
+from .interfaces import ButtonListener, Clock, MoveListener, MoveReport, SquareListener
+from .planner import trapezoid
+
+
+@dataclass(frozen=True)
+class GpioPins:
+    """BCM pin numbers and levels of everything the gpio backend drives or reads."""
+
+    squares: dict[int, int]  # square -> pin
+    button: int
+    step: int
+    direction: int
+    enable: int
+    index: int
+    squares_active_high: bool = False
+    button_active_high: bool = False
+    enable_active_high: bool = False
+    index_active_high: bool = False
+    reverse: bool = False  # swap DIR's level if the motor turns the rings clockwise
+
+
+def _input(pin: int, active_high: bool, factory: Any) -> DigitalInputDevice:
+    # An active-low sensor (reed switch to ground) wants the pull-up, and vice versa.
+    return DigitalInputDevice(pin, pull_up=not active_high, pin_factory=factory)
+
+
+class GpioSensors:
+    def __init__(self, pins: GpioPins, clock: Clock, factory: Any = None) -> None:
+        self.clock = clock
+        self._devices = {
+            sq: _input(pins.squares[sq], pins.squares_active_high, factory) for sq in SQUARES
+        }
+        self._listeners: list[SquareListener] = []
+        for sq, device in self._devices.items():
+            device.when_activated = self._handler(sq, True)
+            device.when_deactivated = self._handler(sq, False)
+
+    def _handler(self, square: int, present: bool) -> Callable[[], None]:
+        def changed() -> None:
+            when = self.clock.now()
+            self.clock.post(lambda: self._tell(square, present, when))
+
+        return changed
+
+    def _tell(self, square: int, present: bool, when: float) -> None:
+        for listener in list(self._listeners):
+            listener(square, present, when)
+
+    def read(self) -> int:
+        mask = 0
+        for sq, device in self._devices.items():
+            if device.is_active:
+                mask |= 1 << sq
+        return mask
+
+    def subscribe(self, listener: SquareListener) -> None:
+        self._listeners.append(listener)
+
+    def close(self) -> None:
+        for device in self._devices.values():
+            device.close()
+
+
+class GpioButton:
+    def __init__(self, pins: GpioPins, clock: Clock, factory: Any = None) -> None:
+        self.clock = clock
+        self._device = _Button(
+            pins.button, pull_up=not pins.button_active_high, pin_factory=factory
+        )
+        self._listeners: list[ButtonListener] = []
+        self._device.when_pressed = lambda: self._post(True)
+        self._device.when_released = lambda: self._post(False)
+
+    def _post(self, pressed: bool) -> None:
+        when = self.clock.now()
+        self.clock.post(lambda: self._tell(pressed, when))
+
+    def _tell(self, pressed: bool, when: float) -> None:
+        for listener in list(self._listeners):
+            listener(pressed, when)
+
+    def subscribe(self, listener: ButtonListener) -> None:
+        self._listeners.append(listener)
+
+    @property
+    def is_pressed(self) -> bool:
+        return bool(self._device.is_pressed)
+
+    def close(self) -> None:
+        self._device.close()
+
+
+class GpioDrive:
+    """A STEP/DIR/ENABLE stepper driver (A4988, DRV8825, TMC2208...) and the index sensor.
+
+    Steps follow a trapezoidal profile. With ``realtime`` (a real board) the pulse train
+    runs on a thread of its own, since the event loop's timers jitter at kHz rates; on the
+    simulated board each step is a timer on the (virtual) clock.
+    """
+
+    def __init__(
+        self,
+        pins: GpioPins,
+        clock: Clock,
+        steps_per_place: int,
+        max_speed: float,
+        acceleration: float,
+        home_speed: float = 400.0,
+        factory: Any = None,
+        realtime: bool = False,
+    ) -> None:
+        self.clock = clock
+        self.steps_per_place = steps_per_place
+        self.max_speed = max_speed
+        self.acceleration = acceleration
+        self.home_speed = home_speed
+        self.realtime = realtime
+        self._step = OutputDevice(pins.step, initial_value=False, pin_factory=factory)
+        self._forward = not pins.reverse  # DIR's level that turns the rings counter-clockwise
+        self._dir = OutputDevice(pins.direction, initial_value=self._forward, pin_factory=factory)
+        self._enable = OutputDevice(
+            pins.enable,
+            active_high=pins.enable_active_high,
+            initial_value=False,
+            pin_factory=factory,
+        )
+        self._index = _input(pins.index, pins.index_active_high, factory)
+        self._moving = False
+        self._stop = threading.Event()
+
+    @property
+    def moving(self) -> bool:
+        return self._moving
+
+    def index_active(self) -> bool:
+        return bool(self._index.is_active)
+
+    def move(self, places: int, done: MoveListener) -> None:
+        delays = trapezoid(places * self.steps_per_place, self.max_speed, self.acceleration)
+        self._start(delays, places, done, until_index=False)
+
+    def home(self, done: MoveListener) -> None:
+        if self.index_active():
+            self.clock.post(lambda: done(MoveReport(0, 0, True)))
+            return
+        limit = self.steps_per_place + self.steps_per_place // 4
+        self._start([1.0 / self.home_speed] * limit, 0, done, until_index=True)
+
+    def _start(
+        self, delays: list[float], places: int, done: MoveListener, until_index: bool
+    ) -> None:
+        self._moving = True
+        self._dir.value = self._forward
+        self._enable.on()
+
+        def finish(made: int, found: bool) -> None:
+            self._enable.off()
+            self._moving = False
+            fault = "" if found or not until_index else "the index sensor was not found"
+            done(MoveReport(places, made, self.index_active(), fault))
+
+        if self.realtime:
+            threading.Thread(
+                target=self._pulse_thread, args=(delays, until_index, finish), daemon=True
+            ).start()
+        else:
+            self._pulse_on_clock(delays, until_index, finish)
+
+    def _pulse(self) -> None:
+        self._step.on()
+        self._step.off()
+
+    def _pulse_on_clock(
+        self, delays: list[float], until_index: bool, finish: Callable[[int, bool], None]
+    ) -> None:
+        made = 0
+
+        def tick() -> None:
+            nonlocal made
+            self._pulse()
+            made += 1
+            if until_index and self.index_active():
+                finish(made, True)
+            elif made < len(delays) and self._moving:
+                self.clock.call_later(delays[made], tick)
+            else:
+                finish(made, False)
+
+        if delays:
+            self.clock.call_later(delays[0], tick)
+        else:
+            self.clock.post(lambda: finish(0, False))
+
+    def _pulse_thread(
+        self, delays: list[float], until_index: bool, finish: Callable[[int, bool], None]
+    ) -> None:
+        made, found = 0, False
+        due = time.perf_counter()
+        for delay in delays:
+            due += delay
+            while (left := due - time.perf_counter()) > 0.002:
+                time.sleep(left - 0.001)  # sleep most of the wait, spin the last millisecond
+            while time.perf_counter() < due:
+                pass
+            if self._stop.is_set():
+                break
+            self._pulse()
+            made += 1
+            if until_index and self.index_active():
+                found = True
+                break
+        self.clock.post(lambda: finish(made, found))
+
+    def close(self) -> None:
+        self._stop.set()
+        self._moving = False
+        for device in (self._enable, self._step, self._dir, self._index):
+            device.close()

@@ -1,0 +1,103 @@
+"""The ``gpio`` and ``neopixel`` backends wired to the simulated board through gpiozero's
+MockFactory: the simulated marbles drive the sensor pins, STEP pulses counted on the mock
+pins turn the simulated rings, and the strip is a pixel buffer running adafruit's own
+brightness and byte-order code. The real driver code runs; only the wires are simulated.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gpiozero.pins.mock import MockFactory, MockPin
+
+from .clock import ScopedClock
+from .gpio import GpioButton, GpioDrive, GpioPins, GpioSensors
+from .sim import SimBoard, SimError
+from .strip import StripLights, fake_strip
+
+# A plausible wiring for the simulated board (BCM numbers); a config file overrides it.
+DEFAULT_PINS = GpioPins(
+    squares=dict(enumerate([4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 19, 20, 21, 22])),
+    button=17,
+    step=23,
+    direction=24,
+    enable=25,
+    index=26,
+)
+SERPENTINE = [0, 1, 2, 3, 7, 6, 5, 4, 8, 9, 10, 11, 15, 14, 13, 12]
+"""a1 b1 c1 d1, then d2 c2 b2 a2, then a3..d3, then d4..a4: a strip laid back and forth."""
+
+
+class _StepPin(MockPin):  # type: ignore[misc]
+    """The STEP wire, as the stepper driver sees it: each rising edge is one motor step."""
+
+    def __init__(self, factory: Any, info: Any, on_rise: Any = None) -> None:
+        super().__init__(factory, info)
+        self.on_rise = on_rise
+        self.rises = 0
+
+    def _change_state(self, value: bool) -> bool:
+        changed: bool = super()._change_state(value)
+        if changed and value and self.on_rise is not None:
+            self.rises += 1
+            self.on_rise()
+        return changed
+
+
+class GpioSimWiring:
+    """One controller's worth of mock pins between the gpio backend and the simulated board."""
+
+    def __init__(self, board: SimBoard, pins: GpioPins = DEFAULT_PINS) -> None:
+        self.board = board
+        self.pins = pins
+        self.factory = MockFactory()
+        # Pins made before the devices claim them, so the devices get these classes.
+        self.step_pin = self.factory.pin(pins.step, pin_class=_StepPin, on_rise=self._motor_step)
+        self.dir_pin = self.factory.pin(pins.direction)
+        self.enable_pin = self.factory.pin(pins.enable)
+        self.index_pin = self.factory.pin(pins.index)
+        self.button_pin = self.factory.pin(pins.button)
+        self.square_pins = {sq: self.factory.pin(p) for sq, p in pins.squares.items()}
+        self.wrong_way_steps = 0
+
+    # --- wires from the board to the Pi ----------------------------------------------
+    def _drive(self, pin: Any, active: bool, active_high: bool) -> None:
+        if active == active_high:
+            pin.drive_high()
+        else:
+            pin.drive_low()
+
+    def sync_inputs(self) -> None:
+        reading = self.board.occupancy()
+        for sq, pin in self.square_pins.items():
+            self._drive(pin, bool(reading >> sq & 1), self.pins.squares_active_high)
+        self._drive(self.index_pin, self.board.index_active(), self.pins.index_active_high)
+
+    def _square_changed(self, square: int, present: bool, when: float) -> None:
+        self._drive(self.square_pins[square], present, self.pins.squares_active_high)
+
+    def finger(self, pressed: bool) -> None:
+        self._drive(self.button_pin, pressed, self.pins.button_active_high)
+
+    # --- wires from the Pi to the stepper driver -----------------------------------------
+    def _motor_step(self) -> None:
+        enabled = self.enable_pin.state == self.pins.enable_active_high
+        if not enabled:
+            return  # a disabled driver ignores STEP
+        if bool(self.dir_pin.state) == self.pins.reverse:
+            self.wrong_way_steps += 1
+            raise SimError("the stepper was driven clockwise: check DIR's level")
+        self.board.step()
+        self._drive(self.index_pin, self.board.index_active(), self.pins.index_active_high)
+
+    def parts(self, clock: ScopedClock) -> tuple[GpioSensors, GpioButton, GpioDrive, StripLights]:
+        self.board.clock = clock.base
+        self.board.subscribe(self._square_changed)
+        sensors = GpioSensors(self.pins, clock, self.factory)
+        button = GpioButton(self.pins, clock, self.factory)
+        drive = GpioDrive(
+            self.pins, clock, self.board.steps_per_place, 2000.0, 8000.0, factory=self.factory
+        )
+        self.sync_inputs()  # after every device set its pull, which drives a mock input
+        lights = StripLights(fake_strip(17, 0.3, "GRB"), SERPENTINE, status_pixel=16)
+        return sensors, button, drive, lights

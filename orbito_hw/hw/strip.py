@@ -1,0 +1,79 @@
+"""The ``neopixel`` backend: a NeoPixel (WS2812) strip under the squares.
+
+The strip runs in whatever order it was laid (often serpentine); ``order`` lists the
+square under each pixel, and an optional status pixel sits at ``status_pixel``. The
+adafruit libraries are imported only here, when the backend is chosen; off a Pi,
+opening the real strip raises NotImplementedError (Blinka's "Board not supported").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .interfaces import RGB, Frame
+
+OFF: RGB = (0, 0, 0)
+
+
+class StripLights:
+    def __init__(self, strip: Any, order: Sequence[int], status_pixel: int | None = None) -> None:
+        if sorted(order) != list(range(16)):
+            raise ValueError("the strip order must name each of the 16 squares once")
+        self.strip = strip
+        self.order = list(order)
+        self.status_pixel = status_pixel
+
+    def show(self, frame: Frame, status: RGB | None = None) -> None:
+        for pixel, square in enumerate(self.order):
+            self.strip[pixel] = frame[square] or OFF
+        if self.status_pixel is not None:
+            self.strip[self.status_pixel] = status or OFF
+        self.strip.show()
+
+    def frame(self) -> tuple[list[RGB | None], RGB | None]:
+        """What the strip holds, back in square order (before brightness)."""
+        squares: list[RGB | None] = [None] * 16
+        for pixel, square in enumerate(self.order):
+            colour = tuple(self.strip[pixel])[:3]
+            squares[square] = None if colour == OFF else (colour[0], colour[1], colour[2])
+        status = None
+        if self.status_pixel is not None:
+            s = tuple(self.strip[self.status_pixel])[:3]
+            status = None if s == OFF else (s[0], s[1], s[2])
+        return squares, status
+
+    def close(self) -> None:
+        self.strip.fill(OFF)
+        self.strip.show()
+        deinit = getattr(self.strip, "deinit", None)
+        if deinit is not None:
+            deinit()
+
+
+def open_neopixel(pin: int, count: int, brightness: float, pixel_order: str) -> Any:
+    """The real strip on BCM pin ``pin`` (GPIO10 via SPI, or 12/18/21 via PWM/PCM)."""
+    import board
+    import neopixel
+
+    return neopixel.NeoPixel(
+        getattr(board, f"D{pin}"),
+        count,
+        brightness=brightness,
+        auto_write=False,
+        pixel_order=pixel_order,
+    )
+
+
+def fake_strip(count: int, brightness: float, pixel_order: str) -> Any:
+    """A strip that runs adafruit_pixelbuf's real brightness and byte-order code and keeps
+    the bytes it would send down the wire in ``sent``."""
+    from adafruit_pixelbuf import PixelBuf
+
+    class FakeStrip(PixelBuf):  # type: ignore[misc]
+        sent = b""
+
+        def _transmit(self, buffer: bytearray) -> None:
+            self.sent = bytes(buffer)
+
+    return FakeStrip(count, byteorder=pixel_order, brightness=brightness, auto_write=False)
