@@ -111,7 +111,7 @@ def test_the_unit_lets_through_exactly_the_devices_the_board_uses() -> None:
     unit = directives(UNIT.read_text())
     assert unit["DevicePolicy"] == ["closed"]
     allowed = {value.split()[0] for value in unit["DeviceAllow"]}
-    assert allowed == {"char-gpiochip", "char-spi", "char-ttyACM"}
+    assert allowed == {"char-gpiochip", "char-spi", "char-rp1-pio", "char-ttyACM"}
 
 
 def test_the_udev_rule_names_the_pico_orbito_ring() -> None:
