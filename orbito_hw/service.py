@@ -74,6 +74,11 @@ class Service:
         """Whether systemd listens (``$NOTIFY_SOCKET`` is set)."""
         return self.address is not None
 
+    @property
+    def watching(self) -> bool:
+        """Whether watchdog pings are scheduled on the loop."""
+        return self._timer is not None
+
     def notify(self, message: str) -> bool:
         """Send one message; False if it could not be sent (never raises: the board plays on)."""
         if self.address is None:
@@ -102,7 +107,7 @@ class Service:
         """Tell systemd the board is up and feed the watchdog from ``loop`` from now on."""
         self._loop = loop
         self.ready()
-        if self.interval is not None:
+        if self.enabled and self.interval is not None:
             self._ping()
 
     def stop(self) -> None:

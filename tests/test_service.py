@@ -92,7 +92,12 @@ def test_without_notify_socket_every_call_is_a_quiet_no_op() -> None:
     service = Service(environ={"WATCHDOG_USEC": "100000"})
     assert not service.enabled
     assert service.notify("READY=1") is False
-    run_loop(service, 0.05)  # starts, schedules nothing it cannot send, stops
+
+    async def main() -> None:
+        service.start(asyncio.get_running_loop())
+        assert not service.watching  # no pings into the void
+
+    asyncio.run(main())
 
 
 def test_ready_status_and_stopping_reach_the_socket(systemd: tuple[FakeSystemd, str]) -> None:
@@ -150,7 +155,9 @@ def test_pings_stop_when_the_service_stops(systemd: tuple[FakeSystemd, str]) -> 
     async def main() -> None:
         service.start(asyncio.get_running_loop())
         await asyncio.sleep(0.12)
+        assert service.watching
         service.stop()
+        assert not service.watching
         await asyncio.sleep(0.3)  # the loop runs on: no more pings may come
 
     asyncio.run(main())
