@@ -1,0 +1,124 @@
+"""Talking to systemd: readiness, a status line, and a watchdog fed by the event loop.
+
+The protocol (sd_notify(3)) is one datagram of ``KEY=VALUE`` lines sent to the socket named
+in ``$NOTIFY_SOCKET`` (a leading ``@`` names an abstract socket); with the variable unset
+every call here does nothing, so the same controller runs under systemd and in a terminal.
+The watchdog is on when ``$WATCHDOG_USEC`` is set and ``$WATCHDOG_PID`` is unset or names
+this process, as sd_watchdog_enabled(3) reads them.
+
+Library choice: the protocol is written here, in a few lines, after checking the candidates:
+
+- systemd-python (the reference binding) is a C extension built against the libsystemd
+  headers: ``pip install`` into the venv would need libsystemd-dev and a compiler on every
+  Pi Zero and in CI, for one ``sendto``.
+- sdnotify (last release 2017) connects once, swallows every error, and knows nothing of
+  ``WATCHDOG_USEC`` or ``WATCHDOG_PID``.
+- systemd-watchdog has no ``STOPPING=1``, reports "no watchdog" as a 24-hour timeout (so
+  off and on cannot be told apart), and its author marks its abstract-socket path untested.
+
+What matters most is ours anyway: the pinger is a timer on the asyncio loop itself
+(``loop.call_later``), never a thread, so a loop that is stuck stops feeding the watchdog
+and systemd restarts the service (``Restart=on-failure`` in the unit).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+from collections.abc import Mapping
+
+log = logging.getLogger(__name__)
+
+
+def notify_address(environ: Mapping[str, str]) -> str | None:
+    """The notification socket's address, abstract names with their leading NUL, or None."""
+    address = environ.get("NOTIFY_SOCKET", "")
+    if not address:
+        return None
+    if address.startswith("@"):
+        return "\0" + address[1:]
+    return address
+
+
+def watchdog_interval(environ: Mapping[str, str], pid: int) -> float | None:
+    """Seconds between pings: half the watchdog timeout, or None when the watchdog is off
+    (no ``WATCHDOG_USEC``, a nonsense value, or a ``WATCHDOG_PID`` that is not ours)."""
+    usec, owner = environ.get("WATCHDOG_USEC", ""), environ.get("WATCHDOG_PID", "")
+    if not usec.isdigit() or int(usec) == 0:
+        return None
+    if owner and owner != str(pid):
+        return None
+    return int(usec) / 1e6 / 2
+
+
+class Service:
+    """The controller's side of systemd's ``Type=notify`` contract.
+
+    ``start(loop)`` once the board is set up (sends ``READY=1`` and starts the watchdog
+    pings); ``status(text)`` whenever there is something worth a glance in
+    ``systemctl status``; ``stop()`` on the way out (sends ``STOPPING=1``).
+    """
+
+    def __init__(self, environ: Mapping[str, str] | None = None, pid: int | None = None) -> None:
+        env = os.environ if environ is None else environ
+        self.address = notify_address(env)
+        self.interval = watchdog_interval(env, os.getpid() if pid is None else pid)
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._warned = False
+
+    @property
+    def enabled(self) -> bool:
+        """Whether systemd listens (``$NOTIFY_SOCKET`` is set)."""
+        return self.address is not None
+
+    @property
+    def watching(self) -> bool:
+        """Whether watchdog pings are scheduled on the loop."""
+        return self._timer is not None
+
+    def notify(self, message: str) -> bool:
+        """Send one message; False if it could not be sent (never raises: the board plays on)."""
+        if self.address is None:
+            return False
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as sock:
+                sock.sendto(message.encode(), self.address)
+        except OSError as exc:
+            if not self._warned:  # once: a gone socket would otherwise flood the log
+                log.warning("cannot notify systemd at %s: %s", self.address.lstrip("\0"), exc)
+                self._warned = True
+            return False
+        return True
+
+    def ready(self) -> None:
+        self.notify("READY=1")
+
+    def status(self, text: str) -> None:
+        # A newline would start a new KEY=VALUE assignment: keep the status one line.
+        self.notify("STATUS=" + " ".join(text.split()))
+
+    def stopping(self) -> None:
+        self.notify("STOPPING=1")
+
+    def start(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Tell systemd the board is up and feed the watchdog from ``loop`` from now on."""
+        self._loop = loop
+        self.ready()
+        if self.enabled and self.interval is not None:
+            self._ping()
+
+    def stop(self) -> None:
+        """Stop the pings and tell systemd the service is on its way out."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        self.stopping()
+
+    def _ping(self) -> None:
+        assert self._loop is not None and self.interval is not None
+        self.notify("WATCHDOG=1")
+        # The next ping is a timer on the same loop: if the loop hangs, the pings stop.
+        self._timer = self._loop.call_later(self.interval, self._ping)
