@@ -111,13 +111,13 @@ class SerialConfig:
 
 @dataclass(frozen=True, slots=True)
 class Colours:
-    black: RGB = _hex("#2040ff")  # a square holding a black marble
-    white: RGB = _hex("#ffffff")  # a square holding a white marble
-    error: RGB = _hex("#ff0000")  # a square that is wrong (should be empty, wrong marble)
-    draw: RGB = _hex("#ffa000")  # both lines of a draw
-    ready: RGB = _hex("#00ff00")  # status pixel: waiting for a turn
-    moving: RGB = _hex("#0060ff")  # status pixel: the rings are turning
-    fault: RGB = _hex("#ff00ff")  # status pixel: a hardware fault
+    black: RGB = (32, 64, 255)  # #2040ff: a square holding a black marble
+    white: RGB = (255, 255, 255)  # #ffffff: a square holding a white marble
+    error: RGB = (255, 0, 0)  # #ff0000: a square that is wrong (should be empty, wrong marble)
+    draw: RGB = (255, 160, 0)  # #ffa000: both lines of a draw
+    ready: RGB = (0, 255, 0)  # #00ff00: status pixel: waiting for a turn
+    moving: RGB = (0, 96, 255)  # #0060ff: status pixel: the rings are turning
+    fault: RGB = (255, 0, 255)  # #ff00ff: status pixel: a hardware fault
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +155,9 @@ class Config:
         """(key path, BCM pin) of every Pi pin the chosen backends use, in file order."""
         used: list[tuple[str, int]] = []
         if self.backends.sensors == "gpio":
-            used += [(f"sensors.pins.{SQUARE_NAMES[s]}", p) for s, p in enumerate(self.sensors.pins)]
+            used += [
+                (f"sensors.pins.{SQUARE_NAMES[s]}", p) for s, p in enumerate(self.sensors.pins)
+            ]
         candidates = [
             (self.backends.button == "gpio", "button.pin", self.button.pin),
             (self.backends.drive == "gpio", "drive.step_pin", self.drive.step_pin),
@@ -279,7 +281,7 @@ def _pin(value: Any) -> str | None:
 def _colour(value: Any) -> str | None:
     if isinstance(value, str) and COLOUR_RE.fullmatch(value):
         return None
-    return f"{value!r} is not a colour (\"#rrggbb\")"
+    return f'{value!r} is not a colour ("#rrggbb")'
 
 
 def _text(value: Any) -> str | None:
@@ -323,9 +325,7 @@ class _Reader:
                 self.problem(f"{prefix}{key}", f"unknown {kind}{hint}")
         return value
 
-    def get(
-        self, table: Mapping[str, Any], path: str, check: Check, default: Any = MISSING
-    ) -> Any:
+    def get(self, table: Mapping[str, Any], path: str, check: Check, default: Any = MISSING) -> Any:
         """``table``'s value for the last part of ``path``, checked; ``default`` if absent
         (a problem when there is no default). None when the value is unusable."""
         key = path.rsplit(".", 1)[-1]
@@ -344,7 +344,8 @@ class _Reader:
     def pin(self, table: Mapping[str, Any], path: str, needed: bool) -> int | None:
         """A pin: required when the part's backend drives it from the Pi's GPIOs."""
         if path.rsplit(".", 1)[-1] not in table and needed:
-            self.problem(path, "missing (the gpio backend needs a pin)")
+            backend = "neopixel" if path.startswith("lights.") else "gpio"
+            self.problem(path, f"missing (the {backend} backend needs a pin)")
             return None
         value: int | None = self.get(table, path, _pin, None)
         return value
@@ -380,7 +381,12 @@ class _Reader:
 
     def backends(self, top: dict[str, Any]) -> BackendsConfig:
         t = self.table(top, "backends", ("sensors", "button", "drive", "lights"))
-        d = BackendsConfig()
+        # An unusable backend stands in as sim, so it adds no "missing pin" problems on top.
+        d = (
+            BackendsConfig()
+            if isinstance(top.get("backends", {}), dict)
+            else BackendsConfig("sim", "sim", "sim", "sim")
+        )
         return BackendsConfig(
             sensors=self.get(t, "backends.sensors", _choice(SENSOR_BACKENDS), d.sensors) or "sim",
             button=self.get(t, "backends.button", _choice(BUTTON_BACKENDS), d.button) or "sim",
@@ -478,7 +484,9 @@ class _Reader:
         status = self.get(t, "lights.status_pixel", _status_pixel, d.status_pixel)
         status = None if status == "none" else status
         if pixels is not None and status is not None and not status < pixels:
-            self.problem("lights.status_pixel", f"{status} is past the strip's end ({pixels} pixels)")
+            self.problem(
+                "lights.status_pixel", f"{status} is past the strip's end ({pixels} pixels)"
+            )
         elif pixels is not None and pixels < 16 + (status is not None):
             self.problem("lights.pixels", f"{pixels} pixels cannot light 16 squares and a status")
         return LightsConfig(
