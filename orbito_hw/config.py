@@ -285,7 +285,11 @@ def _colour(value: Any) -> str | None:
 
 
 def _text(value: Any) -> str | None:
-    return None if isinstance(value, str) and value.strip() else f"expected a text, got {value!r}"
+    return (
+        None
+        if isinstance(value, str) and value.strip()
+        else f"expected a non-empty string, got {value!r}"
+    )
 
 
 def _flag(value: Any) -> str | None:
