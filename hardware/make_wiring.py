@@ -1,0 +1,230 @@
+#!/usr/bin/env python3
+"""Draw the wiring diagram (SVG) from a config file: the Pi's 40-pin header, a labelled wire
+from each pin in use to the part it drives, and the board seen from above with each square's
+sensor pin and LED pixel.
+
+    python hardware/make_wiring.py [--config config.example.toml] [--out hardware/wiring.svg]
+
+Standard library only (plus orbito_hw from this repository). The output depends only on the
+config, so tests/test_hardware.py can regenerate it and compare with the committed file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from orbito_hw.config import HEADER_PIN, Config, load_config  # noqa: E402
+from orbito_hw.errors import ConfigError  # noqa: E402
+from orbito_hw.squares import SQUARE_NAMES  # noqa: E402
+
+WIDTH, HEIGHT = 1120, 1120
+ROW, TOP = 32, 130  # header pin rows
+ODD_X, EVEN_X = 540, 580  # the header's two columns of pins
+PANEL_Y = 810  # the board panels below the header
+
+COLOURS = {
+    "sensors": "#1f77b4",
+    "button": "#2ca02c",
+    "drive": "#9467bd",
+    "index": "#8c564b",
+    "lights": "#ff7f0e",
+    "5V": "#d62728",
+    "3V3": "#e377c2",
+    "GND": "#222222",
+}
+LEGEND = {
+    "sensors": "square sensors (hall switches)",
+    "button": "Orbito button",
+    "drive": "stepper driver (TMC2209)",
+    "index": "index sensor",
+    "lights": "LED strip (via 74AHCT125)",
+    "5V": "5 V",
+    "3V3": "3.3 V",
+    "GND": "ground",
+}
+# Power pins and what they feed: the design, not the config (see BOM.md).
+POWER = {
+    1: ("3V3", "3V3", "driver VIO (logic supply)"),
+    2: ("5V", "5V", "5 V in, from the buck converter"),
+    4: ("5V", "5V", "5 V to sensors and 74AHCT125"),
+    6: ("GND", "GND", "GND: buck, driver, strip"),
+    9: ("GND", "GND", "GND: sensors, button, index"),
+}
+OTHER_PINS = {17: "3V3", 14: "GND", 20: "GND", 25: "GND", 30: "GND", 34: "GND", 39: "GND"}
+FREE_NOTES = {
+    0: "ID EEPROM",
+    1: "ID EEPROM",
+    2: "I2C SDA",
+    3: "I2C SCL",
+    14: "UART TX",
+    15: "UART RX",
+}
+
+
+def wire_of(key: str) -> tuple[str, str]:
+    """(part, terminal label) of a config key that holds a pin."""
+    if key.startswith("sensors.pins."):
+        return "sensors", f"sensor {key.rsplit('.', 1)[1]}: OUT"
+    return {
+        "button.pin": ("button", "Orbito button (to GND)"),
+        "drive.step_pin": ("drive", "driver STEP"),
+        "drive.dir_pin": ("drive", "driver DIR"),
+        "drive.enable_pin": ("drive", "driver EN (10k pull-up)"),
+        "drive.index_pin": ("index", "index sensor: OUT"),
+        "lights.pin": ("lights", "74AHCT125 1A, 1Y to strip DIN"),
+    }[key]
+
+
+def text(x: float, y: float, body: str, size: int = 12, anchor: str = "start", **extra: str) -> str:
+    attrs = "".join(f' {k.replace("_", "-")}="{v}"' for k, v in extra.items())
+    return (
+        f'<text x="{x}" y="{y}" font-size="{size}" text-anchor="{anchor}"{attrs}>'
+        f"{escape(body)}</text>"
+    )
+
+
+def header(config: Config) -> list[str]:
+    """The header, its pin names, and a wire from each pin in use to its terminal."""
+    by_header = {HEADER_PIN[pin]: (key, pin) for key, pin in config.gpio_pins()}
+    gpio_at = {header_pin: bcm for bcm, header_pin in HEADER_PIN.items()}
+    out = [
+        f'<rect x="{ODD_X - 20}" y="{TOP - 22}" width="80" height="{20 * ROW + 12}" rx="6" '
+        'fill="#1b5e20" stroke="#0b3d0b"/>',
+        text(ODD_X + 20, TOP - 30, "Raspberry Pi 40-pin header", 13, "middle", font_weight="bold"),
+    ]
+    for number in range(1, 41):
+        left = number % 2 == 1
+        x, y = (ODD_X if left else EVEN_X), TOP + (number - 1) // 2 * ROW
+        side = -1 if left else 1
+        name_x, wire_end = x + side * 28, x + side * 220
+        anchor = "end" if left else "start"
+        if number in gpio_at:
+            bcm = gpio_at[number]
+            name = f"GPIO{bcm}"
+            if number in by_header:
+                part, label = wire_of(by_header[number][0])
+            else:
+                part, label = "", f"free ({FREE_NOTES[bcm]})" if bcm in FREE_NOTES else "free"
+        else:
+            part, name, label = POWER[number] if number in POWER else ("", OTHER_PINS[number], "")
+        colour = COLOURS.get(part, "#9e9e9e")
+        fill = colour if part else "#ffffff"
+        if part:
+            out.append(
+                f'<line x1="{x}" y1="{y}" x2="{wire_end}" y2="{y}" stroke="{colour}" '
+                'stroke-width="3"/>'
+            )
+            box_x = wire_end - 210 if left else wire_end
+            out.append(
+                f'<rect x="{box_x}" y="{y - 11}" width="210" height="22" rx="4" fill="#ffffff" '
+                f'stroke="{colour}" stroke-width="2"/>'
+            )
+            label_x = wire_end - 6 if left else wire_end + 6
+            out.append(text(label_x, y + 4, label, 12, anchor))
+        elif label:
+            out.append(text(x + side * 90, y + 4, label, 11, anchor, fill="#757575"))
+        out.append(f'<circle cx="{x}" cy="{y}" r="10" fill="{fill}" stroke="#000000"/>')
+        out.append(text(x, y + 3.5, str(number), 9, "middle", fill="#000000"))
+        out.append(text(name_x, y - 5, name, 11, anchor, font_weight="bold"))
+    return out
+
+
+def legend() -> list[str]:
+    out = []
+    x = 30
+    for part, label in LEGEND.items():
+        out.append(f'<rect x="{x}" y="68" width="14" height="14" fill="{COLOURS[part]}"/>')
+        out.append(text(x + 20, 80, label, 12))
+        x += 28 + 6.5 * len(label)
+    return out
+
+
+def board_panel(x0: int, title: str, cells: dict[int, str], path: list[int] | None) -> list[str]:
+    """The 4x4 board seen from above (a1 bottom left), one line of text in each square."""
+    size = 60
+    out = [text(x0 + 2 * size, PANEL_Y - 14, title, 13, "middle", font_weight="bold")]
+
+    def centre(square: int) -> tuple[int, int]:
+        file, rank = square % 4, square // 4
+        return x0 + file * size + size // 2, PANEL_Y + (3 - rank) * size + size // 2
+
+    for square, name in enumerate(SQUARE_NAMES):
+        cx, cy = centre(square)
+        inner = square in (5, 6, 9, 10)  # b2 c2 b3 c3: the inner ring
+        shade = "#f3e5f5" if inner else "#e3f2fd"
+        out.append(
+            f'<rect x="{cx - size // 2}" y="{cy - size // 2}" width="{size}" height="{size}" '
+            f'fill="{shade}" stroke="#455a64"/>'
+        )
+        out.append(text(cx, cy - 8, name, 11, "middle", fill="#455a64"))
+        out.append(text(cx, cy + 12, cells[square], 13, "middle", font_weight="bold"))
+    if path:
+        points = " ".join(f"{x + 18},{y + 22}" for x, y in map(centre, path))
+        out.append(
+            f'<polyline points="{points}" fill="none" stroke="{COLOURS["lights"]}" '
+            'stroke-width="2" stroke-dasharray="5,3" marker-end="url(#arrow)"/>'
+        )
+    return out
+
+
+def draw(config: Config, source: str) -> str:
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="DejaVu Sans, Arial, sans-serif">',
+        '<defs><marker id="arrow" markerWidth="8" markerHeight="8" refX="6" refY="4" '
+        f'orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="{COLOURS["lights"]}"/></marker></defs>',
+        f'<rect width="{WIDTH}" height="{HEIGHT}" fill="#ffffff"/>',
+        text(WIDTH // 2, 30, "orbito-hw wiring", 20, "middle", font_weight="bold"),
+        text(
+            WIDTH // 2,
+            52,
+            f"generated by hardware/make_wiring.py from {source}; pins are BCM GPIO numbers",
+            12,
+            "middle",
+            fill="#555555",
+        ),
+        *legend(),
+        *header(config),
+    ]
+    lights = config.lights
+    if config.sensors.pins:
+        cells = {s: f"GPIO{pin}" for s, pin in enumerate(config.sensors.pins)}
+        out += board_panel(150, "sensor under each square", cells, None)
+    pixels = lights.square_pixels()
+    title = "LED pixel under each square (strip order)"
+    out += board_panel(710, title, {s: str(p) for s, p in enumerate(pixels)}, list(lights.order))
+    status = "none" if lights.status_pixel is None else f"pixel {lights.status_pixel}"
+    notes = [
+        f"{lights.pixels} pixels, status pixel: {status}, brightness cap {lights.brightness:g}",
+        "inner ring (b2 c2 c3 b3) shaded violet; rings turn counter-clockwise",
+    ]
+    for i, note in enumerate(notes):
+        out.append(text(710 + 120, PANEL_Y + 262 + 18 * i, note, 12, "middle", fill="#555555"))
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--config", default=str(ROOT / "config.example.toml"))
+    parser.add_argument("--out", default=str(ROOT / "hardware" / "wiring.svg"))
+    args = parser.parse_args(argv)
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"make_wiring.py: {exc}", file=sys.stderr)
+        return 2
+    config_path = Path(args.config).absolute()
+    source = config_path.relative_to(ROOT) if config_path.is_relative_to(ROOT) else config_path
+    Path(args.out).write_text(draw(config, str(source)), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,595 @@
+"""The board's config file: which backend drives each part, and how the parts are wired.
+
+One TOML file (``/etc/orbito-hw/config.toml`` unless ``--config`` says otherwise; the
+documented example is ``config.example.toml``). Loading checks everything at once and
+raises one :class:`ConfigError` listing every problem, each named by its key path, so a
+person fixes the whole file in one go instead of one typo per restart.
+
+Pins are BCM GPIO numbers. A part's pins are required only when its backend is ``gpio``
+(``neopixel`` for the lights): a simulated or Pico-driven part needs none.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import tomllib
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+from .errors import ConfigError
+from .game import Colour
+from .hw.interfaces import RGB
+from .squares import SQUARE_NAMES, parse_square
+
+DEFAULT_PATH: Final = Path("/etc/orbito-hw/config.toml")
+EXAMPLE_NAME: Final = "config.example.toml"
+
+GPIO_PINS: Final = range(28)  # BCM 0..27: every GPIO on the 40-pin header
+# rpi_ws281x (behind Adafruit's neopixel) can only drive a strip from PWM, PCM or SPI pins.
+NEOPIXEL_PINS: Final = (10, 12, 18, 21)
+# BCM GPIO -> physical pin on the 40-pin header (the same on every Pi since the B+).
+HEADER_PIN: Final[Mapping[int, int]] = {
+    2: 3, 3: 5, 4: 7, 14: 8, 15: 10, 17: 11, 18: 12, 27: 13, 22: 15, 23: 16, 24: 18,
+    10: 19, 9: 21, 25: 22, 11: 23, 8: 24, 7: 26, 0: 27, 1: 28, 5: 29, 6: 31, 12: 32,
+    13: 33, 19: 35, 16: 36, 26: 37, 20: 38, 21: 40,
+}  # fmt: skip
+
+SENSOR_BACKENDS: Final = ("gpio", "serial", "sim")
+BUTTON_BACKENDS: Final = ("gpio", "sim")
+DRIVE_BACKENDS: Final = ("gpio", "serial", "sim")
+LIGHT_BACKENDS: Final = ("neopixel", "sim", "none")
+LEVELS: Final = ("low", "high")
+PULLS: Final = ("up", "down", "off")
+PIXEL_ORDERS: Final = ("GRB", "RGB", "GRBW", "RGBW")
+COLOUR_RE: Final = re.compile(r"#[0-9a-fA-F]{6}")
+
+# Along the strip: rank 1 left to right, rank 2 back, and so on (a serpentine under the board).
+SERPENTINE: Final = tuple(
+    parse_square(n) for n in "a1 b1 c1 d1 d2 c2 b2 a2 a3 b3 c3 d3 d4 c4 b4 a4".split()
+)
+
+
+def _hex(colour: str) -> RGB:
+    return (int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16))
+
+
+@dataclass(frozen=True, slots=True)
+class BoardConfig:
+    first: Colour = Colour.BLACK
+    state_dir: Path = Path("/var/lib/orbito-hw")
+    new_game_hold_s: float = 3.0  # holding the button this long starts a new game
+
+
+@dataclass(frozen=True, slots=True)
+class BackendsConfig:
+    sensors: str = "gpio"
+    button: str = "gpio"
+    drive: str = "gpio"
+    lights: str = "neopixel"
+
+
+@dataclass(frozen=True, slots=True)
+class SensorsConfig:
+    pins: tuple[int, ...] = ()  # indexed by square, a1 = 0; empty when no pins are given
+    active: str = "low"
+    pull: str = "up"
+    debounce_ms: int = 50
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonConfig:
+    pin: int | None = None
+    active: str = "low"
+    pull: str = "up"
+    debounce_ms: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class DriveConfig:
+    step_pin: int | None = None
+    dir_pin: int | None = None
+    enable_pin: int | None = None
+    enable_active: str = "low"
+    invert_direction: bool = False
+    steps_per_place: int = 800
+    max_speed: float = 1600.0  # steps/s
+    acceleration: float = 4000.0  # steps/s^2
+    index_pin: int | None = None
+    index_active: str = "low"
+    index_pull: str = "up"
+
+
+@dataclass(frozen=True, slots=True)
+class SerialConfig:
+    port: str = "/dev/orbito-ring"
+    baud: int = 115200
+
+
+@dataclass(frozen=True, slots=True)
+class Colours:
+    black: RGB = (32, 64, 255)  # #2040ff: a square holding a black marble
+    white: RGB = (255, 255, 255)  # #ffffff: a square holding a white marble
+    error: RGB = (255, 0, 0)  # #ff0000: a square that is wrong (should be empty, wrong marble)
+    draw: RGB = (255, 160, 0)  # #ffa000: both lines of a draw
+    ready: RGB = (0, 255, 0)  # #00ff00: status pixel: waiting for a turn
+    moving: RGB = (0, 96, 255)  # #0060ff: status pixel: the rings are turning
+    fault: RGB = (255, 0, 255)  # #ff00ff: status pixel: a hardware fault
+
+
+@dataclass(frozen=True, slots=True)
+class LightsConfig:
+    pin: int | None = None
+    pixels: int = 17
+    order: tuple[int, ...] = SERPENTINE  # the square under each pixel along the strip
+    status_pixel: int | None = 16
+    brightness: float = 0.3
+    pixel_order: str = "GRB"
+    colours: Colours = field(default_factory=Colours)
+
+    def square_pixels(self) -> tuple[int, ...]:
+        """The strip index of each square's pixel, indexed by square: ``order`` fills the
+        strip from pixel 0, stepping over the status pixel."""
+        free = [i for i in range(self.pixels) if i != self.status_pixel]
+        pixel_of = [0] * 16
+        for slot, square in enumerate(self.order):
+            pixel_of[square] = free[slot]
+        return tuple(pixel_of)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    source: str = "<built-in>"
+    board: BoardConfig = field(default_factory=BoardConfig)
+    backends: BackendsConfig = field(default_factory=BackendsConfig)
+    sensors: SensorsConfig = field(default_factory=SensorsConfig)
+    button: ButtonConfig = field(default_factory=ButtonConfig)
+    drive: DriveConfig = field(default_factory=DriveConfig)
+    serial: SerialConfig = field(default_factory=SerialConfig)
+    lights: LightsConfig = field(default_factory=LightsConfig)
+
+    def gpio_pins(self) -> list[tuple[str, int]]:
+        """(key path, BCM pin) of every Pi pin the chosen backends use, in file order."""
+        used: list[tuple[str, int]] = []
+        if self.backends.sensors == "gpio":
+            used += [
+                (f"sensors.pins.{SQUARE_NAMES[s]}", p) for s, p in enumerate(self.sensors.pins)
+            ]
+        candidates = [
+            (self.backends.button == "gpio", "button.pin", self.button.pin),
+            (self.backends.drive == "gpio", "drive.step_pin", self.drive.step_pin),
+            (self.backends.drive == "gpio", "drive.dir_pin", self.drive.dir_pin),
+            (self.backends.drive == "gpio", "drive.enable_pin", self.drive.enable_pin),
+            (self.backends.drive == "gpio", "drive.index_pin", self.drive.index_pin),
+            (self.backends.lights == "neopixel", "lights.pin", self.lights.pin),
+        ]
+        used += [(key, pin) for chosen, key, pin in candidates if chosen and pin is not None]
+        return used
+
+    def summary(self) -> str:
+        b = self.backends
+        lines = [
+            f"{self.source}: ok",
+            f"backends: sensors={b.sensors} button={b.button} drive={b.drive} lights={b.lights}",
+            f"first player: {self.board.first}; state directory: {self.board.state_dir}",
+            f"drive: {self.drive.steps_per_place} steps/place, {self.drive.max_speed:g} steps/s, "
+            f"{self.drive.acceleration:g} steps/s^2",
+        ]
+        if b.drive == "serial" or b.sensors == "serial":
+            lines.append(f"serial: {self.serial.port} at {self.serial.baud} baud")
+        pins = self.gpio_pins()
+        if pins:
+            lines.append(f"GPIO pins in use: {len(pins)}")
+        return "\n".join(lines)
+
+
+def sim_config(state_dir: Path | None = None) -> Config:
+    """A config for the simulated board: every part ``sim``, no pins."""
+    board = BoardConfig() if state_dir is None else BoardConfig(state_dir=state_dir)
+    return Config(
+        source="<simulated board>",
+        board=board,
+        backends=BackendsConfig(sensors="sim", button="sim", drive="sim", lights="sim"),
+    )
+
+
+def example_text() -> str:
+    """The documented example config shipped with the package."""
+    return resources.files("orbito_hw").joinpath(EXAMPLE_NAME).read_text(encoding="utf-8")
+
+
+def load_config(path: str | Path | None) -> Config:
+    """The config in ``path``; the simulated board's when ``path`` is None (``--mock``)."""
+    if path is None:
+        return sim_config()
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ConfigError(f"{path}: cannot read the config file: {reason}") from None
+    return parse_config(text, str(path), base_dir=path.parent)
+
+
+def parse_config(text: str, source: str = "<config>", base_dir: Path | None = None) -> Config:
+    """Check TOML ``text`` against the schema; relative paths are taken from ``base_dir``."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    reader = _Reader(data)
+    config = reader.config(source, base_dir or Path.cwd())
+    if reader.problems:
+        raise ConfigError(f"{source}: " + "; ".join(reader.problems))
+    assert config is not None
+    return config
+
+
+# --- reading and checking ---------------------------------------------------------------
+class _Missing:
+    pass
+
+
+MISSING: Final = _Missing()
+Check = Callable[[Any], str | None]  # the problem with a value, or None when it is fine
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _int_in(lo: int, hi: int) -> Check:
+    def check(value: Any) -> str | None:
+        if not _is_int(value):
+            return f"expected a whole number, got {value!r}"
+        return None if lo <= value <= hi else f"{value} is out of range ({lo}..{hi})"
+
+    return check
+
+
+def _positive(hi: float) -> Check:
+    def check(value: Any) -> str | None:
+        if not _is_number(value):
+            return f"expected a number, got {value!r}"
+        return None if 0 < value <= hi else f"{value} is out of range (above 0, at most {hi:g})"
+
+    return check
+
+
+def _choice(options: tuple[str, ...]) -> Check:
+    def check(value: Any) -> str | None:
+        if isinstance(value, str) and value in options:
+            return None
+        return f"{value!r} is not one of {', '.join(options)}"
+
+    return check
+
+
+def _pin(value: Any) -> str | None:
+    if not _is_int(value):
+        return f"expected a BCM GPIO number, got {value!r}"
+    return None if value in GPIO_PINS else f"pin {value} is not a GPIO (BCM 0..27)"
+
+
+def _colour(value: Any) -> str | None:
+    if isinstance(value, str) and COLOUR_RE.fullmatch(value):
+        return None
+    return f'{value!r} is not a colour ("#rrggbb")'
+
+
+def _text(value: Any) -> str | None:
+    return (
+        None
+        if isinstance(value, str) and value.strip()
+        else f"expected a non-empty string, got {value!r}"
+    )
+
+
+def _flag(value: Any) -> str | None:
+    return None if isinstance(value, bool) else f"expected true or false, got {value!r}"
+
+
+def _status_pixel(value: Any) -> str | None:
+    return None if value == "none" else _int_in(0, 1023)(value)
+
+
+TABLES: Final = ("board", "backends", "sensors", "button", "drive", "serial", "lights")
+
+
+class _Reader:
+    """Walks the parsed TOML, collecting every problem instead of stopping at the first."""
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self.data = data
+        self.problems: list[str] = []
+
+    def problem(self, key: str, text: str) -> None:
+        self.problems.append(f"{key}: {text}")
+
+    def table(self, parent: Mapping[str, Any], path: str, known: tuple[str, ...]) -> dict[str, Any]:
+        """The sub-table ``path`` (empty if absent), with unknown keys reported."""
+        name = path.rsplit(".", 1)[-1]
+        value = parent.get(name, {}) if path != "" else parent
+        if not isinstance(value, dict):
+            self.problem(path, f"expected a table [{path}], got {value!r}")
+            return {}
+        prefix = f"{path}." if path else ""
+        for key in value:
+            if key not in known:
+                close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+                hint = f" (did you mean {prefix}{close[0]}?)" if close else ""
+                kind = "table" if isinstance(value[key], dict) else "key"
+                self.problem(f"{prefix}{key}", f"unknown {kind}{hint}")
+        return value
+
+    def get(self, table: Mapping[str, Any], path: str, check: Check, default: Any = MISSING) -> Any:
+        """``table``'s value for the last part of ``path``, checked; ``default`` if absent
+        (a problem when there is no default). None when the value is unusable."""
+        key = path.rsplit(".", 1)[-1]
+        if key not in table:
+            if default is MISSING:
+                self.problem(path, "missing")
+                return None
+            return default
+        value = table[key]
+        trouble = check(value)
+        if trouble:
+            self.problem(path, trouble)
+            return None
+        return value
+
+    def pin(self, table: Mapping[str, Any], path: str, needed: bool) -> int | None:
+        """A pin: required when the part's backend drives it from the Pi's GPIOs."""
+        if path.rsplit(".", 1)[-1] not in table and needed:
+            backend = "neopixel" if path.startswith("lights.") else "gpio"
+            self.problem(path, f"missing (the {backend} backend needs a pin)")
+            return None
+        value: int | None = self.get(table, path, _pin, None)
+        return value
+
+    # --- sections --------------------------------------------------------------------
+    def config(self, source: str, base_dir: Path) -> Config | None:
+        top = self.table(self.data, "", TABLES)
+        backends = self.backends(top)
+        config = Config(
+            source=source,
+            board=self.board(top, base_dir),
+            backends=backends,
+            sensors=self.sensors(top, backends.sensors == "gpio"),
+            button=self.button(top, backends.button == "gpio"),
+            drive=self.drive(top, backends.drive == "gpio"),
+            serial=self.serial(top),
+            lights=self.lights(top, backends.lights == "neopixel"),
+        )
+        self.check_shared_pins(config)
+        return None if self.problems else config
+
+    def board(self, top: dict[str, Any], base_dir: Path) -> BoardConfig:
+        t = self.table(top, "board", ("first", "state_dir", "new_game_hold_s"))
+        d = BoardConfig()
+        first = self.get(t, "board.first", _choice(("black", "white")), str(d.first))
+        state_dir = self.get(t, "board.state_dir", _text, str(d.state_dir))
+        hold = self.get(t, "board.new_game_hold_s", _positive(60), d.new_game_hold_s)
+        return BoardConfig(
+            first=Colour(first or "black"),
+            state_dir=base_dir / (state_dir or "."),
+            new_game_hold_s=float(hold or d.new_game_hold_s),
+        )
+
+    def backends(self, top: dict[str, Any]) -> BackendsConfig:
+        t = self.table(top, "backends", ("sensors", "button", "drive", "lights"))
+        # An unusable backend stands in as sim, so it adds no "missing pin" problems on top.
+        d = (
+            BackendsConfig()
+            if isinstance(top.get("backends", {}), dict)
+            else BackendsConfig("sim", "sim", "sim", "sim")
+        )
+        return BackendsConfig(
+            sensors=self.get(t, "backends.sensors", _choice(SENSOR_BACKENDS), d.sensors) or "sim",
+            button=self.get(t, "backends.button", _choice(BUTTON_BACKENDS), d.button) or "sim",
+            drive=self.get(t, "backends.drive", _choice(DRIVE_BACKENDS), d.drive) or "sim",
+            lights=self.get(t, "backends.lights", _choice(LIGHT_BACKENDS), d.lights) or "sim",
+        )
+
+    def sensors(self, top: dict[str, Any], gpio: bool) -> SensorsConfig:
+        t = self.table(top, "sensors", ("pins", "active", "pull", "debounce_ms"))
+        d = SensorsConfig()
+        active = self.get(t, "sensors.active", _choice(LEVELS), d.active) or d.active
+        return SensorsConfig(
+            pins=self.square_pins(t, gpio),
+            active=active,
+            pull=self.get(t, "sensors.pull", _choice(PULLS), _pull_for(active)) or d.pull,
+            debounce_ms=self.get(t, "sensors.debounce_ms", _int_in(0, 1000), d.debounce_ms) or 0,
+        )
+
+    def square_pins(self, sensors: dict[str, Any], gpio: bool) -> tuple[int, ...]:
+        if "pins" not in sensors:
+            if gpio:
+                self.problem("sensors.pins", "missing (the gpio backend needs a pin per square)")
+            return ()
+        t = sensors["pins"]
+        if not isinstance(t, dict):
+            self.problem("sensors.pins", f"expected a table of square = pin, got {t!r}")
+            return ()
+        for key in t:
+            if key not in SQUARE_NAMES:
+                self.problem(f"sensors.pins.{key}", "unknown square (a1..d4)")
+        absent = [name for name in SQUARE_NAMES if name not in t]
+        if absent:
+            self.problem("sensors.pins", f"missing a pin for {' '.join(absent)}")
+        pins = [self.get(t, f"sensors.pins.{name}", _pin, None) for name in SQUARE_NAMES]
+        return tuple(pins) if None not in pins else ()
+
+    def button(self, top: dict[str, Any], gpio: bool) -> ButtonConfig:
+        t = self.table(top, "button", ("pin", "active", "pull", "debounce_ms"))
+        d = ButtonConfig()
+        active = self.get(t, "button.active", _choice(LEVELS), d.active) or d.active
+        return ButtonConfig(
+            pin=self.pin(t, "button.pin", gpio),
+            active=active,
+            pull=self.get(t, "button.pull", _choice(PULLS), _pull_for(active)) or d.pull,
+            debounce_ms=self.get(t, "button.debounce_ms", _int_in(0, 1000), d.debounce_ms) or 0,
+        )
+
+    def drive(self, top: dict[str, Any], gpio: bool) -> DriveConfig:
+        names = tuple(f.name for f in fields(DriveConfig))
+        t = self.table(top, "drive", names)
+        d = DriveConfig()
+        index_active = self.get(t, "drive.index_active", _choice(LEVELS), d.index_active)
+        index_active = index_active or d.index_active
+        return DriveConfig(
+            step_pin=self.pin(t, "drive.step_pin", gpio),
+            dir_pin=self.pin(t, "drive.dir_pin", gpio),
+            enable_pin=self.pin(t, "drive.enable_pin", gpio),
+            enable_active=self.get(t, "drive.enable_active", _choice(LEVELS), d.enable_active)
+            or d.enable_active,
+            invert_direction=bool(self.get(t, "drive.invert_direction", _flag, False)),
+            steps_per_place=self.get(
+                t, "drive.steps_per_place", _int_in(1, 1_000_000), d.steps_per_place
+            )
+            or d.steps_per_place,
+            max_speed=float(
+                self.get(t, "drive.max_speed", _positive(100_000), d.max_speed) or d.max_speed
+            ),
+            acceleration=float(
+                self.get(t, "drive.acceleration", _positive(1_000_000), d.acceleration)
+                or d.acceleration
+            ),
+            index_pin=self.pin(t, "drive.index_pin", gpio),
+            index_active=index_active,
+            index_pull=self.get(t, "drive.index_pull", _choice(PULLS), _pull_for(index_active))
+            or d.index_pull,
+        )
+
+    def serial(self, top: dict[str, Any]) -> SerialConfig:
+        t = self.table(top, "serial", ("port", "baud"))
+        d = SerialConfig()
+        return SerialConfig(
+            port=self.get(t, "serial.port", _text, d.port) or d.port,
+            baud=self.get(t, "serial.baud", _int_in(300, 4_000_000), d.baud) or d.baud,
+        )
+
+    def lights(self, top: dict[str, Any], neopixel: bool) -> LightsConfig:
+        known = ("pin", "pixels", "order", "status_pixel", "brightness", "pixel_order", "colours")
+        t = self.table(top, "lights", known)
+        d = LightsConfig()
+        pin = self.pin(t, "lights.pin", neopixel)
+        if neopixel and pin is not None and pin not in NEOPIXEL_PINS:
+            pins = ", ".join(map(str, NEOPIXEL_PINS))
+            self.problem("lights.pin", f"the neopixel backend needs GPIO {pins}, not {pin}")
+        pixels = self.get(t, "lights.pixels", _int_in(16, 1024), d.pixels)
+        status = self.get(t, "lights.status_pixel", _status_pixel, d.status_pixel)
+        status = None if status == "none" else status
+        if pixels is not None and status is not None and not status < pixels:
+            self.problem(
+                "lights.status_pixel", f"{status} is past the strip's end ({pixels} pixels)"
+            )
+        elif pixels is not None and pixels < 16 + (status is not None):
+            self.problem("lights.pixels", f"{pixels} pixels cannot light 16 squares and a status")
+        return LightsConfig(
+            pin=pin,
+            pixels=pixels or d.pixels,
+            order=self.order(t),
+            status_pixel=status,
+            brightness=float(self.get(t, "lights.brightness", _positive(1), d.brightness) or 1),
+            pixel_order=self.get(t, "lights.pixel_order", _choice(PIXEL_ORDERS), d.pixel_order)
+            or d.pixel_order,
+            colours=self.colours(t),
+        )
+
+    def order(self, lights: dict[str, Any]) -> tuple[int, ...]:
+        if "order" not in lights:
+            return SERPENTINE
+        order = lights["order"]
+        if not isinstance(order, list) or not all(isinstance(n, str) for n in order):
+            self.problem("lights.order", "expected a list of the 16 square names along the strip")
+            return SERPENTINE
+        bad = [repr(n) for n in order if n not in SQUARE_NAMES]
+        twice = [n for n in SQUARE_NAMES if order.count(n) > 1]
+        absent = [n for n in SQUARE_NAMES if n not in order]
+        trouble = []
+        if bad:
+            trouble.append(f"not squares (a1..d4): {' '.join(bad)}")
+        if twice:
+            trouble.append(f"listed twice: {' '.join(twice)}")
+        if absent:
+            trouble.append(f"missing: {' '.join(absent)}")
+        if trouble:
+            self.problem("lights.order", f"must list each square once ({', '.join(trouble)})")
+            return SERPENTINE
+        return tuple(parse_square(n) for n in order)
+
+    def colours(self, lights: dict[str, Any]) -> Colours:
+        names = tuple(f.name for f in fields(Colours))
+        t = self.table(lights, "lights.colours", names)
+        d = Colours()
+        out = {}
+        for name in names:
+            text = self.get(t, f"lights.colours.{name}", _colour, None)
+            out[name] = _hex(text) if text else getattr(d, name)
+        return Colours(**out)
+
+    def check_shared_pins(self, config: Config) -> None:
+        owner: dict[int, str] = {}
+        for key, pin in config.gpio_pins():
+            if pin in owner:
+                self.problem(key, f"pin {pin} is also used by {owner[pin]}")
+            else:
+                owner[pin] = key
+
+
+def _pull_for(active: str | None) -> str:
+    # An input that is active low idles high: pull it up (and the other way round).
+    return "down" if active == "high" else "up"
+
+
+# --- writing ----------------------------------------------------------------------------
+def to_toml(config: Config) -> str:
+    """``config`` as a TOML file that loads back to an equal config (defaults written out)."""
+    out: list[str] = []
+    for section in TABLES:
+        out += ["", f"[{section}]"] if out else [f"[{section}]"]
+        value = getattr(config, section)
+        nested: list[tuple[str, dict[str, object]]] = []
+        for f in fields(value):
+            item = getattr(value, f.name)
+            if f.name == "pins" and item:
+                nested.append(("sensors.pins", dict(zip(SQUARE_NAMES, item, strict=True))))
+            elif isinstance(item, Colours):
+                nested.append(("lights.colours", {k: _hex_text(v) for k, v in _items(item)}))
+            elif f.name == "order":
+                out.append(f"order = {_toml_value([SQUARE_NAMES[s] for s in item])}")
+            elif f.name == "status_pixel" and item is None:
+                out.append('status_pixel = "none"')
+            elif item is not None and f.name != "pins":
+                out.append(f"{f.name} = {_toml_value(item)}")
+        for name, table in nested:
+            out += ["", f"[{name}]", *(f"{k} = {_toml_value(v)}" for k, v in table.items())]
+    return "\n".join(out) + "\n"
+
+
+def _items(obj: Colours) -> Iterator[tuple[str, RGB]]:
+    for f in fields(obj):
+        yield f.name, getattr(obj, f.name)
+
+
+def _hex_text(rgb: RGB) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def _toml_value(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    text = str(value)  # str, Path, Colour
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -1,0 +1,96 @@
+"""hardware/: the pin map, the wiring diagram and the figures in the docs agree with the
+example config."""
+
+import re
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+from orbito_hw.config import HEADER_PIN, load_config
+
+ROOT = Path(__file__).resolve().parent.parent
+HARDWARE = ROOT / "hardware"
+EXAMPLE = load_config(ROOT / "config.example.toml")
+
+# The 40-pin header as printed on the official pinout, pin 1 to 40, typed out independently
+# of HEADER_PIN.
+PINOUT = (
+    "3V3 5V GPIO2 5V GPIO3 GND GPIO4 GPIO14 GND GPIO15 GPIO17 GPIO18 GPIO27 GND GPIO22 GPIO23 "
+    "3V3 GPIO24 GPIO10 GND GPIO9 GPIO25 GPIO11 GPIO8 GND GPIO7 GPIO0 GPIO1 GPIO5 GND GPIO6 "
+    "GPIO12 GPIO13 GND GPIO19 GPIO16 GPIO26 GPIO20 GND GPIO21"
+).split()
+
+
+def pinmap_rows() -> list[tuple[str, int, int]]:
+    """(key, BCM pin, header pin) of each row of pinmap.md's signal table."""
+    lines = (HARDWARE / "pinmap.md").read_text().splitlines()
+    start = lines.index("| part | key | BCM pin | header pin |") + 2
+    rows = []
+    for line in lines[start:]:
+        if not line.startswith("|"):
+            break
+        _, key, bcm, header = (cell.strip() for cell in line.strip("|").split("|"))
+        rows.append((key.strip("`"), int(bcm), int(header)))
+    return rows
+
+
+def test_the_header_table_matches_the_official_pinout() -> None:
+    assert len(PINOUT) == 40
+    expected = {int(name[4:]): number for number, name in enumerate(PINOUT, 1) if "GPIO" in name}
+    assert dict(HEADER_PIN) == expected
+    assert sorted(HEADER_PIN) == list(range(28))
+
+
+def test_the_pin_map_is_the_example_config() -> None:
+    expected = [(key, pin, HEADER_PIN[pin]) for key, pin in EXAMPLE.gpio_pins()]
+    assert pinmap_rows() == expected
+
+
+def test_the_committed_wiring_diagram_is_up_to_date(tmp_path: Path) -> None:
+    out = tmp_path / "wiring.svg"
+    script = HARDWARE / "make_wiring.py"
+    done = subprocess.run([sys.executable, str(script), "--out", str(out)], capture_output=True)
+    assert done.returncode == 0, done.stderr
+    committed = (HARDWARE / "wiring.svg").read_text()
+    assert out.read_text() == committed, "hardware/wiring.svg is stale: run make_wiring.py"
+
+
+def test_the_wiring_diagram_labels_every_pin_in_use() -> None:
+    root = ET.parse(HARDWARE / "wiring.svg").getroot()
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    for key, pin in EXAMPLE.gpio_pins():
+        assert f"GPIO{pin}" in texts, key
+    for square in ("a1", "d4"):
+        assert f"sensor {square}: OUT" in texts
+    assert "driver STEP" in texts and "index sensor: OUT" in texts
+
+
+def test_the_wiring_script_refuses_a_bad_config(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[drive]\nstep_pin = 99\n")
+    script = HARDWARE / "make_wiring.py"
+    done = subprocess.run(
+        [sys.executable, str(script), "--config", str(bad), "--out", str(tmp_path / "w.svg")],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2 and done.stdout == ""
+    assert "drive.step_pin: pin 99 is not a GPIO" in done.stderr
+    assert done.stderr.count("\n") == 1 and not (tmp_path / "w.svg").exists()
+
+
+def test_the_led_budget_uses_the_example_strip() -> None:
+    lights = EXAMPLE.lights
+    capped = round(lights.pixels * 60 * lights.brightness)
+    bom = (HARDWARE / "BOM.md").read_text()
+    assert f"{lights.pixels} pixels x 60 mA x {lights.brightness:g} = {capped} mA" in bom
+    assert f"{lights.pixels} pixels x 60 mA = {lights.pixels * 60} mA" in bom
+
+
+def test_the_steps_per_place_sums_give_the_example_figure() -> None:
+    text = (HARDWARE / "mechanics.md").read_text()
+    sums = re.findall(r"= (\d+) x (\d+) x (\d+) / (\d+)\s+= (\d+)", text)
+    assert len(sums) == 2  # the outer ring and the inner ring
+    for steps, micro, gearing, places, stated in (tuple(map(int, s)) for s in sums):
+        assert steps * micro * gearing == places * stated == places * EXAMPLE.drive.steps_per_place
