@@ -35,6 +35,7 @@ class Palette:
     error: RGB = (255, 0, 0)
     draw: RGB = (255, 150, 0)
     busy: RGB = (40, 40, 40)
+    fault: RGB = (255, 0, 255)
 
     def marble(self, colour: Colour) -> RGB:
         return self.black if colour is Colour.BLACK else self.white
@@ -142,7 +143,7 @@ class LightShow:
         if view.mode in ("rotating", "starting"):
             return {}, p.busy, False
         if view.mode == "fault":
-            return {}, p.error if self._phase % 2 == 0 else None, True
+            return {}, p.fault if self._phase % 2 == 0 else None, True
         return {}, turn_colour, False
 
     def close(self) -> None:

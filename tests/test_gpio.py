@@ -124,7 +124,7 @@ def test_the_step_timing_ramps_up_and_down(factory: MockFactory) -> None:
 
 def test_a_serpentine_strip_lights_the_right_squares() -> None:
     strip = fake_strip(17, 0.5, "GRB")
-    lights = StripLights(strip, SERPENTINE, status_pixel=16)
+    lights = StripLights.along(strip, SERPENTINE, status_pixel=16)
     frame: list[tuple[int, int, int] | None] = [None] * 16
     frame[4] = (200, 100, 0)  # a2: the 8th pixel of a strip laid back and forth
     lights.show(frame, status=(0, 0, 255))

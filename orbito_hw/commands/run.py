@@ -30,12 +30,43 @@ def register(sub: Any) -> None:
         "--state-dir", metavar="DIR", help="where the journal lives (default: a fresh temp dir)"
     )
     p.add_argument("--seed", type=int, default=None, help="random seed of the demo game")
+    p.add_argument(
+        "--config", metavar="PATH", help="the board's config (default /etc/orbito-hw/config.toml)"
+    )
+    p.add_argument(
+        "--log-level", help="debug, info, warning or error (default: info, warning with --mock)"
+    )
     p.set_defaults(func=cmd_run)
+
+    p = sub.add_parser("lights", help="switch the LEDs off (lights off)")
+    p.add_argument("action", choices=["off"])
+    p.add_argument("--config", metavar="PATH", help="the board's config")
+    p.set_defaults(func=cmd_lights)
+
+
+def _config(path: str | None) -> Any:
+    from ..config import DEFAULT_PATH, load_config
+
+    return load_config(path or DEFAULT_PATH)
+
+
+def cmd_lights(args: argparse.Namespace) -> int:
+    from ..app import lights_off
+
+    return lights_off(_config(args.config))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from ..logs import setup_logging
+
+    try:
+        setup_logging(args.log_level or ("warning" if args.mock else "info"))
+    except ValueError as exc:
+        raise UsageError(f"--log-level: {exc}") from None
     if not args.mock:
-        raise UsageError("run without --mock needs a board; use run --mock for the simulated board")
+        from ..app import run_board
+
+        return run_board(_config(args.config))
     if args.backend not in BACKENDS:
         raise UsageError(f"--backend {args.backend!r} is not one of: {', '.join(BACKENDS)}")
     if args.events and args.interactive:

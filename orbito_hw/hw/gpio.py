@@ -38,18 +38,33 @@ class GpioPins:
     enable_active_high: bool = False
     index_active_high: bool = False
     reverse: bool = False  # swap DIR's level if the motor turns the rings clockwise
+    squares_pull: str = "auto"  # "up", "down", "off", or "auto": against the active level
+    button_pull: str = "auto"
+    index_pull: str = "auto"
+    button_bounce: float | None = None  # seconds, gpiozero's own debounce of the button
 
 
-def _input(pin: int, active_high: bool, factory: Any) -> DigitalInputDevice:
-    # An active-low sensor (reed switch to ground) wants the pull-up, and vice versa.
-    return DigitalInputDevice(pin, pull_up=not active_high, pin_factory=factory)
+def _pull(active_high: bool, pull: str) -> dict[str, Any]:
+    """gpiozero's pull_up/active_state for a level and a pull resistor.
+
+    gpiozero infers the active level from the pull (pulled up means active low); an input
+    pulled towards its own active level, or not pulled at all, gets an explicit level."""
+    against_level = (pull == "up" and not active_high) or (pull == "down" and active_high)
+    if pull == "auto" or against_level:
+        return {"pull_up": not active_high}
+    return {"pull_up": None, "active_state": active_high}  # "off", or a pull gpiozero can't pair
+
+
+def _input(pin: int, active_high: bool, factory: Any, pull: str = "auto") -> DigitalInputDevice:
+    return DigitalInputDevice(pin, pin_factory=factory, **_pull(active_high, pull))
 
 
 class GpioSensors:
     def __init__(self, pins: GpioPins, clock: Clock, factory: Any = None) -> None:
         self.clock = clock
         self._devices = {
-            sq: _input(pins.squares[sq], pins.squares_active_high, factory) for sq in SQUARES
+            sq: _input(pins.squares[sq], pins.squares_active_high, factory, pins.squares_pull)
+            for sq in SQUARES
         }
         self._listeners: list[SquareListener] = []
         for sq, device in self._devices.items():
@@ -86,7 +101,10 @@ class GpioButton:
     def __init__(self, pins: GpioPins, clock: Clock, factory: Any = None) -> None:
         self.clock = clock
         self._device = _Button(
-            pins.button, pull_up=not pins.button_active_high, pin_factory=factory
+            pins.button,
+            bounce_time=pins.button_bounce,
+            pin_factory=factory,
+            **_pull(pins.button_active_high, pins.button_pull),
         )
         self._listeners: list[ButtonListener] = []
         self._device.when_pressed = lambda: self._post(True)
@@ -145,7 +163,7 @@ class GpioDrive:
             initial_value=False,
             pin_factory=factory,
         )
-        self._index = _input(pins.index, pins.index_active_high, factory)
+        self._index = _input(pins.index, pins.index_active_high, factory, pins.index_pull)
         self._moving = False
         self._stop = threading.Event()
 

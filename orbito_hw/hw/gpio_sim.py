@@ -99,5 +99,5 @@ class GpioSimWiring:
             self.pins, clock, self.board.steps_per_place, 2000.0, 8000.0, factory=self.factory
         )
         self.sync_inputs()  # after every device set its pull, which drives a mock input
-        lights = StripLights(fake_strip(17, 0.3, "GRB"), SERPENTINE, status_pixel=16)
+        lights = StripLights.along(fake_strip(17, 0.3, "GRB"), SERPENTINE, status_pixel=16)
         return sensors, button, drive, lights

@@ -17,15 +17,31 @@ OFF: RGB = (0, 0, 0)
 
 
 class StripLights:
-    def __init__(self, strip: Any, order: Sequence[int], status_pixel: int | None = None) -> None:
-        if sorted(order) != list(range(16)):
-            raise ValueError("the strip order must name each of the 16 squares once")
+    """``pixel_of[square]`` is the strip index of the pixel under ``square``."""
+
+    def __init__(
+        self, strip: Any, pixel_of: Sequence[int], status_pixel: int | None = None
+    ) -> None:
+        if len(set(pixel_of)) != 16 or status_pixel in pixel_of:
+            raise ValueError("each square needs a pixel of its own, apart from the status pixel")
         self.strip = strip
-        self.order = list(order)
+        self.pixel_of = list(pixel_of)
         self.status_pixel = status_pixel
 
+    @classmethod
+    def along(
+        cls, strip: Any, order: Sequence[int], status_pixel: int | None = None
+    ) -> StripLights:
+        """A strip whose pixels, from the data input on, sit under ``order``'s squares
+        (the status pixel stepped over)."""
+        free = [i for i in range(len(order) + (status_pixel is not None)) if i != status_pixel]
+        pixel_of = [0] * 16
+        for slot, square in enumerate(order):
+            pixel_of[square] = free[slot]
+        return cls(strip, pixel_of, status_pixel)
+
     def show(self, frame: Frame, status: RGB | None = None) -> None:
-        for pixel, square in enumerate(self.order):
+        for square, pixel in enumerate(self.pixel_of):
             self.strip[pixel] = frame[square] or OFF
         if self.status_pixel is not None:
             self.strip[self.status_pixel] = status or OFF
@@ -34,7 +50,7 @@ class StripLights:
     def frame(self) -> tuple[list[RGB | None], RGB | None]:
         """What the strip holds, back in square order (before brightness)."""
         squares: list[RGB | None] = [None] * 16
-        for pixel, square in enumerate(self.order):
+        for square, pixel in enumerate(self.pixel_of):
             colour = tuple(self.strip[pixel])[:3]
             squares[square] = None if colour == OFF else (colour[0], colour[1], colour[2])
         status = None

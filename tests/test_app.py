@@ -1,0 +1,76 @@
+"""The controller on a "real" board: the gpio backend on gpiozero's MockFactory as the
+default pin factory, an asyncio loop, systemd's notify socket faked, SIGTERM to stop."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from orbito_hw.app import run_board
+from orbito_hw.config import BackendsConfig, load_config
+from orbito_hw.journal import Journal
+
+from .test_service import FakeSystemd
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "config.example.toml"
+
+
+@pytest.fixture
+def mock_pins() -> Iterator[MockFactory]:
+    old = Device.pin_factory
+    Device.pin_factory = factory = MockFactory()
+    yield factory
+    factory.reset()
+    Device.pin_factory = old
+
+
+def test_the_controller_runs_a_turn_on_gpio_pins_and_tells_systemd(
+    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    base = load_config(EXAMPLE)
+    config = replace(
+        base,
+        board=replace(base.board, state_dir=tmp_path / "state"),
+        backends=BackendsConfig(sensors="gpio", button="gpio", drive="gpio", lights="none"),
+    )
+    notify = str(tmp_path / "notify")
+    systemd = FakeSystemd(notify)
+    monkeypatch.setenv("NOTIFY_SOCKET", notify)
+    monkeypatch.setenv("WATCHDOG_USEC", "400000")
+    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
+    a1, b1 = (mock_pins.pin(config.sensors.pins[sq]) for sq in (0, 1))
+    index = mock_pins.pin(config.drive.index_pin)
+    button = mock_pins.pin(config.button.pin)
+
+    def player() -> None:
+        threading.Event().wait(0.2)  # the devices exist (and their pull-ups set the pins)
+        index.drive_low()  # homing finds the index magnet
+        threading.Event().wait(0.3)
+        a1.drive_low()  # a marble on a1
+        threading.Event().wait(0.3)
+        button.drive_low()
+        threading.Event().wait(0.1)
+        button.drive_high()
+        threading.Event().wait(0.2)  # the rings carry the marble from a1 to b1
+        a1.drive_high()
+        b1.drive_low()
+        threading.Event().wait(1.5)  # the ring move: 800 steps at up to 1600 steps/s
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=player, daemon=True).start()
+    assert run_board(config) == 0
+    texts = [text for _, text in systemd.close()]
+    assert texts[0] == "READY=1"
+    assert texts.count("WATCHDOG=1") >= 3
+    assert any(t.startswith("STATUS=game 1, turn 1: a1") for t in texts)
+    assert texts[-1] == "STOPPING=1"
+    saved = Journal(tmp_path / "state").load()
+    assert saved is not None and saved.turns == ["a1"]
