@@ -9,8 +9,6 @@ Holding the button is timed by the referee on the clock, not by gpiozero's hold 
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,8 +17,8 @@ from gpiozero import Button as _Button
 from gpiozero import DigitalInputDevice, OutputDevice
 
 from ..squares import SQUARES
-from .interfaces import ButtonListener, Clock, MoveListener, MoveReport, SquareListener
-from .planner import trapezoid
+from .interfaces import ButtonListener, Clock, SquareListener
+from .planner import SteppedDrive
 
 
 @dataclass(frozen=True)
@@ -129,13 +127,8 @@ class GpioButton:
         self._device.close()
 
 
-class GpioDrive:
-    """A STEP/DIR/ENABLE stepper driver (A4988, DRV8825, TMC2208...) and the index sensor.
-
-    Steps follow a trapezoidal profile. With ``realtime`` (a real board) the pulse train
-    runs on a thread of its own, since the event loop's timers jitter at kHz rates; on the
-    simulated board each step is a timer on the (virtual) clock.
-    """
+class GpioDrive(SteppedDrive):
+    """A STEP/DIR/ENABLE stepper driver (A4988, DRV8825, TMC2209...) and the index sensor."""
 
     def __init__(
         self,
@@ -148,12 +141,7 @@ class GpioDrive:
         factory: Any = None,
         realtime: bool = False,
     ) -> None:
-        self.clock = clock
-        self.steps_per_place = steps_per_place
-        self.max_speed = max_speed
-        self.acceleration = acceleration
-        self.home_speed = home_speed
-        self.realtime = realtime
+        super().__init__(clock, steps_per_place, max_speed, acceleration, home_speed, realtime)
         self._step = OutputDevice(pins.step, initial_value=False, pin_factory=factory)
         self._forward = not pins.reverse  # DIR's level that turns the rings counter-clockwise
         self._dir = OutputDevice(pins.direction, initial_value=self._forward, pin_factory=factory)
@@ -164,94 +152,20 @@ class GpioDrive:
             pin_factory=factory,
         )
         self._index = _input(pins.index, pins.index_active_high, factory, pins.index_pull)
-        self._moving = False
-        self._stop = threading.Event()
-
-    @property
-    def moving(self) -> bool:
-        return self._moving
 
     def index_active(self) -> bool:
         return bool(self._index.is_active)
 
-    def move(self, places: int, done: MoveListener) -> None:
-        delays = trapezoid(places * self.steps_per_place, self.max_speed, self.acceleration)
-        self._start(delays, places, done, until_index=False)
-
-    def home(self, done: MoveListener) -> None:
-        if self.index_active():
-            self.clock.post(lambda: done(MoveReport(0, 0, True)))
-            return
-        limit = self.steps_per_place + self.steps_per_place // 4
-        self._start([1.0 / self.home_speed] * limit, 0, done, until_index=True)
-
-    def _start(
-        self, delays: list[float], places: int, done: MoveListener, until_index: bool
-    ) -> None:
-        self._moving = True
-        self._dir.value = self._forward
-        self._enable.on()
-
-        def finish(made: int, found: bool) -> None:
-            self._enable.off()
-            self._moving = False
-            fault = "" if found or not until_index else "the index sensor was not found"
-            done(MoveReport(places, made, self.index_active(), fault))
-
-        if self.realtime:
-            threading.Thread(
-                target=self._pulse_thread, args=(delays, until_index, finish), daemon=True
-            ).start()
-        else:
-            self._pulse_on_clock(delays, until_index, finish)
+    def _energise(self, on: bool) -> None:
+        if on:
+            self._dir.value = self._forward
+        self._enable.value = on
 
     def _pulse(self) -> None:
         self._step.on()
         self._step.off()
 
-    def _pulse_on_clock(
-        self, delays: list[float], until_index: bool, finish: Callable[[int, bool], None]
-    ) -> None:
-        made = 0
-
-        def tick() -> None:
-            nonlocal made
-            self._pulse()
-            made += 1
-            if until_index and self.index_active():
-                finish(made, True)
-            elif made < len(delays) and self._moving:
-                self.clock.call_later(delays[made], tick)
-            else:
-                finish(made, False)
-
-        if delays:
-            self.clock.call_later(delays[0], tick)
-        else:
-            self.clock.post(lambda: finish(0, False))
-
-    def _pulse_thread(
-        self, delays: list[float], until_index: bool, finish: Callable[[int, bool], None]
-    ) -> None:
-        made, found = 0, False
-        due = time.perf_counter()
-        for delay in delays:
-            due += delay
-            while (left := due - time.perf_counter()) > 0.002:
-                time.sleep(left - 0.001)  # sleep most of the wait, spin the last millisecond
-            while time.perf_counter() < due:
-                pass
-            if self._stop.is_set():
-                break
-            self._pulse()
-            made += 1
-            if until_index and self.index_active():
-                found = True
-                break
-        self.clock.post(lambda: finish(made, found))
-
     def close(self) -> None:
-        self._stop.set()
-        self._moving = False
+        super().close()
         for device in (self._enable, self._step, self._dir, self._index):
             device.close()

@@ -1,6 +1,13 @@
-"""Step timing for the ring drive: a trapezoidal speed profile."""
+"""Step timing for the ring drive: a trapezoidal speed profile, and the step train that
+every STEP/DIR stepper drive shares (the simulated one and the gpio one)."""
 
 from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+
+from .interfaces import Clock, MoveListener, MoveReport
 
 
 def trapezoid(steps: int, max_speed: float, acceleration: float) -> list[float]:
@@ -15,3 +22,121 @@ def trapezoid(steps: int, max_speed: float, acceleration: float) -> list[float]:
         speed = min(max_speed, (2.0 * acceleration * from_end) ** 0.5)
         delays.append(1.0 / speed)
     return delays
+
+
+Finish = Callable[[int, bool], None]
+
+
+class SteppedDrive:
+    """A RingDrive that makes step pulses itself: moves ramp up and down, homing creeps
+    on until the index sensor reads, at most one place and a quarter.
+
+    Subclasses say how a step is made (``_pulse``), how the index reads and how the
+    driver is powered. With ``realtime`` the step train runs on a thread of its own,
+    since an event loop's timers jitter at kHz rates; otherwise each step is a timer on
+    the clock (the simulated board's virtual clock).
+    """
+
+    def __init__(
+        self,
+        clock: Clock,
+        steps_per_place: int,
+        max_speed: float,
+        acceleration: float,
+        home_speed: float = 400.0,
+        realtime: bool = False,
+    ) -> None:
+        self.clock = clock
+        self.steps_per_place = steps_per_place
+        self.max_speed = max_speed
+        self.acceleration = acceleration
+        self.home_speed = home_speed
+        self.realtime = realtime
+        self._moving = False
+        self._stop = threading.Event()
+
+    # --- what a subclass provides ---------------------------------------------------
+    def _pulse(self) -> None:
+        raise NotImplementedError
+
+    def index_active(self) -> bool:
+        raise NotImplementedError
+
+    def _energise(self, on: bool) -> None:
+        """Power the motor (ENABLE) and set the direction before a move; off after it."""
+
+    # --- the RingDrive interface ------------------------------------------------------
+    @property
+    def moving(self) -> bool:
+        return self._moving
+
+    def move(self, places: int, done: MoveListener) -> None:
+        delays = trapezoid(places * self.steps_per_place, self.max_speed, self.acceleration)
+        self._start(delays, places, done, until_index=False)
+
+    def home(self, done: MoveListener) -> None:
+        if self.index_active():
+            self.clock.post(lambda: done(MoveReport(0, 0, True)))
+            return
+        limit = self.steps_per_place + self.steps_per_place // 4
+        self._start([1.0 / self.home_speed] * limit, 0, done, until_index=True)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._moving = False
+
+    # --- the step train -----------------------------------------------------------------
+    def _start(
+        self, delays: list[float], places: int, done: MoveListener, until_index: bool
+    ) -> None:
+        self._moving = True
+        self._energise(True)
+
+        def finish(made: int, found: bool) -> None:
+            self._energise(False)
+            self._moving = False
+            fault = "" if found or not until_index else "the index sensor was not found"
+            done(MoveReport(places, made, self.index_active(), fault))
+
+        if self.realtime:
+            args = (delays, until_index, finish)
+            threading.Thread(target=self._pulse_thread, args=args, daemon=True).start()
+        else:
+            self._pulse_on_clock(delays, until_index, finish)
+
+    def _pulse_on_clock(self, delays: list[float], until_index: bool, finish: Finish) -> None:
+        made = 0
+
+        def tick() -> None:
+            nonlocal made
+            self._pulse()
+            made += 1
+            if until_index and self.index_active():
+                finish(made, True)
+            elif made < len(delays) and self._moving:
+                self.clock.call_later(delays[made], tick)
+            else:
+                finish(made, False)
+
+        if delays:
+            self.clock.call_later(delays[0], tick)
+        else:
+            self.clock.post(lambda: finish(0, False))
+
+    def _pulse_thread(self, delays: list[float], until_index: bool, finish: Finish) -> None:
+        made, found = 0, False
+        due = time.perf_counter()
+        for delay in delays:
+            due += delay
+            while (left := due - time.perf_counter()) > 0.002:
+                time.sleep(left - 0.001)  # sleep most of the wait, spin the last millisecond
+            while time.perf_counter() < due:
+                pass
+            if self._stop.is_set():
+                break
+            self._pulse()
+            made += 1
+            if until_index and self.index_active():
+                found = True
+                break
+        self.clock.post(lambda: finish(made, found))

@@ -9,7 +9,6 @@ interfaces of ``orbito_hw.hw.interfaces``; everything runs on a virtual clock.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -21,11 +20,9 @@ from .interfaces import (
     ButtonListener,
     Clock,
     Frame,
-    MoveListener,
-    MoveReport,
     SquareListener,
 )
-from .planner import trapezoid
+from .planner import SteppedDrive
 
 # Where each square sits on its ring: (ring, index along the ring).
 _RING_OF: dict[int, tuple[tuple[int, ...], int]] = {
@@ -237,8 +234,8 @@ class SimButton:
         self._listeners.clear()
 
 
-class SimDrive:
-    """The stepper driver: steps the simulated rings on the clock, with a ramped profile."""
+class SimDrive(SteppedDrive):
+    """The stepper driver of the simulated board: its pulses step the simulated rings."""
 
     def __init__(
         self,
@@ -248,60 +245,14 @@ class SimDrive:
         acceleration: float = 8000.0,
         home_speed: float = 400.0,
     ) -> None:
+        super().__init__(clock, board.steps_per_place, max_speed, acceleration, home_speed)
         self.board = board
-        self.clock = clock
-        self.max_speed = max_speed
-        self.acceleration = acceleration
-        self.home_speed = home_speed
-        self._moving = False
 
-    @property
-    def moving(self) -> bool:
-        return self._moving
+    def _pulse(self) -> None:
+        self.board.step()
 
-    def move(self, places: int, done: MoveListener) -> None:
-        delays = trapezoid(places * self.board.steps_per_place, self.max_speed, self.acceleration)
-        self._run(delays, places, done, stop=None)
-
-    def home(self, done: MoveListener) -> None:
-        if self.board.index_active():
-            self.clock.post(lambda: done(MoveReport(0, 0, True)))
-            return
-        limit = self.board.steps_per_place + self.board.steps_per_place // 4
-        self._run([1.0 / self.home_speed] * limit, 0, done, stop=self.board.index_active)
-
-    def _run(
-        self,
-        delays: list[float],
-        places: int,
-        done: MoveListener,
-        stop: Callable[[], bool] | None,
-    ) -> None:
-        self._moving = True
-        made = 0
-
-        def tick() -> None:
-            nonlocal made
-            self.board.step()
-            made += 1
-            if stop is not None and stop():
-                return finish("")
-            if made < len(delays):
-                self.clock.call_later(delays[made], tick)
-            else:
-                finish("the index sensor was not found" if stop is not None else "")
-
-        def finish(fault: str) -> None:
-            self._moving = False
-            done(MoveReport(places, made, self.board.index_active(), fault))
-
-        if not delays:
-            self.clock.post(lambda: finish(""))
-        else:
-            self.clock.call_later(delays[0], tick)
-
-    def close(self) -> None:
-        self._moving = False
+    def index_active(self) -> bool:
+        return self.board.index_active()
 
 
 class SimLights:
