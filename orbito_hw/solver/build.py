@@ -46,7 +46,9 @@ Progress = Callable[[str], None]
 
 CODES = 3**SQUARE_COUNT
 POW3 = 3 ** np.arange(SQUARE_COUNT, dtype=np.int64)
-STEPS = [(src, dst) for src in range(SQUARE_COUNT) for dst in range(16) if BB_ADJACENT[src] >> dst & 1]
+STEPS = [
+    (src, dst) for src in range(SQUARE_COUNT) for dst in range(16) if BB_ADJACENT[src] >> dst & 1
+]
 
 
 def _mask_tables() -> tuple[Ints, Ints, npt.NDArray[np.bool_], Ints]:
@@ -69,14 +71,15 @@ PARENT = np.array([parent_byte(b) for b in range(256)], dtype=np.uint8)
 def layer_pairs(placed: int) -> tuple[Ints, Ints]:
     """Every (mover, other) pair of the layer, in the table's order."""
     movers = mover_count(placed)
-    occupied = np.flatnonzero(POPCOUNT == placed)  # ascending masks are in colex order
-    patterns = np.flatnonzero(POPCOUNT[: 1 << placed] == movers)
-    squares = np.nonzero((occupied[:, None] >> np.arange(SQUARE_COUNT)) & 1)[1]
-    squares = squares.reshape(len(occupied), placed)
-    mover = np.zeros((len(occupied), len(patterns)), dtype=np.int64)
+    occupied = np.flatnonzero(np.equal(POPCOUNT, placed))  # ascending masks are in colex order
+    patterns = np.flatnonzero(np.equal(POPCOUNT[: 1 << placed], movers))
+    squares = np.nonzero((occupied[:, None] >> np.arange(SQUARE_COUNT)) & 1)[1].reshape(
+        len(occupied), placed
+    )
+    grid = np.zeros((len(occupied), len(patterns)), dtype=np.int64)
     for j in range(placed):  # scatter bit j of each pattern onto the j-th occupied square
-        mover |= ((patterns >> j) & 1)[None, :] << squares[:, j][:, None]
-    mover = mover.ravel()
+        grid |= ((patterns >> j) & 1)[None, :] << squares[:, j][:, None]
+    mover: Ints = grid.ravel()
     return mover, np.repeat(occupied, len(patterns)) ^ mover
 
 
@@ -85,7 +88,7 @@ def code(first: Ints, second: Ints) -> Ints:
 
 
 def _after_press(mover: Ints, other: Ints, then: Bytes) -> Bytes:
-    """What a press worth to ``other``'s owner, who pressed: a line of either side ends the
+    """What a press is worth to ``other``'s owner, who pressed: a line of either side ends the
     game, else ``then`` (the value of the pressed position, ``mover`` to move)."""
     mover_line, other_line = HAS_LINE[PRESSED[mover]], HAS_LINE[PRESSED[other]]
     worth = np.where(other_line, WIN_NOW, PARENT[then]).astype(np.uint8)

@@ -128,7 +128,7 @@ def position_index(mover: int, other: int, extra_presses: int = 0) -> int:
             f"with {placed} marbles placed the side to move has {mover_count(placed)} of them,"
             f" not {mover.bit_count()}"
         )
-    if extra_presses and placed != FULL_LAYER or not 0 <= extra_presses <= EXTRA_BLOCKS:
+    if (extra_presses and placed != FULL_LAYER) or not 0 <= extra_presses <= EXTRA_BLOCKS:
         raise ValueError(f"no table entry for {extra_presses} extra presses with {placed} placed")
     occupied_rank = mover_rank = seen = seen_mover = 0
     for square in range(SQUARE_COUNT):

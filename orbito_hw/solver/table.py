@@ -135,7 +135,9 @@ class Solution:
             data = source.read_bytes()
         except OSError as exc:
             hint = " (build it with `orbito-hw solve`)" if path is None else ""
-            raise SolutionError(f"cannot read solution table {source}: {exc.strerror}{hint}") from None
+            raise SolutionError(
+                f"cannot read solution table {source}: {exc.strerror}{hint}"
+            ) from None
         return cls(unpack(data, str(source)))
 
     def entry(self, mover: int, other: int, extra_presses: int = 0) -> int:
@@ -184,7 +186,9 @@ class Solution:
         try:
             byte = self.entry(mover, other, position.extra_presses)
         except ValueError as exc:
-            raise SolutionError(f"position {position.board()} cannot arise in a game: {exc}") from None
+            raise SolutionError(
+                f"position {position.board()} cannot arise in a game: {exc}"
+            ) from None
         if byte == NO_POSITION:
             raise SolutionError(f"position {position.board()} has a line: the game is over")
         return byte
