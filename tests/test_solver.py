@@ -144,11 +144,11 @@ def test_rebuilding_the_top_layers_gives_the_shipped_bytes(solution: Solution) -
 
 
 def test_table_order_matches_the_index_of_every_position() -> None:
-    from orbito_hw.solver.build import layer_pairs
+    from orbito_hw.solver.build import layer_pairs, table_order
 
     rng = random.Random(3)
     for placed in range(FULL_LAYER + 1):
-        mover, other = layer_pairs(placed)
+        mover, other = (table_order(masks, placed) for masks in layer_pairs(placed))
         picks = range(len(mover)) if len(mover) < 5000 else rng.sample(range(len(mover)), 3000)
         for i in picks:
             index = position_index(int(mover[i]), int(other[i]))

