@@ -138,20 +138,12 @@ class Solver:
         """Value layer ``placed`` from the values of layer ``placed + 1``."""
         self._fill_after_turn(placed + 1)
         own, other = layer_pairs(placed)
-        own_code, swapped = code(own, other), code(other, own)
+        own_code = code(own, other)
         empty = 0xFFFF ^ (own | other)
-        # Placement: a whole row (one occupied mask) has the same empty squares.
-        rows = comb(SQUARE_COUNT, placed)
-        row_empty, row_swapped = empty[:: len(own) // rows], swapped.reshape(rows, -1)
-        best_place = np.zeros(row_swapped.shape, dtype=np.uint8)
-        for square in range(SQUARE_COUNT):
-            at = np.flatnonzero((row_empty >> square) & 1)
-            child = self.scratch[row_swapped[at] + 2 * POW3[square]]
-            best_place[at] = np.maximum(best_place[at], child)
-        best_place = best_place.ravel()
+        best_place = self._best_placement(placed, code(other, own), empty)
         self.scratch[own_code] = best_place
         values = best_place.copy()
-        for src, dst in STEPS:
+        for src, dst in STEPS:  # move an opponent marble src -> dst, then place at best
             at = np.flatnonzero((other >> src) & (empty >> dst) & 1)
             moved = self.scratch[own_code[at] + 2 * (POW3[dst] - POW3[src])]
             values[at] = np.maximum(values[at], moved)
@@ -159,6 +151,20 @@ class Solver:
         self.value[own_code] = values
         self.progress(f"{placed} marbles")
         return values
+
+    def _best_placement(self, placed: int, swapped: Ints, empty: Ints) -> Bytes:
+        """For each pair, the best turn that only places (``swapped``: the pair's code from
+        the opponent's side, to which a placement on p adds 2 * 3**p)."""
+        # A whole row of pairs (one occupied mask) has the same empty squares.
+        rows = comb(SQUARE_COUNT, placed)
+        row_empty, row_swapped = empty[:: len(empty) // rows], swapped.reshape(rows, -1)
+        best = np.zeros(row_swapped.shape, dtype=np.uint8)
+        for square in range(SQUARE_COUNT):
+            at = np.flatnonzero((row_empty >> square) & 1)
+            child = self.scratch[row_swapped[at] + 2 * POW3[square]]
+            best[at] = np.maximum(best[at], child)
+        flat: Bytes = best.ravel()
+        return flat
 
     def _fill_after_turn(self, placed: int) -> None:
         """``scratch`` by pre-press code of layer ``placed``: what the turn is worth to its
