@@ -9,7 +9,8 @@ import hashlib
 import resource
 import time
 
-from orbito_hw.solver.build import solve
+from orbito_hw.solver.build import solve, step_count
+from orbito_hw.solver.progress import ProgressBar
 from orbito_hw.solver.table import pack, shipped_path
 
 
@@ -25,7 +26,7 @@ def peak_rss_mb() -> float:
 
 def main() -> None:
     start, cpu = time.perf_counter(), cpu_seconds()
-    payload = solve()
+    payload = solve(progress=ProgressBar(step_count(), "solving").step)
     solved, solved_cpu = time.perf_counter() - start, cpu_seconds() - cpu
     data = pack(payload)
     total, total_cpu = time.perf_counter() - start, cpu_seconds() - cpu

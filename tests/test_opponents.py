@@ -106,3 +106,12 @@ def test_opponents_need_no_numpy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_an_opponent_has_no_turn_in_a_finished_game() -> None:
+    from orbito_hw.errors import OrbitoError
+
+    won = Position.from_board("BBBB/W.W./..W./....", to_move=Colour.WHITE)
+    for name in ["perfect", "strong", "casual", "random"]:
+        with pytest.raises(OrbitoError, match="the game is over"):
+            make_opponent(name, 1).choose(won)

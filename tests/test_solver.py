@@ -157,3 +157,11 @@ def test_table_order_matches_the_index_of_every_position() -> None:
 
 def test_the_shipped_table_is_in_the_package() -> None:
     assert shipped_path().is_file()
+
+
+def test_a_position_no_game_can_reach_is_refused_by_name(solution: Solution) -> None:
+    from orbito_hw.solver import SolutionError
+
+    lopsided = Position.from_board("BBB./..../..../W...", to_move=Colour.WHITE)
+    with pytest.raises(SolutionError, match=r"BBB\./.*cannot arise in a game"):
+        solution.analyse(lopsided)

@@ -21,6 +21,11 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--output", type=Path, help="where to write the table (default: the package's own)"
     )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="rebuild and compare with the table file, do not write (exit 1 if they differ)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_solve)
 
@@ -41,15 +46,27 @@ def cmd_solve(args: argparse.Namespace) -> int:
     bar = ProgressBar(step_count(), "solving", quiet=args.quiet)
     start = time.perf_counter()
     data = pack(solve(progress=bar.step))
+    seconds = time.perf_counter() - start
+    digest = hashlib.sha256(data).hexdigest()
+    if args.check:
+        return _compare(data, output, digest)
     try:
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_bytes(data)
     except OSError as exc:
         fail(f"cannot write solution table {output}: {exc.strerror}")
-    seconds = time.perf_counter() - start
-    digest = hashlib.sha256(data).hexdigest()
     print(f"wrote {output} ({len(data)} bytes, sha256 {digest}) in {seconds:.1f} s")
     return 0
+
+
+def _compare(data: bytes, path: Path, digest: str) -> int:
+    try:
+        same = path.read_bytes() == data
+    except OSError as exc:
+        fail(f"cannot read solution table {path}: {exc.strerror}")
+    verdict = "is identical to" if same else "DIFFERS from"
+    print(f"the rebuilt table (sha256 {digest}) {verdict} {path}")
+    return 0 if same else 1
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
