@@ -1,21 +1,23 @@
 """The full solve, layer by layer from full boards down to the empty one, with NumPy.
 
-Every array here holds one entry per position of a layer: no Python loop ever runs per
+Every step works on whole layers at once (NumPy arrays): no Python loop ever runs per
 position. Work is addressed by base-3 codes (a square's digit is 0 empty, 1 the first mask's,
 2 the second's), because a turn is then plain arithmetic on a code: placing on p adds
 2 * 3**p, moving a marble from s to d adds (3**d - 3**s) times its digit. Two scratch arrays
-of 3**16 bytes hold values by code; the output is gathered in the table's own order
-(``layout``), so the shipped table stays small.
+of 3**16 bytes hold values by code; each layer's values are then put in the table's own
+order (``layout``), which holds only the positions of the layer, so the table stays small.
 
 For a layer-n position (own, other), a child before its press is (other', own | p) from the
 opponent's side: the opponent's marbles (maybe one moved) and ours plus the new one. So:
 
-1. ``R``: for every pair (a, b) of layer n + 1, what the turn that left a, b before the press
-   is worth to the player who made it (b's owner): a line after the press, or else the layer
-   n + 1 value of (press a, press b), seen from the other side.
-2. ``best_place``: for every pair of layer n, the best placement with no move.
-3. The value: the best of ``best_place`` over the pair itself and every pair its one-step
-   moves of an opponent marble lead to, which are pairs of the same layer.
+1. ``_fill_after_turn``: for every pair (a, b) of layer n + 1, what the turn that left a, b
+   before the press is worth to the player who made it (b's owner): a line after the press,
+   or else the layer n + 1 value of (press a, press b), seen from the other side.
+2. ``_best_placement``: for every pair of layer n, the best turn that only places.
+3. ``layer``: the best of that over the pair itself and every pair that a one-step move of an
+   opponent marble leads to (a pair of the same layer).
+
+Full boards come first: their extra presses form a fixed chain, valued from the 5th press back.
 """
 
 from __future__ import annotations
@@ -49,7 +51,10 @@ Progress = Callable[[str], None]
 CODES = 3**SQUARE_COUNT
 POW3 = 3 ** np.arange(SQUARE_COUNT, dtype=np.int32)
 STEPS = [
-    (src, dst) for src in range(SQUARE_COUNT) for dst in range(16) if BB_ADJACENT[src] >> dst & 1
+    (src, dst)
+    for src in range(SQUARE_COUNT)
+    for dst in range(SQUARE_COUNT)
+    if BB_ADJACENT[src] >> dst & 1
 ]
 
 
@@ -116,7 +121,8 @@ class Solver:
         self.progress = progress or (lambda _label: None)
 
     def full_boards(self) -> list[Bytes]:
-        """The full layer before any extra press, then after 1..4 of them (table order)."""
+        """The full layer before any extra press, then after 1..4 of them (``layer_pairs``
+        order)."""
         mover, other = layer_pairs(FULL_LAYER)
         over = HAS_LINE[mover] | HAS_LINE[other]
         pressed_code = code(PRESSED[other], PRESSED[mover])  # opponent's view after the press
