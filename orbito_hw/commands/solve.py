@@ -1,0 +1,90 @@
+"""``solve`` and ``analyse``: the solved game on the command line.
+
+``analyse`` of a finished game has nothing to value: it exits 2 with a one-line reason
+(``{"error": ...}`` for that line in ``--batch``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from . import UsageError, batch, emit, fail
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("solve", help="solve Orbito and write the solution table")
+    p.add_argument(
+        "--output", type=Path, help="where to write the table (default: the package's own)"
+    )
+    p.add_argument(
+        "--check",
+        action="store_true",
+        help="rebuild and compare with the table file, do not write (exit 1 if they differ)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_solve)
+
+    p = sub.add_parser("analyse", help="value a game record with perfect play (JSON)")
+    p.add_argument("--first", help="who moved first: black or white")
+    p.add_argument("--batch", action="store_true", help="JSON lines on stdin, one result per line")
+    p.add_argument("--table", type=Path, help="a solution table other than the shipped one")
+    p.add_argument("moves", nargs="*", help="turn tokens, e.g. b1 c1-c2:a2")
+    p.set_defaults(func=cmd_analyse)
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    from ..solver.build import solve, step_count
+    from ..solver.progress import ProgressBar
+    from ..solver.table import pack, shipped_path
+
+    output: Path = args.output or shipped_path()
+    bar = ProgressBar(step_count(), "solving", quiet=args.quiet)
+    start = time.perf_counter()
+    data = pack(solve(progress=bar.step))
+    seconds = time.perf_counter() - start
+    digest = hashlib.sha256(data).hexdigest()
+    if args.check:
+        return _compare(data, output, digest)
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_bytes(data)
+    except OSError as exc:
+        fail(f"cannot write solution table {output}: {exc.strerror}")
+    print(f"wrote {output} ({len(data)} bytes, sha256 {digest}) in {seconds:.1f} s")
+    return 0
+
+
+def _compare(data: bytes, path: Path, digest: str) -> int:
+    try:
+        same = path.read_bytes() == data
+    except OSError as exc:
+        fail(f"cannot read solution table {path}: {exc.strerror}")
+    verdict = "is identical to" if same else "DIFFERS from"
+    print(f"the rebuilt table (sha256 {digest}) {verdict} {path}")
+    return 0 if same else 1
+
+
+def cmd_analyse(args: argparse.Namespace) -> int:
+    from ..game import Colour, ReplayError, replay
+    from ..solver.table import Solution, shipped_solution
+
+    solution = Solution.load(args.table) if args.table else shipped_solution()
+
+    def analyse_one(first: str, moves: str) -> dict[str, object]:
+        return solution.analyse(replay(Colour.parse(first), moves)).as_json()
+
+    if args.batch:
+        batch(sys.stdin, analyse_one)
+        return 0
+    if args.first is None:
+        raise UsageError("analyse needs --first black|white (or --batch)")
+    try:
+        emit(analyse_one(args.first, " ".join(args.moves)))
+    except ReplayError as exc:
+        fail(str(exc))
+    return 0
