@@ -1,4 +1,5 @@
-"""The demo game of ``orbito-hw run --mock``: two built-in players on the simulated board.
+"""The demo game of ``orbito-hw run --mock``: two opponents from the solution table, a
+strong one and a casual one, play on the simulated board.
 
 The players' turns become what hands would do (lifts, puts, hesitations, the press), so
 the demo runs the real controller, not a shortcut; the board and its LEDs are drawn in
@@ -9,35 +10,15 @@ from __future__ import annotations
 
 import random
 import sys
-from collections.abc import Callable
 from typing import TextIO
 
-from .game import Colour, Position
+from .game import Colour
 from .lights import rgb_hex
 from .mock import MockRun
 from .referee import Event
 from .script import Command
 from .squares import square_name
 from .turn import Turn
-
-Player = Callable[[Position], Turn]
-
-
-def simple_player(rng: random.Random) -> Player:
-    """Wins when it can, avoids handing the opponent a line when it can, else plays at random."""
-
-    def choose(position: Position) -> Turn:
-        turns = list(position.legal_turns())
-        rng.shuffle(turns)
-        mover = position.to_move
-        outcomes = [(t, position.play_unchecked(t).result) for t in turns]
-        for turn, result in outcomes:
-            if result is not None and result.winner is mover:
-                return turn
-        safe = [t for t, r in outcomes if r is None or r.winner is mover]
-        return (safe or turns)[0]
-
-    return choose
 
 
 def turn_commands(turn: Turn, rng: random.Random) -> list[Command]:
@@ -89,7 +70,14 @@ def draw_board(run: MockRun, colour: bool) -> str:
 def run_demo(seed: int | None = None, out: TextIO | None = None, backend: str = "sim") -> int:
     out = out or sys.stdout
     rng = random.Random(seed)
-    players = {Colour.BLACK: simple_player(rng), Colour.WHITE: simple_player(rng)}
+    from .opponents import make_opponent
+
+    strong, casual = (
+        make_opponent("strong", seed=seed),
+        make_opponent("casual", seed=seed, skill=0.6),
+    )
+    names = {Colour.BLACK: "strong", Colour.WHITE: "casual"}
+    players = {Colour.BLACK: strong.choose, Colour.WHITE: casual.choose}
     colour = out.isatty()
 
     def on_event(event: Event) -> None:
@@ -99,14 +87,20 @@ def run_demo(seed: int | None = None, out: TextIO | None = None, backend: str = 
         elif event["event"] == "rejected":
             print(f"refused: {event['reason']}", file=out)
         elif event["event"] == "result":
-            print(f"result: {event['result']}", file=out)
+            winner = str(event["result"])
+            who = f"{winner} ({names[Colour(winner)]}) wins" if winner != "draw" else "a draw"
+            print(f"result: {who}", file=out)
             print(draw_board(run, colour), file=out)
 
     run = MockRun(parts=backend, on_event=on_event)
     try:
         first = rng.choice(list(Colour))
         run.run(Command("reset", colour=first), first_command=True)
-        print(f"demo game on the simulated board, {first} starts", file=out)
+        print(
+            f"demo game on the simulated board: black plays {names[Colour.BLACK]}, "
+            f"white plays {names[Colour.WHITE]}; {first} starts",
+            file=out,
+        )
         while run.referee.position.result is None:
             position = run.referee.position
             for command in turn_commands(players[position.to_move](position), rng):
