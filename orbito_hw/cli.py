@@ -20,6 +20,7 @@ COMMAND_MODULES = [
     "orbito_hw.commands.engine",
     "orbito_hw.commands.run",
     "orbito_hw.commands.config",
+    "orbito_hw.commands.doctor",
 ]
 
 

@@ -221,7 +221,10 @@ class Doctor:
         return Pending(arm)
 
     def sleep(self, seconds: float) -> Pending[None]:
-        return Pending(lambda resume: self.clock.call_later(seconds, lambda: resume(None)))
+        def arm(resume: Callable[[None], None]) -> None:
+            self.clock.call_later(seconds, lambda: resume(None))
+
+        return Pending(arm)
 
     def next_square(self, timeout: float) -> Pending[tuple[int, bool] | None]:
         """The next raw change of any square's sensor: (square, present), or None."""
@@ -532,5 +535,6 @@ def parse_only(text: str) -> tuple[str, ...]:
     names = tuple(n.strip() for n in text.split(",") if n.strip())
     bad = [n for n in names if n not in CHECKS]
     if bad or not names:
-        raise ValueError(f"{', '.join(bad) or text!r}: the checks are {', '.join(CHECKS)}")
+        what = f"no check called {', '.join(bad)}" if bad else "no check named"
+        raise ValueError(f"{what} (the checks are {', '.join(CHECKS)})")
     return names

@@ -16,7 +16,17 @@ from typing import Any
 from .doctor import CHECKS, PLACES_PER_TURN, CheckResult, Doctor, Request, Runner, Wiring
 from .game import Colour
 from .hw.clock import ScopedClock, VirtualClock
-from .hw.interfaces import RGB, Board, Frame, Lights, SquareListener, SquareSensors
+from .hw.interfaces import (
+    RGB,
+    Board,
+    Button,
+    Clock,
+    Frame,
+    Lights,
+    SquareListener,
+    SquareSensors,
+)
+from .hw.planner import SteppedDrive
 from .hw.sim import SimBoard, sim_parts
 from .squares import SQUARE_NAMES, parse_square
 
@@ -47,20 +57,21 @@ class Faults:
             kind, _, arg = spec.partition(":")
             try:
                 if kind == "swap":
-                    a, b = (parse_square(n.strip()) for n in arg.split(","))
-                    if a == b:
-                        raise ValueError("two different squares")
+                    names = [n.strip() for n in arg.split(",")]
+                    if len(names) != 2 or names[0] == names[1]:
+                        raise ValueError("expected two different squares, as in swap:c3,c4")
+                    a, b = (parse_square(n) for n in names)
                     swapped = (a, b)
                 elif kind == "slip":
-                    slip = int(arg)
+                    slip = int(arg) if arg.strip().isdigit() else 0
                     if slip <= 0:
-                        raise ValueError("a positive number of steps")
+                        raise ValueError("expected a positive number of steps")
                 elif kind == "dead-led":
                     dead = parse_square(arg.strip())
                 else:
-                    raise ValueError("swap:SQ,SQ, slip:STEPS or dead-led:SQ")
+                    raise ValueError("expected swap:SQ,SQ, slip:STEPS or dead-led:SQ")
             except ValueError as exc:
-                raise ValueError(f"--fault {spec!r}: expected {exc}") from None
+                raise ValueError(f"--fault {spec}: {exc}") from None
         return cls(swapped, slip, dead)
 
 
@@ -79,7 +90,9 @@ class CrossedSensors:
         return out
 
     def subscribe(self, listener: SquareListener) -> None:
-        self.inner.subscribe(lambda sq, present, when: listener(self.swap.get(sq, sq), present, when))
+        self.inner.subscribe(
+            lambda sq, present, when: listener(self.swap.get(sq, sq), present, when)
+        )
 
     def close(self) -> None:
         self.inner.close()
@@ -116,7 +129,7 @@ class SimPerson:
     def __init__(
         self,
         physics: SimBoard,
-        clock: VirtualClock,
+        clock: Clock,
         finger: Callable[[bool], None],
         eyes: Callable[[], tuple[list[RGB | None], RGB | None]],
         out: Callable[[str], None],
@@ -136,7 +149,7 @@ class SimPerson:
         if request.action == "put" and sq is not None:
             later(HUMAN_GAP, lambda: self.physics.put(sq, Colour.BLACK))
         elif request.action == "lift" and sq is not None:
-            later(HUMAN_GAP, lambda: self.physics.lift(sq))
+            later(HUMAN_GAP, lambda: self._lift(sq))
         elif request.action == "clear":
             later(HUMAN_GAP, self.physics.clear)
         elif request.action == "press":
@@ -146,6 +159,9 @@ class SimPerson:
             later(LOOK_AFTER, lambda: self._look(sq))
         elif request.action == "watch-rings":
             self.steps_at_start = self.physics.steps
+
+    def _lift(self, square: int) -> None:
+        self.physics.lift(square)
 
     def _look(self, square: int | None) -> None:
         squares, status = self.eyes()
@@ -196,13 +212,15 @@ def mock_doctor(
     scope = ScopedClock(clock)
     physics = SimBoard(clock=clock)
     physics.slip = faults.slip
+    button: Button
+    drive: SteppedDrive
+    lights: Lights
+    inner: SquareSensors
     if backend == "sim":
-        sensors, sim_button, drive, sim_lights = sim_parts(physics, scope)
-        button, lights, finger = sim_button, sim_lights, sim_button.set
+        sensors, sim_button, drive, lights = sim_parts(physics, scope)
+        button, finger = sim_button, sim_button.set
         wiring = Wiring(steps_per_place=physics.steps_per_place, max_speed=drive.max_speed)
-        inner: SquareSensors = sensors
-        if faults.swapped:
-            inner = CrossedSensors(sensors, *faults.swapped)
+        inner = sensors if not faults.swapped else CrossedSensors(sensors, *faults.swapped)
     elif backend == "gpio":
         from .hw.gpio_sim import DEFAULT_PINS, GpioSimWiring  # gpiozero only when chosen
 
@@ -238,9 +256,10 @@ def run_mock(
     faults: Faults | None = None,
     out: Callable[[str], None] = print,
     timeout: float = 30.0,
+    pins: Any = None,
 ) -> list[CheckResult]:
     """Every check asked for, on the simulated board, as fast as the CPU allows."""
-    mock = mock_doctor(backend, faults, out)
+    mock = mock_doctor(backend, faults, out, pins)
     doctor = Doctor(mock.board, mock.person, mock.wiring, out, timeout)
     runner = Runner(mock.clock, doctor.run(checks))
     runner.start()
