@@ -295,10 +295,10 @@ class Doctor:
             frame: list[RGB | None] = [None] * 16
             frame[square] = LED_COLOUR
             lights.show(frame, None)
-            self.person.tell(Request("watch", f"  {SQUARE_NAMES[square]}", square))
+            self.person.tell(Request("watch", f"  {SQUARE_NAMES[square]} lit", square))
             await self.sleep(LED_TIME)
         lights.show([None] * 16, STATUS_COLOUR)
-        self.person.tell(Request("watch", "  the status pixel", None))
+        self.person.tell(Request("watch", "  the status pixel lit", None))
         await self.sleep(LED_TIME)
         lights.show([None] * 16, None)
         result.done = "16 squares and the status pixel lit in turn"
@@ -509,9 +509,9 @@ class Doctor:
                 f"place {place} ended off the index and homing failed ({reason}): check {index}",
             )
             return False
-        speed = self.wiring.pin("drive.max_speed", None)
+        speed = "drive.max_speed"
         if self.wiring.max_speed is not None:
-            speed = f"drive.max_speed = {self.wiring.max_speed:g}"
+            speed += f" = {self.wiring.max_speed:g}"
         self._fail(
             result,
             f"place {place} ended off the index: homing took {found.steps} steps to find it "
