@@ -303,3 +303,24 @@ def test_a_board_without_leds_skips_the_led_check(tmp_path: Path) -> None:
         open_board,
     )
     assert results == [] and lines == ['leds: skipped (backends.lights = "none": no LEDs fitted)']
+
+
+def test_the_doctor_knows_the_board_only_through_its_interfaces() -> None:
+    import ast
+
+    tree = ast.parse((ROOT / "orbito_hw" / "doctor.py").read_text())
+    imported = {
+        (node.level, node.module)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__"
+    }
+    imported |= {
+        (0, alias.name)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        for alias in node.names
+    }
+    package = {module for level, module in imported if level}
+    assert package == {"hw.interfaces", "squares"}
+    stdlib = {module for level, module in imported if not level}
+    assert stdlib <= set(sys.stdlib_module_names) | {"collections.abc"}
