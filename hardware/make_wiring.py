@@ -62,6 +62,8 @@ FREE_NOTES = {
     1: "ID EEPROM",
     2: "I2C SDA",
     3: "I2C SCL",
+    9: "SPI MISO",
+    11: "SPI SCLK",
     14: "UART TX",
     15: "UART RX",
 }

@@ -5,10 +5,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import signal
+from collections.abc import Callable
 
 from .config import Config
+from .doctor import CheckResult, Doctor, Person, Runner, Wiring
 from .hw.assemble import build_board, open_lights
 from .hw.clock import LoopClock
+from .hw.interfaces import Board, Clock
 from .journal import Journal
 from .lights import Palette
 from .logs import EventLogger
@@ -68,3 +71,53 @@ def lights_off(config: Config) -> int:
     """Switch every LED off (the unit's ExecStopPost, whatever state the controller left)."""
     open_lights(config).close()
     return 0
+
+
+def doctor_wiring(config: Config) -> Wiring:
+    """The config keys and pins the doctor names when a part fails."""
+    b, d, lights = config.backends, config.drive, config.lights
+    drive_pins = b.drive == "gpio"
+    return Wiring(
+        square_pins=config.sensors.pins if b.sensors == "gpio" else (),
+        button_pin=config.button.pin if b.button == "gpio" else None,
+        step_pin=d.step_pin if drive_pins else None,
+        dir_pin=d.dir_pin if drive_pins else None,
+        enable_pin=d.enable_pin if drive_pins else None,
+        index_pin=d.index_pin if drive_pins else None,
+        lights_pin=lights.pin if b.lights == "neopixel" else None,
+        pixel_of=lights.square_pixels(),
+        status_pixel=lights.status_pixel,
+        steps_per_place=d.steps_per_place,
+        max_speed=d.max_speed,
+    )
+
+
+def doctor_board(
+    config: Config,
+    person: Callable[[Clock], Person],
+    checks: tuple[str, ...],
+    timeout: float,
+    out: Callable[[str], None],
+    open_board: Callable[[Config, Clock], Board] = build_board,
+) -> list[CheckResult]:
+    """The doctor on the real board, on an event loop that sleeps until a pin or a timer
+    wakes it. ``person`` makes the person at the board on the loop's clock."""
+    if config.backends.lights == "none" and "leds" in checks:
+        out('leds: skipped (backends.lights = "none": no LEDs fitted)')
+        checks = tuple(c for c in checks if c != "leds")
+    loop = asyncio.new_event_loop()
+    clock = LoopClock(loop)
+    board = open_board(config, clock)
+    try:
+        doctor = Doctor(board, person(clock), doctor_wiring(config), out, timeout)
+        runner = Runner(clock, doctor.run(checks))
+        finished = loop.create_future()
+        runner.start(lambda: finished.set_result(None))
+        loop.run_until_complete(finished)
+    finally:
+        board.close()  # the lights close first: dark on the way out
+        loop.close()
+    if runner.error is not None:
+        raise runner.error
+    assert runner.result is not None
+    return runner.result

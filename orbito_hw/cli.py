@@ -21,6 +21,7 @@ COMMAND_MODULES = [
     "orbito_hw.commands.run",
     "orbito_hw.commands.config",
     "orbito_hw.commands.solve",
+    "orbito_hw.commands.doctor",
 ]
 
 

@@ -29,7 +29,8 @@ DEFAULT_PATH: Final = Path("/etc/orbito-hw/config.toml")
 EXAMPLE_NAME: Final = "config.example.toml"
 
 GPIO_PINS: Final = range(28)  # BCM 0..27: every GPIO on the 40-pin header
-# rpi_ws281x (behind Adafruit's neopixel) can only drive a strip from PWM, PCM or SPI pins.
+# rpi_ws281x (behind Adafruit's neopixel on a Pi Zero 2 W to 4) can only drive a strip from
+# SPI (10, no root needed), PWM (12, 18) or PCM (21). A Pi 5's PIO drives any pin, 10 included.
 NEOPIXEL_PINS: Final = (10, 12, 18, 21)
 # BCM GPIO -> physical pin on the 40-pin header (the same on every Pi since the B+).
 HEADER_PIN: Final[Mapping[int, int]] = {

@@ -298,7 +298,19 @@ class Referee:
         self._accept(turn)
 
     def _turn_on_board(self) -> Turn:
-        """The turn the lifts and puts made; IllegalTurnError naming why it is none."""
+        """The legal turn whose board the lifts and puts made; IllegalTurnError naming why
+        there is none.
+
+        Marbles of one colour are alike, so the turn is judged on the colours alone (a
+        colour layout has at most one legal turn); which marble went where only explains
+        a refusal."""
+        masks = self._masks()
+        for turn in self.position.legal_turns():
+            if turn.place is not None and self.position.before_press(turn) == masks:
+                return turn
+        return self._explain_refusal()
+
+    def _explain_refusal(self) -> Turn:
         mover = self.position.to_move
         placed = [sq for sq, m in self.model.items() if m.origin is None]
         moved = [(m.origin, sq) for sq, m in self.model.items() if m.origin not in (None, sq)]

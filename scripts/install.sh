@@ -27,6 +27,9 @@ UDEV_DIR="$ROOT/etc/udev/rules.d"
 UNIT_SRC="$SRC/systemd/orbito-hw.service"
 RULES_SRC="$SRC/systemd/99-orbito-hw.rules"
 EXAMPLE_CONFIG="${ORBITO_EXAMPLE_CONFIG:-$SRC/orbito_hw/config.example.toml}"
+BOOT_CONFIG="$ROOT/boot/firmware/config.txt"
+# SPI without chip selects: GPIO7 and 8 stay GPIOs (the example wiring's sensors c1 and d1).
+SPI_OVERLAY="dtoverlay=spi0-0cs"
 
 DRY_RUN=0
 MODE=install
@@ -120,12 +123,21 @@ create_user() {
 }
 
 enable_spi() {
-    # The LEDs of a Pi Zero 2 W to 4 run on SPI; raspi-config switches the bus on at boot.
+    # The LEDs of a Pi Zero 2 W to 4 run on SPI (GPIO10); raspi-config switches the bus on at boot.
     if command -v raspi-config >/dev/null; then
         say "SPI bus on"
         run raspi-config nonint do_spi 0
     else
         say "no raspi-config: make sure dtparam=spi=on is in config.txt"
+    fi
+    if [[ ! -f $BOOT_CONFIG ]]; then
+        say "no $BOOT_CONFIG: add $SPI_OVERLAY to the boot config if sensors use GPIO7 or 8"
+    elif grep -q "^$SPI_OVERLAY" "$BOOT_CONFIG"; then
+        say "SPI chip selects left free ($SPI_OVERLAY)"
+    else
+        say "SPI chip selects left free: $SPI_OVERLAY (from the next boot)"
+        # Under [all]: the file may end in a section that applies to one model only.
+        run sed -i -e "\$a [all]" -e "\$a $SPI_OVERLAY" "$BOOT_CONFIG"
     fi
 }
 

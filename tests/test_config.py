@@ -52,7 +52,7 @@ BAD = [
     ("missing key", [("step_pin = 23\n", "")], "drive.step_pin: missing"),
     (
         "missing square",
-        [("c2 = 11\n", "")],
+        [("c2 = 18\n", "")],
         "sensors.pins: missing a pin for c2",
     ),
     (
@@ -62,8 +62,8 @@ BAD = [
     ),
     (
         "sensor pin used twice",
-        [("d4 = 27", "d4 = 18")],
-        "lights.pin: pin 18 is also used by sensors.pins.d4",
+        [("d4 = 27", "d4 = 10")],
+        "lights.pin: pin 10 is also used by sensors.pins.d4",
     ),
     ("unknown square", [("a1 = 5\n", "a1 = 5\ne5 = 3\n")], "sensors.pins.e5: unknown square"),
     (
@@ -114,7 +114,7 @@ BAD = [
         "lights.pixels: 16 pixels cannot light 16 squares and a status",
     ),
     ("strip past its end", [("pixels = 17", "pixels = 16")], "lights.status_pixel: 16 is past"),
-    ("neopixel on a plain pin", [("pin = 18", "pin = 14")], "lights.pin: the neopixel backend"),
+    ("neopixel on a plain pin", [("pin = 10", "pin = 14")], "lights.pin: the neopixel backend"),
 ]
 
 

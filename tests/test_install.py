@@ -187,3 +187,28 @@ def test_the_script_installs_the_venv_the_unit_runs() -> None:
     assert "ExecStart=/opt/orbito-hw/venv/bin/orbito-hw " in unit
     assert 'PREFIX="$ROOT/opt/orbito-hw"' in script and 'VENV="$PREFIX/venv"' in script
     assert 'CONFIG_DIR="$ROOT/etc/orbito-hw"' in script and "/etc/orbito-hw/config.toml" in unit
+
+
+def test_the_spi_chip_selects_are_freed_once_in_the_boot_config(tmp_path: Path) -> None:
+    # The example wiring has sensors on GPIO7/8, which SPI claims unless the overlay frees them.
+    box = Sandbox(tmp_path)
+    boot = box.root / "boot/firmware/config.txt"
+    boot.parent.mkdir(parents=True)
+    boot.write_text("dtparam=audio=on\n[cm4]\notg_mode=1\n")
+    [edit] = planned(box.plan(), "sed -i")
+    assert edit == f"sed -i -e \\$a\\ \\[all\\] -e \\$a\\ dtoverlay=spi0-0cs {boot}"
+    boot.write_text("dtparam=spi=on\ndtoverlay=spi0-0cs\n")
+    plan = box.plan()
+    assert not planned(plan, "sed -i")
+    assert "==> SPI chip selects left free (dtoverlay=spi0-0cs)" in plan
+
+
+def test_the_planned_boot_config_edit_puts_the_overlay_under_all(tmp_path: Path) -> None:
+    box = Sandbox(tmp_path)
+    boot = box.root / "boot/firmware/config.txt"
+    boot.parent.mkdir(parents=True)
+    boot.write_text("dtparam=audio=on\n[cm4]\notg_mode=1\n")
+    [edit] = planned(box.plan(), "sed -i")
+    # The plan is quoted for a shell: run it as printed, on the sandbox's file.
+    subprocess.run(["bash", "-c", edit], check=True, timeout=30)
+    assert boot.read_text().splitlines()[-2:] == ["[all]", "dtoverlay=spi0-0cs"]

@@ -295,3 +295,16 @@ def test_every_state_has_a_way_out() -> None:
     sources = {s for s, _ in TRANSITIONS}
     targets = set(TRANSITIONS.values())
     assert sources == set(State) and targets <= set(State)
+
+
+def test_marbles_of_one_colour_are_alike_so_swapping_two_is_no_move() -> None:
+    # Found by hypothesis: black puts a new marble on a1, picks it up with its b1 marble,
+    # then puts them back on a1 and b1 the other way round. The board shows "place a1".
+    script = (
+        "reset black\nput a1\npress\n"  # black a1 -> b1
+        "lift b1\nput a1\nput b1\npress\n"  # white: b1-a1:b1, then the press: a1 -> b1, b1 -> c1
+        "put a1\nlift a1\nlift b1\nput a1\nput b1\npress\n"
+    )
+    events = run_script(script)
+    assert turns_of(events) == ["a1", "b1-a1:b1", "a1"]
+    assert kinds(events, "rejected") == []

@@ -60,6 +60,10 @@ class GpioSimWiring:
         self.square_pins = {sq: self.factory.pin(p) for sq, p in pins.squares.items()}
         self.wrong_way_steps = 0
 
+    def cross_wires(self, a: int, b: int) -> None:
+        """A wiring fault: square ``a``'s sensor lands on ``b``'s pin and the other way round."""
+        self.square_pins[a], self.square_pins[b] = self.square_pins[b], self.square_pins[a]
+
     # --- wires from the board to the Pi ----------------------------------------------
     def _drive(self, pin: Any, active: bool, active_high: bool) -> None:
         if active == active_high:

@@ -1,0 +1,129 @@
+"""``doctor``: a guided self-test of the board; ``--mock`` runs it on the simulated board."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from . import UsageError
+
+if TYPE_CHECKING:
+    from ..doctor import Request
+    from ..hw.interfaces import Clock
+
+BACKENDS = ("sim", "gpio")
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "doctor",
+        help="check the board part by part: LEDs, sensors, button, rings",
+        description="A guided self-test: each LED lit in turn, each square's sensor as you "
+        "put a marble on it, the button, and one full revolution of the rings checked "
+        "against the index sensor. Exit 0 when every check passes, 1 when one fails.",
+    )
+    p.add_argument("--config", metavar="PATH", help="the board's config")
+    p.add_argument("--mock", action="store_true", help="examine the simulated board")
+    p.add_argument(
+        "--backend",
+        default="sim",
+        help="with --mock: the drivers run against the simulated board: sim (default), gpio",
+    )
+    p.add_argument("--only", metavar="CHECKS", help="a comma list of leds,sensors,button,rings")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="ask no questions (what only a person sees stays unconfirmed)",
+    )
+    p.add_argument(
+        "--timeout", type=float, default=30.0, metavar="SECONDS", help="wait for each step (30)"
+    )
+    p.add_argument(
+        "--fault",
+        action="append",
+        default=[],
+        metavar="FAULT",
+        help="with --mock: build a fault into the simulated board: swap:c3,c4, slip:STEPS, "
+        "dead-led:SQUARE (repeatable)",
+    )
+    p.set_defaults(func=cmd_doctor)
+
+
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from ..doctor import CHECKS, parse_only, summary
+
+    try:
+        checks = parse_only(args.only) if args.only else CHECKS
+    except ValueError as exc:
+        raise UsageError(f"--only: {exc}") from None
+    if not 0 < args.timeout <= 3600:
+        raise UsageError(f"--timeout {args.timeout:g}: expected seconds, above 0 up to 3600")
+    if args.mock:
+        results = _mock(args, checks)
+    else:
+        if args.fault:
+            raise UsageError("--fault builds a fault into the simulated board: use it with --mock")
+        from ..app import doctor_board
+        from ..config import DEFAULT_PATH, load_config
+
+        config = load_config(args.config or DEFAULT_PATH)
+        can_ask = not args.yes and sys.stdin.isatty()
+        results = doctor_board(
+            config, lambda clock: ConsolePerson(clock, print, can_ask), checks, args.timeout, print
+        )
+    for line in summary(results):
+        print(line)
+    return 0 if all(r.passed for r in results) else 1
+
+
+def _mock(args: argparse.Namespace, checks: tuple[str, ...]) -> list[Any]:
+    from ..doctor_sim import Faults, run_mock
+
+    if args.backend not in BACKENDS:
+        raise UsageError(f"--backend {args.backend!r} is not one of: {', '.join(BACKENDS)}")
+    try:
+        faults = Faults.parse(args.fault)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    pins = None
+    if args.config is not None:  # the config's wiring, on the simulated board's mock pins
+        if args.backend != "gpio":
+            raise UsageError("--mock --config needs --backend gpio (the sim parts have no pins)")
+        from ..config import load_config
+        from ..hw.assemble import gpio_pins
+
+        pins = gpio_pins(load_config(args.config))
+    started = time.perf_counter()
+    results = run_mock(checks, args.backend, faults, print, args.timeout, pins)
+    print(f"(simulated board: {time.perf_counter() - started:.2f} s)")
+    return results
+
+
+class ConsolePerson:
+    """The person at a real board: instructions go to the terminal, answers come from
+    stdin, read on a thread of their own and handed to the board's clock."""
+
+    def __init__(self, clock: Clock, out: Callable[[str], None], can_ask: bool) -> None:
+        self.clock = clock
+        self.out = out
+        self.can_ask = can_ask
+
+    def tell(self, request: Request) -> None:
+        self.out(request.text)
+
+    def ask(self, request: Request, answer: Callable[[str | None], None]) -> None:
+        if not self.can_ask:
+            self.clock.post(lambda: answer(None))
+            return
+        self.out(request.text)
+
+        def read() -> None:
+            line = sys.stdin.readline()
+            reply = line.strip() if line else None  # end of input: nobody to ask
+            self.clock.post(lambda: answer(reply))
+
+        threading.Thread(target=read, daemon=True).start()
