@@ -52,7 +52,7 @@ class Device:
         events = self.controller.events
         while events:
             square, present, when = events.pop(0)
-            self._send_event(["SQ", str(square), "1" if present else "0", str(when // 1000)])
+            self._send_event(["EV", "SQ", str(square), "1" if present else "0", str(when // 1000)])
         return wake
 
     def take_output(self) -> bytes:
@@ -63,8 +63,9 @@ class Device:
     # -- inside -----------------------------------------------------------------------
 
     def _send_event(self, words: list[str]) -> None:
+        # No ["EV", *words]: MicroPython has no unpacking in list displays.
         self._event_seq = (self._event_seq + 1) & 0xFFFF
-        self._out += encode(self._event_seq, ["EV"] + words)
+        self._out += encode(self._event_seq, words)
 
     def _command(self, seq: int, words: list[str], now: int) -> None:
         name = words[0]

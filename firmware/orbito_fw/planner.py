@@ -38,7 +38,7 @@ def next_interval(d_prev: int, d_min: int, accel: float) -> int:
     a_coef = accel / (2.0 * US)
     b_coef = accel * d_prev / (2.0 * US) + US / d_prev
     root = (-b_coef + math.sqrt(b_coef * b_coef + 4.0 * a_coef * US)) / (2.0 * a_coef)
-    d = max(d_min, int(math.ceil(root)))
+    d = max(d_min, math.ceil(root))
     while d < d_prev and not accel_ok(d_prev, d, accel):
         d += 1  # floating point put the root a hair too low
     return min(d, d_prev)
@@ -52,10 +52,10 @@ class Planner:
             raise ValueError("max_speed and accel must be positive")
         self.max_speed = max_speed
         self.accel = accel
-        self.d_min = int(math.ceil(US / max_speed))
+        self.d_min = math.ceil(US / max_speed)
         # From rest at constant acceleration the first step takes sqrt(2 / a) seconds.
         first = US / start_speed if start_speed > 0 else US * math.sqrt(2.0 / accel)
-        d = max(self.d_min, int(math.ceil(first)))
+        d = max(self.d_min, math.ceil(first))
         if d > MAX_INTERVAL:
             raise ValueError("start speed too low: first step over 65 ms")
         ramp = array.array("H", [d])

@@ -48,7 +48,7 @@ def encode(seq: int, words: list[str]) -> bytes:
         if not valid_word(word):
             raise ValueError("word not allowed in a frame: " + repr(word))
     body = (str(seq) + " " + " ".join(words)).encode()
-    return b"$" + body + b"*" + ("%04X" % crc16(body)).encode() + b"\n"
+    return b"$" + body + b"*" + (f"{crc16(body):04X}").encode() + b"\n"
 
 
 def parse_body(line: bytes) -> "tuple[int, list[str]] | None":
