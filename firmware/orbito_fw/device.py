@@ -42,6 +42,8 @@ class Device:
         self._event_seq = 0
         self._out = bytearray()
         self.commands_run = 0  # commands acted on (retries answered from memory excluded)
+        self.frames = 0  # command frames received, retries included
+        self.last_command = ""
 
     def feed(self, data: bytes, now: int) -> None:
         for seq, words in self.deframer.feed(data):
@@ -69,6 +71,8 @@ class Device:
 
     def _command(self, seq: int, words: list[str], now: int) -> None:
         name = words[0]
+        self.frames += 1
+        self.last_command = name
         if name == "HELLO":
             self._out += encode(seq, self._hello(words))
             return

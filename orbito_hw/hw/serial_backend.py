@@ -1,0 +1,270 @@
+"""The ``serial`` backend: the rings (and, if wired to it, the square sensors) on a Pico
+running orbito-hw's firmware, reached over USB serial.
+
+All link traffic happens on one worker thread; every callback reaches the referee
+through ``Clock.post``. A move is sent once and then followed with ``STAT`` until the
+Pico reports it finished. After the link comes back from an unplug the rings are homed
+before the next move (homing on the index costs nothing when they already sit on it); if
+the Pico restarted mid-move the move's remaining steps are lost with its memory, so the
+rings are homed and the move is reported with a fault for the referee to check the board.
+"""
+
+from __future__ import annotations
+
+import functools
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from orbito_fw.protocol import fields
+
+from .fake_pico import FakePico, MotorPort
+from .interfaces import Clock, MoveListener, MoveReport, SquareListener
+from .serial_link import ControllerRestarted, LinkError, LinkSettings, SerialLink
+
+FAULTS = {
+    "home_no_index": "homing found no index within a place of steps",
+    "home_timeout": "homing took too long",
+    "index_stuck": "the index sensor reads active all the time",
+    "watchdog_reset": "the ring controller's watchdog restarted it",
+    "stopped": "the ring controller was stopped",
+    "busy": "the ring controller was busy",
+    "bad_value": "the ring controller refused the value",
+    "not_homed": "the rings are not homed",
+}
+
+# The Pico's settings for the simulated board: fast moves, fast scans.
+MOCK_SETTINGS = {"speed": 20000, "accel": 400000, "home_speed": 20000, "scan_ms": 1}
+
+
+@dataclass
+class _Job:
+    kind: str  # "move" or "home"
+    places: int
+    done: MoveListener
+
+
+class SerialRingDrive:
+    """``RingDrive`` (and ``sensors``, a ``SquareSensors``) over a SerialLink."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        port: str,
+        settings: Mapping[str, int] | None = None,
+        link_settings: LinkSettings | None = None,
+        poll_interval: float = 0.003,
+        move_timeout: float = 60.0,
+    ) -> None:
+        self.clock = clock
+        self.settings = dict(settings or {})
+        self.poll_interval = poll_interval
+        self.move_timeout = move_timeout
+        self.sensors = SerialSquareSensors(self)
+        self.link = SerialLink(port, link_settings, on_event=self.sensors.on_event)
+        self.on_close: list[Callable[[], None]] = []
+        self._jobs: queue.Queue[_Job | None] = queue.Queue()
+        self._busy = 0  # jobs queued or running
+        self._lock = threading.Lock()
+        self._need_setup = True
+        self._reconnects_seen = 0
+        self.link.open()  # a wrong port or firmware version is reported here, at once
+        self._setup()
+        self._worker = threading.Thread(target=self._run, name="serial-rings", daemon=True)
+        self._worker.start()
+
+    # -- RingDrive ------------------------------------------------------------------------
+
+    def move(self, places: int, done: MoveListener) -> None:
+        self._submit(_Job("move", places, done))
+
+    def home(self, done: MoveListener) -> None:
+        self._submit(_Job("home", 0, done))
+
+    @property
+    def moving(self) -> bool:
+        return self._busy > 0
+
+    def close(self) -> None:
+        self._jobs.put(None)
+        self.link.close()
+        self._worker.join(timeout=5)
+        for action in self.on_close:
+            action()
+
+    # -- the worker -----------------------------------------------------------------------
+
+    def _submit(self, job: _Job) -> None:
+        with self._lock:
+            self._busy += 1
+        self._jobs.put(job)
+
+    def _run(self) -> None:
+        while not self.link.closed:
+            try:
+                job = self._jobs.get_nowait()
+            except queue.Empty:
+                self._idle()
+                continue
+            if job is None:
+                return
+            report = self._do(job)
+            with self._lock:
+                self._busy -= 1
+            self.clock.post(functools.partial(job.done, report))
+
+    def _idle(self) -> None:
+        try:
+            self.link.poll_events()  # waits one read timeout at most
+            self._check_reconnect()
+            if self._need_setup:
+                self._setup()
+        except LinkError:
+            if not self.link.closed:
+                time.sleep(0.1)  # the link gave up for now; the next job tries again
+
+    def _do(self, job: _Job) -> MoveReport:
+        try:
+            self._check_reconnect()
+            if self._need_setup:
+                self._setup()
+            if job.kind == "home":
+                return self._operate(["HOME"], 0)
+            return self._move(job.places)
+        except ControllerRestarted as exc:
+            return self._recover(job, str(exc))
+        except LinkError as exc:
+            self._need_setup = True
+            return MoveReport(job.places, 0, False, fault=str(exc))
+
+    def _move(self, places: int) -> MoveReport:
+        report = self._operate(["MOVE", str(places)], places)
+        if report.fault == FAULTS["not_homed"]:
+            # Refused, not run: home (to the place the rings are nearest ahead) and go.
+            homed = self._operate(["HOME"], 0)
+            if homed.fault:
+                return MoveReport(places, 0, False, fault=homed.fault)
+            report = self._operate(["MOVE", str(places)], places)
+        return report
+
+    def _operate(self, command: list[str], places: int) -> MoveReport:
+        """Start a move or a homing and follow it with STAT until it ends."""
+        reply = self.link.request(*command)
+        if reply[0] != "OK":
+            code = reply[1] if len(reply) > 1 else "?"
+            return MoveReport(places, 0, False, fault=FAULTS.get(code, code))
+        op = self.link.last_seq
+        deadline = time.monotonic() + self.move_timeout
+        while True:
+            stat = fields(self.link.request("STAT"))
+            if stat.get("op") == str(op) and stat.get("state") in ("idle", "fault"):
+                break
+            if time.monotonic() > deadline:
+                self.link.request("STOP")
+                return MoveReport(places, 0, False, fault="the ring move did not finish")
+            time.sleep(self.poll_interval)
+        fault = stat.get("fault", "-")
+        return MoveReport(
+            places,
+            int(stat.get("steps", "0")),
+            stat.get("index") == "1",
+            fault="" if fault == "-" else FAULTS.get(fault, fault),
+        )
+
+    def _recover(self, job: _Job, why: str) -> MoveReport:
+        """The Pico restarted during the job: set it up and home the rings."""
+        try:
+            homed = self._setup() or self._operate(["HOME"], 0)
+        except LinkError as exc:
+            self._need_setup = True
+            return MoveReport(job.places, 0, False, fault=f"{why}; {exc}")
+        return MoveReport(
+            job.places,
+            homed.steps,
+            homed.at_index,
+            fault=f"{why} during the ring {job.kind}; the rings were homed"
+            + (f" ({homed.fault})" if homed.fault else ""),
+        )
+
+    def _check_reconnect(self) -> None:
+        if self.link.reconnects != self._reconnects_seen:
+            self._reconnects_seen = self.link.reconnects
+            self._need_setup = True
+
+    def _setup(self) -> MoveReport | None:
+        """Settings, then homing when the link came back (the homing's report)."""
+        self._need_setup = True
+        words = [f"{key}={value}" for key, value in sorted(self.settings.items())]
+        if words:
+            reply = self.link.request("CFG", *words)
+            if reply[0] != "OK":
+                raise LinkError(f"the ring controller refused its settings: {' '.join(reply)}")
+        if self.link.hello is not None and self.link.hello.fault != "-":
+            self.link.request("CLEAR")  # reported at the handshake; homing checks the rings
+        homed = None
+        if self._reconnects_seen or self.link.reconnects:
+            homed = self._operate(["HOME"], 0)
+        self.sensors.resync(fields(self.link.request("SQ")).get("mask", "0"))
+        self._need_setup = False
+        return homed
+
+
+class SerialSquareSensors:
+    """``SquareSensors`` fed by the Pico's debounced square events (settings ``scan=1``)."""
+
+    def __init__(self, drive: SerialRingDrive) -> None:
+        self.drive = drive
+        self._mask = 0
+        self._listeners: list[SquareListener] = []
+
+    def read(self) -> int:
+        return self._mask
+
+    def subscribe(self, listener: SquareListener) -> None:
+        self._listeners.append(listener)
+
+    def close(self) -> None:
+        self._listeners.clear()
+
+    def on_event(self, words: list[str]) -> None:
+        """On the worker thread: ``EV SQ <square> <0|1> <ms>``."""
+        if len(words) >= 4 and words[1] == "SQ" and words[2].isdigit():
+            self._change(int(words[2]), words[3] == "1")
+
+    def resync(self, mask_text: str) -> None:
+        """After (re)connecting: report every square that changed while nobody listened."""
+        mask = int(mask_text) if mask_text.isdigit() else 0
+        for square in range(16):
+            if (mask ^ self._mask) >> square & 1:
+                self._change(square, bool(mask >> square & 1))
+
+    def _change(self, square: int, present: bool) -> None:
+        if present:
+            self._mask |= 1 << square
+        else:
+            self._mask &= ~(1 << square)
+        clock = self.drive.clock
+        for listener in list(self._listeners):
+            clock.post(functools.partial(_tell, clock, listener, square, present))
+
+
+def _tell(clock: Clock, listener: SquareListener, square: int, present: bool) -> None:
+    listener(square, present, clock.now())
+
+
+def mock_serial_drive(
+    clock: Clock, rings: MotorPort, settings: Mapping[str, int] | None = None
+) -> SerialRingDrive:
+    """A SerialRingDrive talking over a pty to the firmware logic driving ``rings``:
+    ``orbito-hw run --mock --backend serial``. Closing the drive stops the fake Pico."""
+    pico = FakePico(rings)
+    pico.start()
+    try:
+        drive = SerialRingDrive(clock, pico.path, {**MOCK_SETTINGS, **(settings or {})})
+    except Exception:
+        pico.close()
+        raise
+    drive.on_close.append(pico.close)
+    return drive
