@@ -142,11 +142,15 @@ class RingController:
     def poll(self, now: int) -> int:
         """Do whatever is due at ``now``; returns when something is next due (µs)."""
         wake = now + 1000000
+        if self.state == HOMING and now - self._started > self.config["home_ms"] * 1000:
+            self.stop(HOME_TIMEOUT)
         if self.state in (MOVING, HOMING):
             if now >= self._due:
                 self._step(now)
-            if self.state in (MOVING, HOMING):
+            if self.state == MOVING:
                 wake = self._due
+            elif self.state == HOMING:
+                wake = min(self._due, self._started + self.config["home_ms"] * 1000 + 1)
         if self.config["scan"]:
             if now >= self._next_scan:
                 self._scan(now)
@@ -203,8 +207,6 @@ class RingController:
             self._finish(now)
         elif self.steps >= self.target:
             self.stop(HOME_NO_INDEX)
-        elif now - self._started > self.config["home_ms"] * 1000:
-            self.stop(HOME_TIMEOUT)
         else:
             self._due = max(self._due + self._home_interval(), now)
 
