@@ -3,8 +3,9 @@ faults that stop the motor and refuse moves, debounced square events."""
 
 from __future__ import annotations
 
-import pytest
+import itertools
 
+import pytest
 from orbito_fw import selfcheck
 from orbito_fw.controller import (
     FAULT,
@@ -72,7 +73,7 @@ def test_the_steps_follow_the_planned_timing() -> None:
         if rings.pulses > before:
             stamps.append(now)
         now = max(now, wake)
-    gaps = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+    gaps = [b - a for a, b in itertools.pairwise(stamps)]
     plan = ctl.planner.plan(100)
     assert gaps == [plan.interval(k) for k in range(1, 100)]
     assert min(gaps) == 1000  # 1000 steps/s at the top, never faster

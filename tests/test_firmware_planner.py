@@ -3,12 +3,12 @@ acceleration within its bound, and not needlessly slow."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-
 from orbito_fw.planner import MAX_INTERVAL, Planner
 
 SPEED = st.integers(50, 40000)
@@ -42,7 +42,7 @@ def test_the_speed_never_exceeds_the_limit(speed: int, accel: int, steps: int) -
 @given(SPEED, ACCEL, STEPS)
 def test_the_acceleration_stays_within_its_bound(speed: int, accel: int, steps: int) -> None:
     times = intervals(Planner(speed, accel), steps)
-    for prev, nxt in zip(times, times[1:], strict=False):
+    for prev, nxt in itertools.pairwise(times):
         assert acceleration(prev, nxt) <= accel * (1 + 1e-9)
     if times:  # from rest, the first step is no faster than constant acceleration allows
         assert times[0] >= math.sqrt(2 / accel) * 1e6 - 1

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-
 from orbito_fw.controller import RingController
 from orbito_fw.device import Device
 from orbito_fw.protocol import MAX_FRAME, PROTOCOL_VERSION, Deframer, crc16, encode
@@ -133,7 +132,7 @@ def test_stat_is_never_answered_from_memory() -> None:
 
 
 def test_a_new_host_session_starts_a_fresh_memory_and_a_reconnect_keeps_it() -> None:
-    dev, rings, d = device()
+    dev, rings, _d = device()
     dev.feed(encode(5, ["MOVE", "1"]), 0)
     now = run(dev)
     dev.feed(encode(6, ["HELLO", str(PROTOCOL_VERSION), "host1"]), now)  # reconnect

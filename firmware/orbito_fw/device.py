@@ -42,6 +42,7 @@ class Device:
         self._event_seq = 0
         self._out = bytearray()
         self.commands_run = 0  # commands acted on (retries answered from memory excluded)
+        self.acted: dict[str, int] = {}  # commands acted on, by name
         self.frames = 0  # command frames received, retries included
         self.last_command = ""
 
@@ -81,6 +82,7 @@ class Device:
             return
         reply = encode(seq, self._run(name, words[1:], seq, now))
         self.commands_run += 1
+        self.acted[name] = self.acted.get(name, 0) + 1
         if name != "STAT":
             self._remember(seq, reply)
         self._out += reply

@@ -87,6 +87,7 @@ class FakePico:
         self._master: int | None = None
         self._slave: int | None = None
         self._stop = threading.Event()
+        self.unplugged = threading.Event()  # set on each unplug, for tests to wait on
         self._boot()
         self._thread = threading.Thread(target=self._run, name="fake-pico", daemon=True)
 
@@ -120,21 +121,26 @@ class FakePico:
             self._master = self._slave = None
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.path)
+            self.unplugged.set()
 
     def replug(self) -> None:
         """The cable is back: a new pty at the same path."""
         with self._lock:
             if self._master is not None:
                 return
+            self.unplugged.clear()
             master, slave = os.openpty()
             tty.setraw(slave)  # no echo, no line editing: bytes as they are
             os.symlink(os.ttyname(slave), self.path)
             self._master, self._slave = master, slave
 
     def restart(self) -> None:
-        """The Pico reboots: moves, settings and the link's memory are gone."""
+        """The Pico reboots: moves, settings and the link's memory are gone, and its USB
+        port goes away and comes back, as a real one's does."""
         with self._lock:
+            self.unplug()
             self._boot()
+            self.replug()
 
     @property
     def plugged(self) -> bool:

@@ -88,9 +88,10 @@ class SerialRingDrive:
         return self._busy > 0
 
     def close(self) -> None:
+        self.link.stop()
         self._jobs.put(None)
-        self.link.close()
         self._worker.join(timeout=5)
+        self.link.close()  # after the worker: never under a read in progress
         for action in self.on_close:
             action()
 
@@ -159,8 +160,11 @@ class SerialRingDrive:
         deadline = time.monotonic() + self.move_timeout
         while True:
             stat = fields(self.link.request("STAT"))
-            if stat.get("op") == str(op) and stat.get("state") in ("idle", "fault"):
-                break
+            if stat.get("state") in ("idle", "fault"):
+                if stat.get("op") == str(op):
+                    break
+                # Not ours and not running: a Pico that restarted behind our back.
+                return MoveReport(places, 0, False, fault="the ring controller lost the move")
             if time.monotonic() > deadline:
                 self.link.request("STOP")
                 return MoveReport(places, 0, False, fault="the ring move did not finish")

@@ -104,7 +104,12 @@ class SerialLink:
             self._close_port()
             raise
 
+    def stop(self) -> None:
+        """Ask the link's user to finish: a reconnect in progress gives up."""
+        self._closed.set()
+
     def close(self) -> None:
+        """Stop and let go of the port (from the thread that uses the link, or after it)."""
         self._closed.set()
         self._close_port()
 
