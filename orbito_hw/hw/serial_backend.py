@@ -122,9 +122,10 @@ class SerialRingDrive:
             self._check_reconnect()
             if self._need_setup:
                 self._setup()
-        except LinkError:
+        except Exception:  # the link gave up for now (or worse); the next job tries again
+            self._need_setup = True
             if not self.link.closed:
-                time.sleep(0.1)  # the link gave up for now; the next job tries again
+                time.sleep(0.1)
 
     def _do(self, job: _Job) -> MoveReport:
         try:
@@ -139,6 +140,9 @@ class SerialRingDrive:
         except LinkError as exc:
             self._need_setup = True
             return MoveReport(job.places, 0, False, fault=str(exc))
+        except Exception as exc:  # the worker must live on: every job gets its report
+            self._need_setup = True
+            return MoveReport(job.places, 0, False, fault=f"serial link failure: {exc!r}")
 
     def _move(self, places: int) -> MoveReport:
         report = self._operate(["MOVE", str(places)], places)

@@ -27,6 +27,13 @@ from ..errors import OrbitoError
 if TYPE_CHECKING:
     import serial
 
+try:  # pyserial lets termios errors through on POSIX (tcdrain on a vanished pty)
+    import termios
+
+    _TERMIOS_ERRORS: tuple[type[Exception], ...] = (termios.error,)
+except ImportError:  # pragma: no cover - Windows
+    _TERMIOS_ERRORS = ()
+
 EventListener = Callable[[list[str]], None]
 """Gets the words of each event frame the Pico sends (``["EV", "SQ", "5", "1", ...]``)."""
 
@@ -228,8 +235,11 @@ class SerialLink:
     def _write(self, frame: bytes) -> None:
         if self._serial is None:
             raise OSError("port not open")
-        self._serial.write(frame)
-        self._serial.flush()
+        try:
+            self._serial.write(frame)
+            self._serial.flush()
+        except _TERMIOS_ERRORS as exc:
+            raise OSError(f"write failed: {exc}") from exc
 
     def _await(self, seq: int, timeout: float) -> list[str] | None:
         """Read frames until the reply to ``seq`` comes or ``timeout`` passes; events on
@@ -239,7 +249,10 @@ class SerialLink:
             raise OSError("port not open")
         deadline = time.monotonic() + timeout
         while True:
-            data = port.read(max(1, port.in_waiting))
+            try:
+                data = port.read(max(1, port.in_waiting))
+            except _TERMIOS_ERRORS as exc:
+                raise OSError(f"read failed: {exc}") from exc
             for got, words in self._deframer.feed(data):
                 if words[0] == "EV":
                     if self.on_event is not None:
