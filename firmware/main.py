@@ -14,7 +14,6 @@ import sys
 import time
 
 import machine
-import micropython
 import rp2
 from orbito_fw.controller import RingController
 from orbito_fw.device import Device
@@ -71,28 +70,53 @@ def boot_id():
     return "".join(f"{b:02x}" for b in os.urandom(4))
 
 
+def start_watchdog(service):
+    """Arm the hardware watchdog, fed by a timer only while the main loop keeps ticking.
+
+    The timer lets the watchdog live on at the REPL after Ctrl-C (``service[0]`` set), so
+    mpremote can still copy files: an RP2040 watchdog once started cannot be stopped.
+    """
+    wdt = machine.WDT(timeout=WATCHDOG_MS)
+    alive = [True]
+
+    def feed(_timer):
+        if alive[0] or service[0]:
+            alive[0] = False
+            wdt.feed()
+
+    machine.Timer(period=WATCHDOG_MS // 4, mode=machine.Timer.PERIODIC, callback=feed)
+    return alive
+
+
 def main():
-    micropython.kbd_intr(-1)  # a stray 0x03 on the link is data, not Ctrl-C
     cause = "watchdog" if machine.reset_cause() == machine.WDT_RESET else ""
-    device = Device(RingController(PicoPort(), reset_cause=cause), boot_id())
-    wdt = machine.WDT(timeout=WATCHDOG_MS)  # a hung loop restarts the Pico, motor off
+    port = PicoPort()
+    device = Device(RingController(port, reset_cause=cause), boot_id())
+    service = [False]
+    alive = start_watchdog(service)  # a hung loop restarts the Pico, motor off
     poller = select.poll()
     poller.register(sys.stdin, select.POLLIN)
     read = sys.stdin.buffer.read
     write = sys.stdout.buffer.write
     last = time.ticks_us()
     now = 0  # microseconds since boot, without the 30-bit wrap of ticks_us
-    while True:
-        tick = time.ticks_us()
-        now += time.ticks_diff(tick, last)
-        last = tick
-        while poller.poll(0):
-            device.feed(read(1), now)
-        device.poll(now)
-        out = device.take_output()
-        if out:
-            write(out)
-        wdt.feed()
+    try:
+        while True:
+            tick = time.ticks_us()
+            now += time.ticks_diff(tick, last)
+            last = tick
+            while poller.poll(0):
+                device.feed(read(1), now)
+            device.poll(now)
+            out = device.take_output()
+            if out:
+                write(out)
+            alive[0] = True
+    except KeyboardInterrupt:
+        # Ctrl-C (mpremote, never the protocol: frames are printable ASCII): motor off,
+        # watchdog kept fed, and the REPL is free for maintenance.
+        port.enable(False)
+        service[0] = True
 
 
 main()

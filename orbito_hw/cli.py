@@ -19,6 +19,7 @@ from .errors import OrbitoError
 COMMAND_MODULES = [
     "orbito_hw.commands.engine",
     "orbito_hw.commands.run",
+    "orbito_hw.commands.firmware",
 ]
 
 
