@@ -259,3 +259,25 @@ def test_the_mock_serial_drive_runs_the_firmware_behind_a_pty(rings: StandInRing
     drive.move(2, reports)
     assert reports.wait(1) == [MoveReport(2, 100, True)]
     drive.close()
+
+
+def test_a_fault_refuses_moves_with_its_name_until_the_rings_are_homed(
+    pico: FakePico, rings: StandInRings
+) -> None:
+    drive = drive_for(pico, {**FAST, "home_margin": 5})
+    reports = Reports()
+    rings.spp = 10**6  # the index sensor is gone (a loose magnet)
+    rings.position = 1
+    drive.home(reports)
+    assert reports.wait(1)[0] == MoveReport(
+        0, 55, False, "homing found no index within a place of steps"
+    )
+    drive.move(1, reports)
+    refused = reports.wait(2)[1]
+    assert refused.fault == "refused after a fault: homing found no index within a place of steps"
+    assert rings.pulses == 55  # not one step more
+    rings.spp, rings.position = SPP, 40  # repaired
+    drive.home(reports)
+    drive.move(1, reports)
+    assert reports.wait(4)[2:] == [MoveReport(0, 10, True), MoveReport(1, 50, True)]
+    drive.close()

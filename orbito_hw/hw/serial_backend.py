@@ -133,6 +133,9 @@ class SerialRingDrive:
             if self._need_setup:
                 self._setup()
             if job.kind == "home":
+                # Homing is the way back from a fault: the Pico keeps a fault latched
+                # (and refuses to move) until the host clears it and homes.
+                self.link.request("CLEAR")
                 return self._operate(["HOME"], 0)
             return self._move(job.places)
         except ControllerRestarted as exc:
@@ -159,6 +162,10 @@ class SerialRingDrive:
         reply = self.link.request(*command)
         if reply[0] != "OK":
             code = reply[1] if len(reply) > 1 else "?"
+            if code == "fault":  # refused: name the latched fault
+                latched = fields(self.link.request("STAT")).get("fault", "?")
+                text = FAULTS.get(latched, latched)
+                return MoveReport(places, 0, False, fault=f"refused after a fault: {text}")
             return MoveReport(places, 0, False, fault=FAULTS.get(code, code))
         op = self.link.last_seq
         deadline = time.monotonic() + self.move_timeout
