@@ -102,12 +102,14 @@ class Deframer:
                     self.garbage += 1
             elif byte == _END:
                 self._in_frame = False
+                if self._buf and self._buf[-1] == _CR:
+                    self._buf = self._buf[:-1]  # a CRLF line end; a CR anywhere else is bad
                 frame = parse_body(bytes(self._buf))
                 if frame is None:
                     self.bad += 1
                 else:
                     frames.append(frame)
-            elif byte != _CR:
+            else:
                 self._buf.append(byte)
                 if len(self._buf) > MAX_FRAME:
                     self.cut += 1
