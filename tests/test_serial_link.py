@@ -231,6 +231,7 @@ def test_after_a_reconnect_the_rings_are_homed(pico: FakePico, rings: StandInRin
     pico.unplug()
     rings.position += 7  # someone turned the rings while the cable was out
     pico.replug()
+    assert drive.link.reconnected.wait(WAIT)  # noticed while idle, reading for events
     drive.move(1, reports)
     assert reports.wait(2)[1] == MoveReport(1, 50, True)
     assert rings.position == 150  # homed on to 100 first, then one place

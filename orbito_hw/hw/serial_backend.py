@@ -17,12 +17,15 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from orbito_fw.protocol import fields
 
-from .fake_pico import FakePico, MotorPort
 from .interfaces import Clock, MoveListener, MoveReport, SquareListener
 from .serial_link import ControllerRestarted, LinkError, LinkSettings, SerialLink
+
+if TYPE_CHECKING:
+    from .fake_pico import MotorPort
 
 FAULTS = {
     "home_no_index": "homing found no index within a place of steps",
@@ -36,7 +39,7 @@ FAULTS = {
 }
 
 # The Pico's settings for the simulated board: fast moves, fast scans.
-MOCK_SETTINGS = {"speed": 20000, "accel": 400000, "home_speed": 20000, "scan_ms": 1}
+MOCK_SETTINGS = {"speed": 50000, "accel": 4000000, "home_speed": 50000, "scan_ms": 1}
 
 
 @dataclass
@@ -101,6 +104,7 @@ class SerialRingDrive:
         with self._lock:
             self._busy += 1
         self._jobs.put(job)
+        self.link.wake()  # the worker may be waiting on the port for events
 
     def _run(self) -> None:
         while not self.link.closed:
@@ -274,6 +278,8 @@ def mock_serial_drive(
 ) -> SerialRingDrive:
     """A SerialRingDrive talking over a pty to the firmware logic driving ``rings``:
     ``orbito-hw run --mock --backend serial``. Closing the drive stops the fake Pico."""
+    from .fake_pico import FakePico  # POSIX only (a pty): imported when asked for
+
     pico = FakePico(rings)
     pico.start()
     try:

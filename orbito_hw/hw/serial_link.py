@@ -91,6 +91,7 @@ class SerialLink:
         self.session = os.urandom(4).hex()  # a restarted host is a new session to the Pico
         self.hello: Hello | None = None
         self.reconnects = 0
+        self.reconnected = threading.Event()  # set at each reconnect (for tests to wait on)
         self.last_seq = 0
         self._seq = 0
         self._serial: serial.Serial | None = None
@@ -135,6 +136,13 @@ class SerialLink:
                 return self._transact(seq, list(words))
             except OSError as exc:  # pyserial's SerialException is an OSError
                 self._reconnect(exc)  # raises ControllerRestarted: then do not resend
+
+    def wake(self) -> None:
+        """From another thread: cut short a ``poll_events`` that is waiting on the port."""
+        port = self._serial
+        if port is not None and hasattr(port, "cancel_read"):
+            with contextlib.suppress(OSError, ValueError):
+                port.cancel_read()
 
     def poll_events(self) -> None:
         """Read whatever has come in (waiting one read timeout at most) and pass events on."""
@@ -216,6 +224,7 @@ class SerialLink:
                     ) from exc
                 delay = min(delay * 2, s.backoff_max)
         self.reconnects += 1
+        self.reconnected.set()
         if before is not None and hello.boot != before.boot:
             raise ControllerRestarted(f"the ring controller on {self.port} restarted")
 
