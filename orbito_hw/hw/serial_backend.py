@@ -74,7 +74,11 @@ class SerialRingDrive:
         self._need_setup = True
         self._reconnects_seen = 0
         self.link.open()  # a wrong port or firmware version is reported here, at once
-        self._setup()
+        try:
+            self._setup()
+        except Exception:
+            self.link.close()
+            raise
         self._worker = threading.Thread(target=self._run, name="serial-rings", daemon=True)
         self._worker.start()
 
@@ -116,9 +120,11 @@ class SerialRingDrive:
             if job is None:
                 return
             report = self._do(job)
+            # Posted before ``moving`` turns False: whoever waits for the drive to stop
+            # (a simulated board's clock) finds the report already queued.
+            self.clock.post(functools.partial(job.done, report))
             with self._lock:
                 self._busy -= 1
-            self.clock.post(functools.partial(job.done, report))
 
     def _idle(self) -> None:
         try:
