@@ -282,3 +282,11 @@ def test_a_fault_refuses_moves_with_its_name_until_the_rings_are_homed(
     drive.move(1, reports)
     assert reports.wait(4)[2:] == [MoveReport(0, 10, True), MoveReport(1, 50, True)]
     drive.close()
+
+
+def test_settings_the_pico_refuses_are_a_clear_error(pico: FakePico) -> None:
+    with pytest.raises(LinkError, match="refused its settings: ERR bad_value spp"):
+        drive_for(pico, {"spp": 0})
+    link = SerialLink(pico.path)
+    link.open()  # the port was let go
+    link.close()
