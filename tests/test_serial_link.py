@@ -255,7 +255,7 @@ def test_a_pico_restarting_mid_move_is_homed_and_the_move_reported_faulty(
 
 
 def test_the_mock_serial_drive_runs_the_firmware_behind_a_pty(rings: StandInRings) -> None:
-    drive = mock_serial_drive(ThreadClock(), rings, {"spp": SPP})
+    drive = mock_serial_drive(ThreadClock(), rings, SPP)
     reports = Reports()
     drive.move(2, reports)
     assert reports.wait(1) == [MoveReport(2, 100, True)]

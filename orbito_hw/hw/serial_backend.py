@@ -280,16 +280,22 @@ def _tell(clock: Clock, listener: SquareListener, square: int, present: bool) ->
 
 
 def mock_serial_drive(
-    clock: Clock, rings: MotorPort, settings: Mapping[str, int] | None = None
+    clock: Clock,
+    rings: MotorPort,
+    steps_per_place: int,
+    settings: Mapping[str, int] | None = None,
 ) -> SerialRingDrive:
     """A SerialRingDrive talking over a pty to the firmware logic driving ``rings``:
-    ``orbito-hw run --mock --backend serial``. Closing the drive stops the fake Pico."""
+    ``orbito-hw run --mock --backend serial``. ``settings`` go to the Pico on top of
+    MOCK_SETTINGS (``{"scan": 1}`` to have it scan the square sensors too). Closing the
+    drive stops the fake Pico."""
     from .fake_pico import FakePico  # POSIX only (a pty): imported when asked for
 
     pico = FakePico(rings)
     pico.start()
     try:
-        drive = SerialRingDrive(clock, pico.path, {**MOCK_SETTINGS, **(settings or {})})
+        wanted = {**MOCK_SETTINGS, "spp": steps_per_place, **(settings or {})}
+        drive = SerialRingDrive(clock, pico.path, wanted)
     except Exception:
         pico.close()
         raise
