@@ -13,6 +13,7 @@ import pytest
 from orbito_fw.protocol import PROTOCOL_VERSION
 
 from orbito_hw.errors import OrbitoError
+from orbito_hw.hw.clock import VirtualClock
 from orbito_hw.hw.fake_pico import FakePico
 from orbito_hw.hw.interfaces import MoveReport
 from orbito_hw.hw.serial_backend import SerialRingDrive, mock_serial_drive
@@ -255,10 +256,14 @@ def test_a_pico_restarting_mid_move_is_homed_and_the_move_reported_faulty(
 
 
 def test_the_mock_serial_drive_runs_the_firmware_behind_a_pty(rings: StandInRings) -> None:
-    drive = mock_serial_drive(ThreadClock(), rings, SPP)
+    clock = VirtualClock()
+    drive = mock_serial_drive(clock, rings, SPP)
     reports = Reports()
     drive.move(2, reports)
-    assert reports.wait(1) == [MoveReport(2, 100, True)]
+    assert drive.wait_idle(WAIT) and not drive.moving
+    assert reports.items == []  # posted to the virtual clock, which has not run yet
+    clock.advance(0.0)
+    assert reports.items == [MoveReport(2, 100, True)]
     drive.close()
 
 

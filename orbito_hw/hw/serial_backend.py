@@ -70,7 +70,7 @@ class SerialRingDrive:
         self.on_close: list[Callable[[], None]] = []
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
         self._busy = 0  # jobs queued or running
-        self._lock = threading.Lock()
+        self._lock = threading.Condition()
         self._need_setup = True
         self._reconnects_seen = 0
         self.link.open()  # a wrong port or firmware version is reported here, at once
@@ -93,6 +93,13 @@ class SerialRingDrive:
     @property
     def moving(self) -> bool:
         return self._busy > 0
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until every move and homing asked for has been reported (posted to the
+        clock); False on timeout. For a simulated board whose virtual clock must not run
+        ahead of the real-time link."""
+        with self._lock:
+            return self._lock.wait_for(lambda: self._busy == 0, timeout)
 
     def close(self) -> None:
         self.link.stop()
@@ -125,6 +132,7 @@ class SerialRingDrive:
             self.clock.post(functools.partial(job.done, report))
             with self._lock:
                 self._busy -= 1
+                self._lock.notify_all()
 
     def _idle(self) -> None:
         try:
