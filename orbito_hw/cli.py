@@ -22,6 +22,7 @@ COMMAND_MODULES = [
     "orbito_hw.commands.config",
     "orbito_hw.commands.solve",
     "orbito_hw.commands.doctor",
+    "orbito_hw.commands.firmware",
 ]
 
 

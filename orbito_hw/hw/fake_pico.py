@@ -1,0 +1,195 @@
+"""A simulated Pico: the firmware's own logic (``orbito_fw``) on a thread, behind a
+pseudo-terminal, driving simulated rings.
+
+The host's serial link cannot tell it from a Pico on USB: it opens ``path`` (a symlink to
+the pty, like ``/dev/serial/by-id/...``) with pyserial. ``unplug``/``replug`` pull and put
+back the cable (the Pico keeps its power, so a move goes on meanwhile); ``restart`` is a
+Pico that reboots (power lost): the rings stay where they stopped, everything else is new.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import tempfile
+import threading
+import time
+import tty
+from collections.abc import Callable
+from typing import Protocol
+
+from orbito_fw.controller import RingController
+from orbito_fw.device import Device
+
+
+class MotorPort(Protocol):
+    """What the simulated board offers the simulated Pico: the stepper and the sensors."""
+
+    def step(self, forward: bool) -> None:
+        """One motor step; forward turns the rings counter-clockwise."""
+        ...
+
+    def index_active(self) -> bool:
+        """The index sensor: True when the rings sit exactly on the squares."""
+        ...
+
+    def read_squares(self) -> int:
+        """The square sensors now, as a mask (bit n = square n)."""
+        ...
+
+
+class _FirmwarePort:
+    """The firmware's hardware port on a MotorPort (the simulated driver has no enable)."""
+
+    def __init__(self, rings: MotorPort) -> None:
+        self.rings = rings
+        self.enabled = False
+
+    def step(self, forward: bool) -> None:
+        if self.enabled:  # a disabled driver makes no step
+            self.rings.step(forward)
+
+    def enable(self, on: bool) -> None:
+        self.enabled = on
+
+    def index_active(self) -> bool:
+        return self.rings.index_active()
+
+    def read_squares(self) -> int:
+        return self.rings.read_squares()
+
+
+def _monotonic_us() -> int:
+    return time.monotonic_ns() // 1000
+
+
+class FakePico:
+    """The firmware logic on a thread, talking over a pty. Use as a context manager."""
+
+    def __init__(
+        self,
+        rings: MotorPort,
+        directory: str | None = None,
+        now_us: Callable[[], int] = _monotonic_us,
+    ) -> None:
+        self.rings = rings
+        self.now_us = now_us
+        self._dir: tempfile.TemporaryDirectory[str] | None = None
+        if directory is None:
+            self._dir = tempfile.TemporaryDirectory(prefix="fake-pico-")
+            directory = self._dir.name
+        self.path = os.path.join(directory, "ttyPico")
+        self.boots = 0
+        self.unplug_after: str = ""  # pull the cable right after this command, before its reply
+        self.output_filter: Callable[[bytes], bytes] | None = None  # to corrupt replies
+        self._lock = threading.RLock()
+        self._master: int | None = None
+        self._slave: int | None = None
+        self._stop = threading.Event()
+        self.unplugged = threading.Event()  # set on each unplug, for tests to wait on
+        self._boot()
+        self._thread = threading.Thread(target=self._run, name="fake-pico", daemon=True)
+
+    def __enter__(self) -> FakePico:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        self.replug()
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+        self.unplug()
+        if self._dir is not None:
+            self._dir.cleanup()
+
+    # -- the cable and the power --------------------------------------------------------
+
+    def unplug(self) -> None:
+        """The cable is pulled: the port disappears; the firmware runs on."""
+        with self._lock:
+            for fd in (self._master, self._slave):
+                if fd is not None:
+                    os.close(fd)
+            self._master = self._slave = None
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(self.path)
+            self.unplugged.set()
+
+    def replug(self) -> None:
+        """The cable is back: a new pty at the same path."""
+        with self._lock:
+            if self._master is not None:
+                return
+            self.unplugged.clear()
+            master, slave = os.openpty()
+            tty.setraw(slave)  # no echo, no line editing: bytes as they are
+            os.symlink(os.ttyname(slave), self.path)
+            self._master, self._slave = master, slave
+
+    def restart(self) -> None:
+        """The Pico reboots: moves, settings and the link's memory are gone, and its USB
+        port goes away and comes back, as a real one's does."""
+        with self._lock:
+            self.unplug()
+            self._boot()
+            self.replug()
+
+    @property
+    def plugged(self) -> bool:
+        return self._master is not None
+
+    # -- inside -------------------------------------------------------------------------
+
+    def _boot(self) -> None:
+        self.boots += 1
+        self.port = _FirmwarePort(self.rings)
+        self.controller = RingController(self.port)
+        self.device = Device(self.controller, os.urandom(4).hex())
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            with self._lock:
+                wake = self._serve()
+            delay = max(0.0, min(0.005, (wake - self.now_us()) / 1e6))
+            master = self._master
+            if master is None:
+                self._stop.wait(delay or 0.001)
+                continue
+            with contextlib.suppress(OSError, ValueError):
+                select.select([master], [], [], delay)
+
+    def _serve(self) -> int:
+        """One pass of the firmware's main loop: input, the controller, output."""
+        device = self.device
+        master = self._master
+        if master is not None and select.select([master], [], [], 0)[0]:
+            try:
+                data = os.read(master, 4096)
+            except OSError:
+                data = b""
+            for byte in data:  # byte by byte, so an unplug can fall between two commands
+                frames = device.frames
+                device.feed(bytes([byte]), self.now_us())
+                cut = device.frames != frames and device.last_command == self.unplug_after
+                if cut:
+                    self.unplug_after = ""
+                    device.take_output()  # the reply is lost with the cable
+                    self.unplug()
+                    master = None
+                    break
+        wake = device.poll(self.now_us())
+        out = device.take_output()
+        if self.output_filter is not None and out:
+            out = self.output_filter(out)
+        if master is not None and out:
+            with contextlib.suppress(OSError):
+                os.write(master, out)
+        return wake

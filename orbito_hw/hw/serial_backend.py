@@ -1,0 +1,311 @@
+"""The ``serial`` backend: the rings (and, if wired to it, the square sensors) on a Pico
+running orbito-hw's firmware, reached over USB serial.
+
+All link traffic happens on one worker thread; every callback reaches the referee
+through ``Clock.post``. A move is sent once and then followed with ``STAT`` until the
+Pico reports it finished. After the link comes back from an unplug the rings are homed
+before the next move (homing on the index costs nothing when they already sit on it); if
+the Pico restarted mid-move the move's remaining steps are lost with its memory, so the
+rings are homed and the move is reported with a fault for the referee to check the board.
+"""
+
+from __future__ import annotations
+
+import functools
+import queue
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from orbito_fw.protocol import fields
+
+from .interfaces import Clock, MoveListener, MoveReport, SquareListener
+from .serial_link import ControllerRestarted, LinkError, LinkSettings, SerialLink
+
+if TYPE_CHECKING:
+    from .fake_pico import MotorPort
+
+FAULTS = {
+    "home_no_index": "homing found no index within a place of steps",
+    "home_timeout": "homing took too long",
+    "index_stuck": "the index sensor reads active all the time",
+    "watchdog_reset": "the ring controller's watchdog restarted it",
+    "stopped": "the ring controller was stopped",
+    "busy": "the ring controller was busy",
+    "bad_value": "the ring controller refused the value",
+    "not_homed": "the rings are not homed",
+}
+
+# The Pico's settings for the simulated board: fast moves, fast scans.
+MOCK_SETTINGS = {"speed": 50000, "accel": 4000000, "home_speed": 50000, "scan_ms": 1}
+
+
+@dataclass
+class _Job:
+    kind: str  # "move" or "home"
+    places: int
+    done: MoveListener
+
+
+class SerialRingDrive:
+    """``RingDrive`` (and ``sensors``, a ``SquareSensors``) over a SerialLink."""
+
+    def __init__(
+        self,
+        clock: Clock,
+        port: str,
+        settings: Mapping[str, int] | None = None,
+        link_settings: LinkSettings | None = None,
+        poll_interval: float = 0.003,
+        move_timeout: float = 60.0,
+    ) -> None:
+        self.clock = clock
+        self.settings = dict(settings or {})
+        self.poll_interval = poll_interval
+        self.move_timeout = move_timeout
+        self.sensors = SerialSquareSensors(self)
+        self.link = SerialLink(port, link_settings, on_event=self.sensors.on_event)
+        self.on_close: list[Callable[[], None]] = []
+        self._jobs: queue.Queue[_Job | None] = queue.Queue()
+        self._busy = 0  # jobs queued or running
+        self._lock = threading.Condition()
+        self._need_setup = True
+        self._reconnects_seen = 0
+        self.link.open()  # a wrong port or firmware version is reported here, at once
+        try:
+            self._setup()
+        except Exception:
+            self.link.close()
+            raise
+        self._worker = threading.Thread(target=self._run, name="serial-rings", daemon=True)
+        self._worker.start()
+
+    # -- RingDrive ------------------------------------------------------------------------
+
+    def move(self, places: int, done: MoveListener) -> None:
+        self._submit(_Job("move", places, done))
+
+    def home(self, done: MoveListener) -> None:
+        self._submit(_Job("home", 0, done))
+
+    @property
+    def moving(self) -> bool:
+        return self._busy > 0
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until every move and homing asked for has been reported (posted to the
+        clock); False on timeout. For a simulated board whose virtual clock must not run
+        ahead of the real-time link."""
+        with self._lock:
+            return self._lock.wait_for(lambda: self._busy == 0, timeout)
+
+    def close(self) -> None:
+        self.link.stop()
+        self._jobs.put(None)
+        self._worker.join(timeout=5)
+        self.link.close()  # after the worker: never under a read in progress
+        for action in self.on_close:
+            action()
+
+    # -- the worker -----------------------------------------------------------------------
+
+    def _submit(self, job: _Job) -> None:
+        with self._lock:
+            self._busy += 1
+        self._jobs.put(job)
+        self.link.wake()  # the worker may be waiting on the port for events
+
+    def _run(self) -> None:
+        while not self.link.closed:
+            try:
+                job = self._jobs.get_nowait()
+            except queue.Empty:
+                self._idle()
+                continue
+            if job is None:
+                return
+            report = self._do(job)
+            # Posted before ``moving`` turns False: whoever waits for the drive to stop
+            # (a simulated board's clock) finds the report already queued.
+            self.clock.post(functools.partial(job.done, report))
+            with self._lock:
+                self._busy -= 1
+                self._lock.notify_all()
+
+    def _idle(self) -> None:
+        try:
+            self.link.poll_events()  # waits one read timeout at most
+            self._check_reconnect()
+            if self._need_setup:
+                self._setup()
+        except Exception:  # the link gave up for now (or worse); the next job tries again
+            self._need_setup = True
+            if not self.link.closed:
+                time.sleep(0.1)
+
+    def _do(self, job: _Job) -> MoveReport:
+        try:
+            self._check_reconnect()
+            if self._need_setup:
+                self._setup()
+            if job.kind == "home":
+                # Homing is the way back from a fault: the Pico keeps a fault latched
+                # (and refuses to move) until the host clears it and homes.
+                self.link.request("CLEAR")
+                return self._operate(["HOME"], 0)
+            return self._move(job.places)
+        except ControllerRestarted as exc:
+            return self._recover(job, str(exc))
+        except LinkError as exc:
+            self._need_setup = True
+            return MoveReport(job.places, 0, False, fault=str(exc))
+        except Exception as exc:  # the worker must live on: every job gets its report
+            self._need_setup = True
+            return MoveReport(job.places, 0, False, fault=f"serial link failure: {exc!r}")
+
+    def _move(self, places: int) -> MoveReport:
+        report = self._operate(["MOVE", str(places)], places)
+        if report.fault == FAULTS["not_homed"]:
+            # Refused, not run: home (to the place the rings are nearest ahead) and go.
+            homed = self._operate(["HOME"], 0)
+            if homed.fault:
+                return MoveReport(places, 0, False, fault=homed.fault)
+            report = self._operate(["MOVE", str(places)], places)
+        return report
+
+    def _operate(self, command: list[str], places: int) -> MoveReport:
+        """Start a move or a homing and follow it with STAT until it ends."""
+        reply = self.link.request(*command)
+        if reply[0] != "OK":
+            code = reply[1] if len(reply) > 1 else "?"
+            if code == "fault":  # refused: name the latched fault
+                latched = fields(self.link.request("STAT")).get("fault", "?")
+                text = FAULTS.get(latched, latched)
+                return MoveReport(places, 0, False, fault=f"refused after a fault: {text}")
+            return MoveReport(places, 0, False, fault=FAULTS.get(code, code))
+        op = self.link.last_seq
+        deadline = time.monotonic() + self.move_timeout
+        while True:
+            stat = fields(self.link.request("STAT"))
+            if stat.get("state") in ("idle", "fault"):
+                if stat.get("op") == str(op):
+                    break
+                # Not ours and not running: a Pico that restarted behind our back.
+                return MoveReport(places, 0, False, fault="the ring controller lost the move")
+            if time.monotonic() > deadline:
+                self.link.request("STOP")
+                return MoveReport(places, 0, False, fault="the ring move did not finish")
+            time.sleep(self.poll_interval)
+        fault = stat.get("fault", "-")
+        return MoveReport(
+            places,
+            int(stat.get("steps", "0")),
+            stat.get("index") == "1",
+            fault="" if fault == "-" else FAULTS.get(fault, fault),
+        )
+
+    def _recover(self, job: _Job, why: str) -> MoveReport:
+        """The Pico restarted during the job: set it up and home the rings."""
+        try:
+            homed = self._setup() or self._operate(["HOME"], 0)
+        except LinkError as exc:
+            self._need_setup = True
+            return MoveReport(job.places, 0, False, fault=f"{why}; {exc}")
+        return MoveReport(
+            job.places,
+            homed.steps,
+            homed.at_index,
+            fault=f"{why} during the ring {job.kind}; the rings were homed"
+            + (f" ({homed.fault})" if homed.fault else ""),
+        )
+
+    def _check_reconnect(self) -> None:
+        if self.link.reconnects != self._reconnects_seen:
+            self._reconnects_seen = self.link.reconnects
+            self._need_setup = True
+
+    def _setup(self) -> MoveReport | None:
+        """Settings, then homing when the link came back (the homing's report)."""
+        self._need_setup = True
+        words = [f"{key}={value}" for key, value in sorted(self.settings.items())]
+        if words:
+            reply = self.link.request("CFG", *words)
+            if reply[0] != "OK":
+                raise LinkError(f"the ring controller refused its settings: {' '.join(reply)}")
+        if self.link.hello is not None and self.link.hello.fault != "-":
+            self.link.request("CLEAR")  # reported at the handshake; homing checks the rings
+        homed = None
+        if self._reconnects_seen or self.link.reconnects:
+            homed = self._operate(["HOME"], 0)
+        self.sensors.resync(fields(self.link.request("SQ")).get("mask", "0"))
+        self._need_setup = False
+        return homed
+
+
+class SerialSquareSensors:
+    """``SquareSensors`` fed by the Pico's debounced square events (settings ``scan=1``)."""
+
+    def __init__(self, drive: SerialRingDrive) -> None:
+        self.drive = drive
+        self._mask = 0
+        self._listeners: list[SquareListener] = []
+
+    def read(self) -> int:
+        return self._mask
+
+    def subscribe(self, listener: SquareListener) -> None:
+        self._listeners.append(listener)
+
+    def close(self) -> None:
+        self._listeners.clear()
+
+    def on_event(self, words: list[str]) -> None:
+        """On the worker thread: ``EV SQ <square> <0|1> <ms>``."""
+        if len(words) >= 4 and words[1] == "SQ" and words[2].isdigit():
+            self._change(int(words[2]), words[3] == "1")
+
+    def resync(self, mask_text: str) -> None:
+        """After (re)connecting: report every square that changed while nobody listened."""
+        mask = int(mask_text) if mask_text.isdigit() else 0
+        for square in range(16):
+            if (mask ^ self._mask) >> square & 1:
+                self._change(square, bool(mask >> square & 1))
+
+    def _change(self, square: int, present: bool) -> None:
+        if present:
+            self._mask |= 1 << square
+        else:
+            self._mask &= ~(1 << square)
+        clock = self.drive.clock
+        for listener in list(self._listeners):
+            clock.post(functools.partial(_tell, clock, listener, square, present))
+
+
+def _tell(clock: Clock, listener: SquareListener, square: int, present: bool) -> None:
+    listener(square, present, clock.now())
+
+
+def mock_serial_drive(
+    clock: Clock,
+    rings: MotorPort,
+    steps_per_place: int,
+    settings: Mapping[str, int] | None = None,
+) -> SerialRingDrive:
+    """A SerialRingDrive talking over a pty to the firmware logic driving ``rings``:
+    ``orbito-hw run --mock --backend serial``. ``settings`` go to the Pico on top of
+    MOCK_SETTINGS (``{"scan": 1}`` to have it scan the square sensors too). Closing the
+    drive stops the fake Pico."""
+    from .fake_pico import FakePico  # POSIX only (a pty): imported when asked for
+
+    pico = FakePico(rings)
+    pico.start()
+    try:
+        wanted = {**MOCK_SETTINGS, "spp": steps_per_place, **(settings or {})}
+        drive = SerialRingDrive(clock, pico.path, wanted)
+    except Exception:
+        pico.close()
+        raise
+    drive.on_close.append(pico.close)
+    return drive
