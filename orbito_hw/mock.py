@@ -73,7 +73,9 @@ class MockRun:
         self.wait_for_rings()
 
     def power_cut(self) -> None:
+        self._settle_link()
         self.scope.kill()
+        self._close_drive()  # the Pico is powered by the Pi: it goes down too
         self.physics.unsubscribe_all()
         self._boot()  # a marble held in a hand stays in the hand
 
@@ -84,7 +86,21 @@ class MockRun:
 
     # --- time --------------------------------------------------------------------
     def advance(self, seconds: float) -> None:
+        self._settle_link()
         self.clock.advance(seconds)
+        self._settle_link()
+
+    def _settle_link(self) -> None:
+        """A drive on a real-time link (the simulated Pico) must finish what it was asked
+        before virtual time runs on; its reports arrive as posted callbacks."""
+        wait_idle = getattr(self.drive, "wait_idle", None)
+        while wait_idle is not None and not wait_idle(0.0):
+            wait_idle(10.0)
+            self.clock.advance(0.0)
+
+    def _close_drive(self) -> None:
+        if hasattr(self.drive, "wait_idle"):
+            self.drive.close()
 
     def wait_for_rings(self) -> None:
         """Players keep their hands off while the rings turn and the board checks itself."""
@@ -163,6 +179,7 @@ class MockRun:
 
     def close(self) -> None:
         self.scope.kill()
+        self._close_drive()
         self.referee.close()
         if self._tmp is not None:
             self._tmp.cleanup()
@@ -181,5 +198,36 @@ def _gpio_parts(board: SimBoard, clock: ScopedClock) -> Parts:
     return sensors, button, drive, lights, wiring.finger
 
 
-BACKENDS: dict[str, PartsFactory] = {"sim": _sim_parts, "gpio": _gpio_parts}
+class _SimRings:
+    """The simulated board as the simulated Pico's motor port. The Pico's thread calls in
+    only while the harness waits on the link (``wait_idle``), never alongside it."""
+
+    def __init__(self, board: SimBoard) -> None:
+        self.board = board
+
+    def step(self, forward: bool) -> None:
+        if not forward:
+            raise SimError("the Pico drove the rings clockwise")
+        self.board.step()
+
+    def index_active(self) -> bool:
+        return self.board.index_active()
+
+    def read_squares(self) -> int:
+        return self.board.occupancy()
+
+
+def _serial_parts(board: SimBoard, clock: ScopedClock) -> Parts:
+    from .hw.serial_backend import mock_serial_drive  # pyserial and a pty only when chosen
+
+    sensors, button, _, lights = sim_parts(board, clock)
+    drive = mock_serial_drive(clock, _SimRings(board), board.steps_per_place)
+    return sensors, button, drive, lights, button.set
+
+
+BACKENDS: dict[str, PartsFactory] = {
+    "sim": _sim_parts,
+    "gpio": _gpio_parts,
+    "serial": _serial_parts,
+}
 """The drivers ``run --mock --backend NAME`` runs against the simulated board."""

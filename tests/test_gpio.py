@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import random
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,8 +16,6 @@ from orbito_hw.hw.interfaces import MoveReport
 from orbito_hw.hw.strip import StripLights, fake_strip
 from orbito_hw.mock import MockRun
 from orbito_hw.script import parse_script
-
-from .scripts import game_script, random_game
 
 PINS = DEFAULT_PINS
 
@@ -144,24 +141,3 @@ def test_the_real_strip_off_a_pi_says_not_implemented_not_import_error() -> None
 
     with pytest.raises(NotImplementedError):
         open_neopixel(18, 17, 0.3, "GRB")
-
-
-@pytest.mark.parametrize("seed", range(6))
-def test_board_scripts_give_identical_events_through_sim_and_gpio(seed: int) -> None:
-    rng = random.Random(seed)
-    first, turns = random_game(rng)
-    commands = game_script(first, turns, rng)
-    if seed % 2:
-        commands.insert(len(commands) // 2, parse_script("power-cut")[0])
-        commands.insert(len(commands) // 3, parse_script("slip 50")[0])
-        commands.insert(len(commands) // 4, parse_script("bounce b2")[0])
-    events = {}
-    for backend in ("sim", "gpio"):
-        run = MockRun(parts=backend)
-        try:
-            run.run_script(commands)
-            events[backend] = run.events
-        finally:
-            run.close()
-    assert events["gpio"] == events["sim"]
-    assert any(e["event"] == "result" for e in events["sim"])

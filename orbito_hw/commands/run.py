@@ -9,7 +9,7 @@ from typing import Any
 
 from . import UsageError, emit, fail
 
-BACKENDS = ("sim", "gpio")
+BACKENDS = ("sim", "gpio", "serial")
 
 
 def register(sub: Any) -> None:
@@ -24,7 +24,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--backend",
         default="sim",
-        help="drivers run against the simulated board: sim (default), gpio",
+        help="drivers run against the simulated board: sim (default), gpio, serial",
     )
     p.add_argument(
         "--state-dir", metavar="DIR", help="where the journal lives (default: a fresh temp dir)"
