@@ -198,7 +198,7 @@ def _gpio_parts(board: SimBoard, clock: ScopedClock) -> Parts:
     return sensors, button, drive, lights, wiring.finger
 
 
-class _SimRings:
+class SimRings:
     """The simulated board as the simulated Pico's motor port. The Pico's thread calls in
     only while the harness waits on the link (``wait_idle``), never alongside it."""
 
@@ -221,7 +221,7 @@ def _serial_parts(board: SimBoard, clock: ScopedClock) -> Parts:
     from .hw.serial_backend import mock_serial_drive  # pyserial and a pty only when chosen
 
     sensors, button, _, lights = sim_parts(board, clock)
-    drive = mock_serial_drive(clock, _SimRings(board), board.steps_per_place)
+    drive = mock_serial_drive(clock, SimRings(board), board.steps_per_place)
     return sensors, button, drive, lights, button.set
 
 

@@ -74,3 +74,55 @@ def test_the_controller_runs_a_turn_on_gpio_pins_and_tells_systemd(
     assert texts[-1] == "STOPPING=1"
     saved = Journal(tmp_path / "state").load()
     assert saved is not None and saved.turns == ["a1"]
+
+
+def test_the_controller_runs_a_turn_through_the_pico_on_its_serial_port(
+    tmp_path: Path, mock_pins: MockFactory
+) -> None:
+    from orbito_hw.config import parse_config
+    from orbito_hw.game import Colour
+    from orbito_hw.hw.fake_pico import FakePico
+    from orbito_hw.hw.sim import SimBoard
+    from orbito_hw.mock import SimRings
+
+    physics = SimBoard(steps_per_place=800)
+    pico = FakePico(SimRings(physics))
+    pico.start()
+    config = parse_config(
+        f"""
+        [backends]
+        sensors = "serial"
+        button = "gpio"
+        drive = "serial"
+        lights = "none"
+        [button]
+        pin = 17
+        [drive]
+        max_speed = 8000.0
+        acceleration = 80000.0
+        [serial]
+        port = "{pico.path}"
+        [board]
+        state_dir = "{tmp_path / "state"}"
+        """
+    )
+    button = mock_pins.pin(17)
+
+    def player() -> None:
+        threading.Event().wait(0.5)
+        physics.put(0, Colour.BLACK)  # the Pico's scan sees a marble on a1
+        threading.Event().wait(0.3)
+        button.drive_low()
+        threading.Event().wait(0.1)
+        button.drive_high()
+        threading.Event().wait(1.5)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=player, daemon=True).start()
+    try:
+        assert run_board(config) == 0
+    finally:
+        pico.close()
+    saved = Journal(tmp_path / "state").load()
+    assert saved is not None and saved.turns == ["a1"]
+    assert physics.position_string() == "..../..../..../.B.."  # the rings carried it to b1

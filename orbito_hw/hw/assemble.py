@@ -84,26 +84,33 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
             raise HardwareError(
                 f'{config.source}: backends.{part}: "sim" is the simulated board: use run --mock'
             )
-    if "serial" in (b.sensors, b.drive):
-        raise HardwareError(
-            f"{config.source}: backends: the serial (Pico) backend is not available yet"
-        )
     opened: list[Any] = []
     try:
         from .gpio import GpioButton, GpioDrive, GpioSensors
 
         pins = gpio_pins(config)
-        sensors = _open("sensors.pins", lambda: GpioSensors(pins, clock), opened, config)
-        button = _open("button.pin", lambda: GpioButton(pins, clock), opened, config)
         d = config.drive
-        drive = _open(
-            "drive",
-            lambda: GpioDrive(
-                pins, clock, d.steps_per_place, d.max_speed, d.acceleration, realtime=realtime
-            ),
-            opened,
-            config,
-        )
+        if b.drive == "serial":
+            drive = _open_serial(config, clock, opened)
+        else:
+            drive = _open(
+                "drive",
+                lambda: GpioDrive(
+                    pins, clock, d.steps_per_place, d.max_speed, d.acceleration, realtime=realtime
+                ),
+                opened,
+                config,
+            )
+        if b.sensors == "serial":
+            if b.drive != "serial":
+                raise HardwareError(
+                    f'{config.source}: backends.sensors: "serial" reads the squares through '
+                    'the Pico, which needs backends.drive = "serial" too'
+                )
+            sensors = drive.sensors
+        else:
+            sensors = _open("sensors.pins", lambda: GpioSensors(pins, clock), opened, config)
+        button = _open("button.pin", lambda: GpioButton(pins, clock), opened, config)
         lights = open_lights(config)
     except BaseException:
         for part in reversed(opened):
@@ -128,3 +135,24 @@ def _open(key: str, make: Any, opened: list[Any], config: Config) -> Any:
         raise HardwareError(f"{config.source}: {key}: {type(exc).__name__}: {exc}") from None
     opened.append(part)
     return part
+
+
+def _open_serial(config: Config, clock: Clock, opened: list[Any]) -> Any:
+    """The ring controller on the Pico, set up with the config's drive settings."""
+    from .serial_backend import SerialRingDrive
+    from .serial_link import LinkError
+
+    d = config.drive
+    settings = {
+        "spp": d.steps_per_place,
+        "speed": round(d.max_speed),
+        "accel": round(d.acceleration),
+        "scan": int(config.backends.sensors == "serial"),
+        "debounce_ms": config.sensors.debounce_ms,
+    }
+    try:
+        drive = SerialRingDrive(clock, config.serial.port, settings)
+    except (LinkError, OSError) as exc:
+        raise HardwareError(f"{config.source}: serial.port = {config.serial.port}: {exc}") from None
+    opened.append(drive)
+    return drive
