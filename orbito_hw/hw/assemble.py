@@ -90,6 +90,13 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
 
         pins = gpio_pins(config)
         d = config.drive
+        if b.sensors == "serial" and b.drive != "serial":
+            raise HardwareError(
+                f'{config.source}: backends.sensors: "serial" reads the squares through '
+                'the Pico, which needs backends.drive = "serial" too'
+            )
+        if b.sensors == "gpio":
+            sensors = _open("sensors.pins", lambda: GpioSensors(pins, clock), opened, config)
         if b.drive == "serial":
             drive = _open_serial(config, clock, opened)
         else:
@@ -102,14 +109,7 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
                 config,
             )
         if b.sensors == "serial":
-            if b.drive != "serial":
-                raise HardwareError(
-                    f'{config.source}: backends.sensors: "serial" reads the squares through '
-                    'the Pico, which needs backends.drive = "serial" too'
-                )
             sensors = drive.sensors
-        else:
-            sensors = _open("sensors.pins", lambda: GpioSensors(pins, clock), opened, config)
         button = _open("button.pin", lambda: GpioButton(pins, clock), opened, config)
         lights = open_lights(config)
     except BaseException:
