@@ -57,3 +57,22 @@ def batch(lines: Iterable[str], run_one: Callable[[str, str], dict[str, object]]
             emit({"error": str(exc)})
         except ValueError as exc:
             emit({"error": f"line {number}: {exc}"})
+
+
+def game_command(
+    args: argparse.Namespace, name: str, run_one: Callable[[str, str], dict[str, object]]
+) -> int:
+    """A command on a game record (replay, analyse): ``--batch`` from stdin, or the one game
+    of ``--first`` and the moves, whose bad turn is one line and exit 2."""
+    from ..game import ReplayError
+
+    if args.batch:
+        batch(sys.stdin, run_one)
+        return 0
+    if args.first is None:
+        raise UsageError(f"{name} needs --first black|white (or --batch)")
+    try:
+        emit(run_one(args.first, " ".join(args.moves)))
+    except ReplayError as exc:
+        fail(str(exc))
+    return 0

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
-from . import UsageError, batch, emit, fail
+from . import UsageError, game_command
 
 
 def register(sub: Any) -> None:
@@ -28,18 +27,7 @@ def replay_one(first: str, moves: str) -> dict[str, object]:
 
 
 def cmd_replay(args: argparse.Namespace) -> int:
-    from ..game import ReplayError
-
-    if args.batch:
-        batch(sys.stdin, replay_one)
-        return 0
-    if args.first is None:
-        raise UsageError("replay needs --first black|white (or --batch)")
-    try:
-        emit(replay_one(args.first, " ".join(args.moves)))
-    except ReplayError as exc:
-        fail(str(exc))
-    return 0
+    return game_command(args, "replay", replay_one)
 
 
 def cmd_perft(args: argparse.Namespace) -> int:

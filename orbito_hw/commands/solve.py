@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from . import UsageError, batch, emit, fail
+from . import fail, game_command
 
 
 def register(sub: Any) -> None:
@@ -70,7 +69,7 @@ def _compare(data: bytes, path: Path, digest: str) -> int:
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
-    from ..game import Colour, ReplayError, replay
+    from ..game import Colour, replay
     from ..solver.table import Solution, shipped_solution
 
     solution = Solution.load(args.table) if args.table else shipped_solution()
@@ -78,13 +77,4 @@ def cmd_analyse(args: argparse.Namespace) -> int:
     def analyse_one(first: str, moves: str) -> dict[str, object]:
         return solution.analyse(replay(Colour.parse(first), moves)).as_json()
 
-    if args.batch:
-        batch(sys.stdin, analyse_one)
-        return 0
-    if args.first is None:
-        raise UsageError("analyse needs --first black|white (or --batch)")
-    try:
-        emit(analyse_one(args.first, " ".join(args.moves)))
-    except ReplayError as exc:
-        fail(str(exc))
-    return 0
+    return game_command(args, "analyse", analyse_one)
