@@ -117,10 +117,20 @@ def run_events(path: str, state_dir: str | None, backend: str = "sim") -> int:
 def run_interactive(state_dir: str | None, backend: str = "sim") -> int:
     """Board-script commands typed at a prompt; blocking reads, so an idle board costs no CPU."""
     from ..demo import draw_board
+    from ..logs import describe
     from ..mock import CommandError, MockRun
     from ..script import parse_line
 
-    run = MockRun(state_dir, parts=backend, on_event=emit)
+    person = sys.stdin.isatty() and sys.stdout.isatty()
+
+    def show(event: dict[str, object]) -> None:
+        # A person at a terminal reads sentences; a program on a pipe reads JSON lines.
+        if person:
+            print(describe(event)[1])
+        else:
+            emit(event)
+
+    run = MockRun(state_dir, parts=backend, on_event=show)
     prompt = "orbito> " if sys.stdin.isatty() else ""
     first = True
     try:
