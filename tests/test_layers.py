@@ -18,8 +18,9 @@ PURE_LAYERS = [
     "solver",
     "opponents",
     "referee",
+    "debounce",
+    "lights",
     "journal",
-    "events",
     "hw/interfaces",
 ]
 ENGINE = ["squares", "turn", "errors", "game", "perft"]
@@ -48,6 +49,35 @@ def test_layers_one_to_three_import_no_hardware_library() -> None:
     for path in files:
         bad = imported_roots(path) & HARDWARE
         assert not bad, f"{path.relative_to(PACKAGE.parent)} imports {sorted(bad)}"
+
+
+# The package's own backend modules: what layers 1-3 must not reach by a relative import.
+BACKEND_MODULES = {
+    "gpio",
+    "gpio_sim",
+    "strip",
+    "serial_link",
+    "serial_backend",
+    "fake_pico",
+    "assemble",
+    "sim",
+}
+
+
+def relative_imports(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level > 0:
+            module = (node.module or "").split(".")
+            names |= {module[-1]} if node.module else {alias.name for alias in node.names}
+            names |= {alias.name for alias in node.names}
+    return names
+
+
+def test_layers_one_to_three_reach_no_backend_of_the_package() -> None:
+    for path in layer_files(PURE_LAYERS):
+        bad = relative_imports(path) & BACKEND_MODULES
+        assert not bad, f"{path.relative_to(PACKAGE.parent)} imports the backend {sorted(bad)}"
 
 
 def test_the_rules_engine_uses_the_standard_library_only() -> None:

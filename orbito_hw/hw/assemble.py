@@ -129,7 +129,8 @@ def _open(key: str, make: Any, opened: list[Any], config: Config) -> Any:
     except BadPinFactory:
         raise HardwareError(
             f"{config.source}: {key}: no GPIO library can drive this machine's pins "
-            "(not a Raspberry Pi, or installed without the [pi] extra?); try run --mock"
+            "(not a Raspberry Pi? on one: apt install python3-lgpio, or pip's [pi] extra); "
+            "try run --mock"
         ) from None
     except (GPIOZeroError, OSError, RuntimeError) as exc:
         raise HardwareError(f"{config.source}: {key}: {type(exc).__name__}: {exc}") from None
