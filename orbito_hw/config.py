@@ -62,7 +62,7 @@ def _hex(colour: str) -> RGB:
 class BoardConfig:
     first: Colour = Colour.BLACK
     state_dir: Path = Path("/var/lib/orbito-hw")
-    new_game_hold_s: float = 3.0  # holding the button this long starts a new game
+    new_game_hold_s: float = 2.0  # holding the button this long starts a new game
 
 
 @dataclass(frozen=True, slots=True)
