@@ -136,3 +136,12 @@ def test_replay_batch_one_line_per_game_and_errors_inline(
 def test_perft_prints_the_count_on_its_last_line(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = run(capsys, "perft", "3")
     assert status == 0 and out.splitlines()[-1] == "50960"
+
+
+@pytest.mark.parametrize("flag", [["--events", "x.txt"], ["--interactive"], ["--backend", "gpio"]])
+def test_simulated_board_options_without_mock_are_refused(
+    capsys: pytest.CaptureFixture[str], flag: list[str]
+) -> None:
+    status, out, err = run(capsys, "run", *flag)
+    assert status == 2 and out == ""
+    assert err.startswith(f"orbito-hw: {flag[0]} goes with --mock")

@@ -64,6 +64,20 @@ def cmd_run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(f"--log-level: {exc}") from None
     if not args.mock:
+        mock_only = [
+            flag
+            for flag, given in (
+                ("--events", args.events),
+                ("--interactive", args.interactive),
+                ("--backend", args.backend != "sim"),
+                ("--state-dir", args.state_dir),
+            )
+            if given
+        ]
+        if mock_only:
+            raise UsageError(
+                f"{mock_only[0]} goes with --mock (a real board takes its settings from --config)"
+            )
         from ..app import run_board
 
         return run_board(_config(args.config))
