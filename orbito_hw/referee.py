@@ -14,6 +14,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import NoReturn
 
 from .debounce import Debouncer
 from .errors import IllegalTurnError
@@ -21,7 +22,7 @@ from .game import Colour, Position
 from .hw.interfaces import Board, MoveReport, TimerHandle
 from .journal import Journal, JournalError, Saved
 from .lights import LightShow, Palette, View, frame_names, result_frame
-from .squares import BB_SQUARES, line_names, parse_square, press, square_name, squares_of
+from .squares import BB_SQUARES, line_names, mask_of, parse_square, press, square_name, squares_of
 from .turn import EXTRA_PRESS, Turn
 
 log = logging.getLogger(__name__)
@@ -285,16 +286,15 @@ class Referee:
 
     # --- a press: accept exactly a legal turn ------------------------------------------
     def _referee_press(self) -> None:
-        reading = self.sensors.read()
-        if reading != self._expected():
-            changed = reading ^ self._expected()
+        changed = self.sensors.read() ^ self._expected()
+        if changed:
             return self._refuse("the board changed while the sensors settled; check it", changed)
         if self.position.is_full and not self._touched():
             return self._accept(EXTRA_PRESS)
         try:
             turn = self._turn_on_board()
         except IllegalTurnError as exc:
-            return self._refuse(exc.reason, _mask(exc.squares))
+            return self._refuse(exc.reason, mask_of(exc.squares))
         self._accept(turn)
 
     def _turn_on_board(self) -> Turn:
@@ -308,9 +308,10 @@ class Referee:
         for turn in self.position.legal_turns():
             if turn.place is not None and self.position.before_press(turn) == masks:
                 return turn
-        return self._explain_refusal()
+        self._explain_refusal()
 
-    def _explain_refusal(self) -> Turn:
+    def _explain_refusal(self) -> NoReturn:
+        """Why the board shows no legal turn, from which marble went where."""
         mover = self.position.to_move
         placed = [sq for sq, m in self.model.items() if m.origin is None]
         moved = [(m.origin, sq) for sq, m in self.model.items() if m.origin not in (None, sq)]
@@ -333,12 +334,10 @@ class Referee:
             raise IllegalTurnError("?", fault[0], board, tuple(fault[1]))
         src, dst = moved[0] if moved else (None, None)
         turn = Turn(placed[0], src, dst)
-        self.position.check(turn)
-        if self.position.before_press(turn) != self._masks():
-            raise IllegalTurnError(
-                turn.notation(), f"the board does not show {turn} for {mover}", board
-            )
-        return turn
+        self.position.check(turn)  # the rules' own reason, when they refuse this turn
+        raise IllegalTurnError(
+            turn.notation(), f"the board does not show {turn} for {mover}", board
+        )
 
     def _refuse(self, reason: str, squares: int) -> None:
         names = [square_name(s) for s in squares_of(squares)]
@@ -497,13 +496,6 @@ class Referee:
 
     def close(self) -> None:
         self.show.close()
-
-
-def _mask(squares: tuple[int, ...]) -> int:
-    mask = 0
-    for s in squares:
-        mask |= BB_SQUARES[s]
-    return mask
 
 
 def _names(squares: list[int]) -> str:
