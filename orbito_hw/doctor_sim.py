@@ -27,7 +27,7 @@ from .hw.interfaces import (
     SquareSensors,
 )
 from .hw.planner import SteppedDrive
-from .hw.sim import SimBoard, sim_parts
+from .hw.sim import SimBoard, seen, sim_parts
 from .squares import SQUARE_NAMES, parse_square
 
 HUMAN_GAP = 0.3
@@ -112,15 +112,6 @@ class DeadPixel:
 
     def close(self) -> None:
         self.inner.close()
-
-
-def seen(lights: Any) -> tuple[list[RGB | None], RGB | None]:
-    """What a person sees on the strip: the 16 squares and the status pixel."""
-    frame = getattr(lights, "frame", None)
-    if callable(frame):  # a strip: read back what it holds
-        squares, status = frame()
-        return list(squares), status
-    return list(lights.frame), lights.status
 
 
 class SimPerson:

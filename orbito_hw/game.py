@@ -6,7 +6,7 @@ Pure and standard-library only: no I/O, no clock. Everything else in orbito-hw
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 
@@ -62,6 +62,15 @@ class Result(Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+def board_string(colour_at: Callable[[int], Colour | None]) -> str:
+    """SPEC.md's position string of whatever says which colour sits on each square."""
+    ranks = []
+    for rank in range(3, -1, -1):
+        cells = [colour_at(rank * 4 + file) for file in range(4)]
+        ranks.append("".join("." if c is None else c.value[0].upper() for c in cells))
+    return "/".join(ranks)
 
 
 def result_after_press(black: int, white: int, full: bool, extra_presses: int) -> Result | None:
@@ -136,14 +145,7 @@ class Position:
 
     def board(self) -> str:
         """SPEC.md's position string: ranks 4 down to 1, files a to d, ``B``/``W``/``.``."""
-        ranks = []
-        for rank in range(3, -1, -1):
-            cells = []
-            for file in range(4):
-                colour = self.colour_at(rank * 4 + file)
-                cells.append("." if colour is None else colour.value[0].upper())
-            ranks.append("".join(cells))
-        return "/".join(ranks)
+        return board_string(self.colour_at)
 
     @classmethod
     def from_board(

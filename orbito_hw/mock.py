@@ -14,7 +14,7 @@ from pathlib import Path
 from .errors import OrbitoError
 from .hw.clock import ScopedClock, VirtualClock
 from .hw.interfaces import RGB, Board, Button, Lights, RingDrive, SquareSensors
-from .hw.sim import SimBoard, SimError, sim_parts
+from .hw.sim import SimBoard, SimError, seen, sim_parts
 from .journal import Journal
 from .referee import Event, Referee, Settings
 from .script import Command
@@ -169,13 +169,7 @@ class MockRun:
 
     def lights_frame(self) -> tuple[list[RGB | None], RGB | None]:
         """What the strip shows now: the 16 squares and the status pixel."""
-        frame = getattr(self.lights, "frame", None)
-        if callable(frame):  # a strip: read back what it holds
-            squares, status = frame()
-            return list(squares), status
-        if frame is None:
-            return [None] * 16, None
-        return list(frame), getattr(self.lights, "status", None)
+        return seen(self.lights)
 
     def close(self) -> None:
         self.scope.kill()

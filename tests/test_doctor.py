@@ -15,9 +15,9 @@ from orbito_hw.cli import main
 from orbito_hw.commands.doctor import ConsolePerson
 from orbito_hw.config import load_config
 from orbito_hw.doctor import CHECKS, CheckResult, Doctor, Request, Runner, parse_only, summary
-from orbito_hw.doctor_sim import Faults, MockDoctor, SimPerson, mock_doctor, run_mock, seen
+from orbito_hw.doctor_sim import Faults, MockDoctor, SimPerson, mock_doctor, run_mock
 from orbito_hw.hw.interfaces import Board, Clock, SquareListener, SquareSensors
-from orbito_hw.hw.sim import SimBoard, SimButton, SimDrive, SimLights, SimSensors
+from orbito_hw.hw.sim import SimBoard, SimButton, SimDrive, SimLights, SimSensors, seen
 from orbito_hw.squares import parse_square
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -131,7 +131,7 @@ def test_a_serpentine_strip_lights_the_right_squares() -> None:
     assert lit == [SERPENTINE.index(4), 16]
     assert pixels[SERPENTINE.index(4)] == (50, 100, 0)  # GRB order, at half brightness
     assert pixels[16] == (0, 0, 127)
-    assert lights.frame()[0][4] == (200, 100, 0)
+    assert lights.shown()[0][4] == (200, 100, 0)
     lights.close()
     assert not any(strip.sent)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 
-from ..game import Colour
+from ..game import Colour, board_string
 from ..squares import INNER_RING, OUTER_RING, SQUARES
 from .clock import ScopedClock
 from .interfaces import (
@@ -98,14 +98,7 @@ class SimBoard:
 
     def position_string(self) -> str:
         """What sits on the board, SPEC.md's position string (rings at rest)."""
-        rows = []
-        for rank in range(3, -1, -1):
-            row = ""
-            for file in range(4):
-                colour = self.colour_at(rank * 4 + file)
-                row += "." if colour is None else colour.value[0].upper()
-            rows.append(row)
-        return "/".join(rows)
+        return board_string(self.colour_at)
 
     # --- the sensors' wiring ------------------------------------------------------
     def subscribe(self, listener: SquareListener) -> None:
@@ -268,8 +261,21 @@ class SimLights:
         self.status = status
         self.frames_shown += 1
 
+    def shown(self) -> tuple[list[RGB | None], RGB | None]:
+        return list(self.frame), self.status
+
     def close(self) -> None:
         self.show([None] * 16, None)
+
+
+def seen(lights: object) -> tuple[list[RGB | None], RGB | None]:
+    """What a person sees on a simulated strip or a fake NeoPixel one: the 16 squares and
+    the status pixel (all dark for lights that cannot be read back)."""
+    shown = getattr(lights, "shown", None)
+    if shown is None:
+        return [None] * 16, None
+    squares, status = shown()
+    return list(squares), status
 
 
 def sim_parts(

@@ -47,7 +47,7 @@ class StripLights:
             self.strip[self.status_pixel] = status or OFF
         self.strip.show()
 
-    def frame(self) -> tuple[list[RGB | None], RGB | None]:
+    def shown(self) -> tuple[list[RGB | None], RGB | None]:
         """What the strip holds, back in square order (before brightness)."""
         squares: list[RGB | None] = [None] * 16
         for square, pixel in enumerate(self.pixel_of):
