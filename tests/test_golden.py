@@ -1,0 +1,28 @@
+"""The board-script events of SPEC.md, byte for byte as they were before the package moved into
+one folder per layer: tests/golden/*.jsonl were written from tests/golden/*.txt by
+`orbito-hw run --mock --events` on the flat tree, and every backend must still print them."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+SCRIPTS = sorted(GOLDEN.glob("*.txt"))
+
+
+def test_there_are_golden_scripts() -> None:
+    assert len(SCRIPTS) >= 3
+    assert all(script.with_suffix(".jsonl").stat().st_size > 0 for script in SCRIPTS)
+
+
+@pytest.mark.parametrize("backend", ["sim", "gpio", "serial"])
+@pytest.mark.parametrize("script", SCRIPTS, ids=[s.stem for s in SCRIPTS])
+def test_board_script_events_are_byte_identical(script: Path, backend: str) -> None:
+    command = ["run", "--mock", "--events", str(script), "--backend", backend]
+    out = subprocess.run([sys.executable, "-m", "orbito_hw", *command], capture_output=True)
+    assert out.returncode == 0, out.stderr.decode()
+    assert out.stdout == script.with_suffix(".jsonl").read_bytes()
