@@ -17,12 +17,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from orbito_hw.demo import turn_commands
-from orbito_hw.game import Colour, Position
-from orbito_hw.journal import Journal
-from orbito_hw.mock import MockRun
-from orbito_hw.referee import Referee
-from orbito_hw.script import Command
+from orbito_hw.control.journal import Journal
+from orbito_hw.control.referee import Referee
+from orbito_hw.rules.game import Colour, Position
+from orbito_hw.sim.demo import turn_commands
+from orbito_hw.sim.harness import MockRun
+from orbito_hw.sim.script import Command
 
 spent: dict[str, float] = {"square": 0.0, "press": 0.0, "verify": 0.0, "save": 0.0}
 counts: dict[str, int] = {"square": 0, "press": 0, "verify": 0, "save": 0}

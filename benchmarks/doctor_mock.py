@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 import time
 
-from orbito_hw.doctor_sim import run_mock
+from orbito_hw.doctor.sim import run_mock
 
 
 def main() -> None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 import time
 
-from orbito_hw.perft import perft, perft_naive
+from orbito_hw.rules.perft import perft, perft_naive
 
 
 def main() -> None:

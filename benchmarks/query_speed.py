@@ -10,7 +10,7 @@ import resource
 import sys
 import time
 
-from orbito_hw.game import Colour, Position
+from orbito_hw.rules.game import Colour, Position
 
 
 def rss_mb() -> float:

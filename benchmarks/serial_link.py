@@ -14,10 +14,10 @@ from collections.abc import Callable
 from orbito_fw.controller import DEFAULTS
 from orbito_fw.planner import Planner
 
-from orbito_hw.hw.fake_pico import FakePico
 from orbito_hw.hw.interfaces import MoveReport
-from orbito_hw.hw.serial_backend import MOCK_SETTINGS, SerialRingDrive
+from orbito_hw.hw.serial_backend import SerialRingDrive
 from orbito_hw.hw.serial_link import SerialLink
+from orbito_hw.sim.pico import MOCK_SETTINGS, FakePico
 
 
 class Rings:

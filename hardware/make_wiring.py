@@ -19,9 +19,9 @@ from xml.sax.saxutils import escape
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from orbito_hw.config import HEADER_PIN, Config, load_config  # noqa: E402
+from orbito_hw.app.config import HEADER_PIN, Config, load_config  # noqa: E402
 from orbito_hw.errors import ConfigError  # noqa: E402
-from orbito_hw.squares import SQUARE_NAMES  # noqa: E402
+from orbito_hw.rules.squares import SQUARE_NAMES  # noqa: E402
 
 WIDTH, HEIGHT = 1120, 1120
 ROW, TOP = 32, 130  # header pin rows

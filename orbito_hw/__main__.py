@@ -1,3 +1,3 @@
-from .cli import main
+from orbito_hw.cli import main
 
 raise SystemExit(main())

@@ -11,9 +11,9 @@ import argparse
 import importlib
 from collections.abc import Sequence
 
-from . import __version__
-from .commands import PROG, Parser, UsageError, fail
-from .errors import OrbitoError
+from orbito_hw import __version__
+from orbito_hw.commands import PROG, Parser, UsageError, fail
+from orbito_hw.errors import OrbitoError
 
 # Each module registers its subcommands with ``register(sub)``.
 COMMAND_MODULES = [

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import random
 
-from orbito_hw.demo import turn_commands
-from orbito_hw.game import Colour, Position
-from orbito_hw.mock import MockRun
-from orbito_hw.referee import Event
-from orbito_hw.script import Command, parse_script
-from orbito_hw.turn import Turn
+from orbito_hw.control.referee import Event
+from orbito_hw.rules.game import Colour, Position
+from orbito_hw.rules.turn import Turn
+from orbito_hw.sim.demo import turn_commands
+from orbito_hw.sim.harness import MockRun
+from orbito_hw.sim.script import Command, parse_script
 
 
 def random_game(rng: random.Random, first: Colour | None = None) -> tuple[Colour, list[Turn]]:

@@ -1,6 +1,6 @@
 """A stand-in for the simulated board's rings, for the firmware and serial link tests.
 
-It is the ``MotorPort`` of ``orbito_hw.hw.fake_pico``: the index sensor reads active only
+It is the ``MotorPort`` of ``orbito_hw.sim.pico``: the index sensor reads active only
 when the motor has made a whole number of places, and lost steps can be injected (the next
 ``slip`` step pulses move nothing, as a stalling motor). Thread-safe, since the simulated
 Pico steps it from its own thread.

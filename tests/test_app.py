@@ -14,9 +14,9 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
-from orbito_hw.app import run_board
-from orbito_hw.config import BackendsConfig, load_config
-from orbito_hw.journal import Journal
+from orbito_hw.app.config import BackendsConfig, load_config
+from orbito_hw.app.run import run_board
+from orbito_hw.control.journal import Journal
 
 from .test_service import FakeSystemd
 
@@ -79,11 +79,11 @@ def test_the_controller_runs_a_turn_on_gpio_pins_and_tells_systemd(
 def test_the_controller_runs_a_turn_through_the_pico_on_its_serial_port(
     tmp_path: Path, mock_pins: MockFactory
 ) -> None:
-    from orbito_hw.config import parse_config
-    from orbito_hw.game import Colour
-    from orbito_hw.hw.fake_pico import FakePico
-    from orbito_hw.hw.sim import SimBoard
-    from orbito_hw.mock import SimRings
+    from orbito_hw.app.config import parse_config
+    from orbito_hw.rules.game import Colour
+    from orbito_hw.sim.board import SimBoard
+    from orbito_hw.sim.harness import SimRings
+    from orbito_hw.sim.pico import FakePico
 
     physics = SimBoard(steps_per_place=800)
     pico = FakePico(SimRings(physics))

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from orbito_hw.mock import MockRun
-from orbito_hw.script import Command, parse_script
+from orbito_hw.sim.harness import MockRun
+from orbito_hw.sim.script import Command, parse_script
 
 from .scripts import game_script, random_game
 from .test_referee import ILLEGAL, OPENING

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from orbito_hw.cli import main
-from orbito_hw.config import (
+from orbito_hw.app.config import (
     SERPENTINE,
     Config,
     example_text,
@@ -16,9 +15,10 @@ from orbito_hw.config import (
     sim_config,
     to_toml,
 )
+from orbito_hw.cli import main
 from orbito_hw.errors import ConfigError
-from orbito_hw.game import Colour
-from orbito_hw.squares import parse_square
+from orbito_hw.rules.game import Colour
+from orbito_hw.rules.squares import parse_square
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "config.example.toml"

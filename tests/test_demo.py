@@ -6,8 +6,8 @@ import io
 import re
 
 from orbito_hw.cli import main
-from orbito_hw.demo import run_demo
-from orbito_hw.game import Colour, replay
+from orbito_hw.rules.game import Colour, replay
+from orbito_hw.sim.demo import run_demo
 
 
 def test_the_demo_plays_a_whole_legal_game_and_announces_its_result() -> None:

@@ -10,15 +10,23 @@ from pathlib import Path
 
 import pytest
 
-from orbito_hw.app import doctor_board
+from orbito_hw.app.config import load_config
+from orbito_hw.app.run import doctor_board
 from orbito_hw.cli import main
 from orbito_hw.commands.doctor import ConsolePerson
-from orbito_hw.config import load_config
-from orbito_hw.doctor import CHECKS, CheckResult, Doctor, Request, Runner, parse_only, summary
-from orbito_hw.doctor_sim import Faults, MockDoctor, SimPerson, mock_doctor, run_mock
+from orbito_hw.doctor.checks import (
+    CHECKS,
+    CheckResult,
+    Doctor,
+    Request,
+    Runner,
+    parse_only,
+    summary,
+)
+from orbito_hw.doctor.sim import Faults, MockDoctor, SimPerson, mock_doctor, run_mock
 from orbito_hw.hw.interfaces import Board, Clock, SquareListener, SquareSensors
-from orbito_hw.hw.sim import SimBoard, SimButton, SimDrive, SimLights, SimSensors, seen
-from orbito_hw.squares import parse_square
+from orbito_hw.rules.squares import parse_square
+from orbito_hw.sim.board import SimBoard, SimButton, SimDrive, SimLights, SimSensors, seen
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "config.example.toml"
@@ -308,7 +316,7 @@ def test_a_board_without_leds_skips_the_led_check(tmp_path: Path) -> None:
 def test_the_doctor_knows_the_board_only_through_its_interfaces() -> None:
     import ast
 
-    tree = ast.parse((ROOT / "orbito_hw" / "doctor.py").read_text())
+    tree = ast.parse((ROOT / "orbito_hw" / "doctor" / "checks.py").read_text())
     imported = {
         (node.level, node.module)
         for node in ast.walk(tree)
@@ -320,7 +328,7 @@ def test_the_doctor_knows_the_board_only_through_its_interfaces() -> None:
         if isinstance(node, ast.Import)
         for alias in node.names
     }
-    package = {module for level, module in imported if level}
-    assert package == {"hw.interfaces", "squares"}
-    stdlib = {module for level, module in imported if not level}
+    package = {module for _, module in imported if module.startswith("orbito_hw")}
+    assert package == {"orbito_hw.hw.interfaces", "orbito_hw.rules.squares"}
+    stdlib = {module for _, module in imported if not module.startswith("orbito_hw")}
     assert stdlib <= set(sys.stdlib_module_names) | {"collections.abc"}

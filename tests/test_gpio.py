@@ -11,11 +11,11 @@ from gpiozero.pins.mock import MockFactory
 
 from orbito_hw.hw.clock import VirtualClock
 from orbito_hw.hw.gpio import GpioButton, GpioDrive, GpioPins, GpioSensors
-from orbito_hw.hw.gpio_sim import DEFAULT_PINS, SERPENTINE
 from orbito_hw.hw.interfaces import MoveReport
 from orbito_hw.hw.strip import StripLights, fake_strip
-from orbito_hw.mock import MockRun
-from orbito_hw.script import parse_script
+from orbito_hw.sim.gpio_pins import DEFAULT_PINS, SERPENTINE
+from orbito_hw.sim.harness import MockRun
+from orbito_hw.sim.script import parse_script
 
 PINS = DEFAULT_PINS
 

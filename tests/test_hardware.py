@@ -7,7 +7,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from orbito_hw.config import HEADER_PIN, load_config
+from orbito_hw.app.config import HEADER_PIN, load_config
 
 ROOT = Path(__file__).resolve().parent.parent
 HARDWARE = ROOT / "hardware"

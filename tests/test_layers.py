@@ -1,97 +1,154 @@
-"""The layers only look down: the engine, solver and referee never touch hardware libraries,
-and importing the package pulls in nothing heavy."""
+"""One folder per layer, and the layers only look down.
+
+Each folder of ``orbito_hw`` may import the folders named in RULES (its own included) and
+nothing above them; the third-party libraries it may import are named too. Importing the
+package pulls in nothing heavy, and every module imports alone (no circular imports).
+"""
+
+from __future__ import annotations
 
 import ast
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PACKAGE = Path(__file__).resolve().parent.parent / "orbito_hw"
 HARDWARE = {"gpiozero", "neopixel", "board", "serial", "RPi", "lgpio", "adafruit_pixelbuf", "busio"}
-# Modules of layers 1-3: the rules engine, the solver and opponents, the referee.
-PURE_LAYERS = [
-    "squares",
-    "turn",
-    "errors",
-    "game",
-    "perft",
-    "solver",
-    "opponents",
-    "referee",
-    "debounce",
-    "lights",
-    "journal",
-    "hw/interfaces",
-]
-ENGINE = ["squares", "turn", "errors", "game", "perft"]
+FIRMWARE = {"orbito_fw"}  # the Pico's logic, a package of the same distribution
 
-
-def imported_roots(path: Path) -> set[str]:
-    roots = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            roots |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            roots.add(node.module.split(".")[0])
-    return roots
-
-
-def layer_files(names: list[str]) -> list[Path]:
-    files = []
-    for name in names:
-        files += [PACKAGE / f"{name}.py", *sorted((PACKAGE / name).glob("**/*.py"))]
-    return [f for f in files if f.exists()]
-
-
-def test_layers_one_to_three_import_no_hardware_library() -> None:
-    files = layer_files(PURE_LAYERS)
-    assert files, "the layer list names no module at all"
-    for path in files:
-        bad = imported_roots(path) & HARDWARE
-        assert not bad, f"{path.relative_to(PACKAGE.parent)} imports {sorted(bad)}"
-
-
-# The package's own backend modules: what layers 1-3 must not reach by a relative import.
-BACKEND_MODULES = {
-    "gpio",
-    "gpio_sim",
-    "strip",
-    "serial_link",
-    "serial_backend",
-    "fake_pico",
-    "assemble",
-    "sim",
+# What each folder (or top-level module) may import from the package, and from outside the
+# standard library. "hw.interfaces" is the one module of hw that the control layer may see:
+# the referee knows the hardware only through those protocols (it imports rules only).
+RULES: dict[str, tuple[set[str], set[str]]] = {
+    "errors": (set(), set()),
+    "rules": ({"errors", "rules"}, set()),
+    "solver": ({"errors", "rules", "solver"}, {"numpy"}),
+    "control": ({"errors", "rules", "solver", "control", "hw.interfaces"}, set()),
+    "hw": ({"errors", "rules", "hw"}, HARDWARE | FIRMWARE),
+    "sim": ({"errors", "rules", "solver", "control", "hw", "sim"}, HARDWARE | FIRMWARE),
+    "doctor": ({"errors", "rules", "hw", "sim", "doctor"}, set()),
+    "app": ({"errors", "rules", "solver", "control", "hw", "sim", "doctor", "app"}, HARDWARE),
+    "commands": (
+        {"errors", "rules", "solver", "control", "hw", "sim", "doctor", "app", "commands"},
+        FIRMWARE,
+    ),
+    "__init__": ({"errors", "rules"}, set()),
+    "cli": ({"errors", "commands", "__init__"}, set()),
+    "__main__": ({"cli"}, set()),
 }
 
 
-def relative_imports(path: Path) -> set[str]:
-    names = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.level > 0:
-            module = (node.module or "").split(".")
-            names |= {module[-1]} if node.module else {alias.name for alias in node.names}
-            names |= {alias.name for alias in node.names}
-    return names
+def folder_of(path: Path) -> str:
+    """The layer a file of the package belongs to: its folder, or its name at the top."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return parts[0]
 
 
-def test_layers_one_to_three_reach_no_backend_of_the_package() -> None:
-    for path in layer_files(PURE_LAYERS):
-        bad = relative_imports(path) & BACKEND_MODULES
-        assert not bad, f"{path.relative_to(PACKAGE.parent)} imports the backend {sorted(bad)}"
+def module_of(path: Path) -> list[str]:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return parts[:-1] if parts[-1] == "__init__" else parts
 
 
-def test_the_rules_engine_uses_the_standard_library_only() -> None:
-    allowed = set(sys.stdlib_module_names) | {"orbito_hw"}
-    for path in layer_files(ENGINE):
-        extra = imported_roots(path) - allowed
-        assert not extra, f"{path.name} imports {sorted(extra)}"
+def imports_of(path: Path, source: str | None = None) -> set[str]:
+    """Every module a file imports, relative imports resolved to absolute names."""
+    tree = ast.parse(source if source is not None else path.read_text())
+    package = module_of(path)[:-1] if path.name != "__init__.py" else module_of(path)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            found.add(module)
+            # "from orbito_hw.sim import harness" imports a module too
+            found |= {f"{module}.{alias.name}" for alias in node.names}
+    return found
+
+
+def target_of(module: str) -> str | None:
+    """The layer an imported module of the package belongs to (None: not the package's)."""
+    parts = module.split(".")
+    if parts[0] != "orbito_hw":
+        return None
+    if len(parts) == 1:
+        return "__init__"
+    if parts[1:3] == ["hw", "interfaces"]:
+        return "hw.interfaces"
+    return parts[1]
+
+
+def violations(path: Path, source: str | None = None) -> list[str]:
+    layer = folder_of(path)
+    allowed, libraries = RULES[layer]
+    allowed = allowed | ({"hw.interfaces"} if "hw" in allowed else set())
+    bad = []
+    for module in sorted(imports_of(path, source)):
+        target = target_of(module)
+        root = module.split(".")[0]
+        if target is None:
+            if root in sys.stdlib_module_names or root in libraries or root == "":
+                continue
+            bad.append(f"{path.relative_to(PACKAGE.parent)} ({layer}) imports the library {root}")
+        elif (
+            target not in allowed
+            and (PACKAGE / target).exists() | (PACKAGE / f"{target}.py").exists()
+        ):
+            bad.append(f"{path.relative_to(PACKAGE.parent)} ({layer}) imports {module}")
+    return bad
+
+
+SOURCES = sorted(PACKAGE.rglob("*.py"))
+
+
+def test_every_file_of_the_package_is_in_a_layer() -> None:
+    assert {folder_of(path) for path in SOURCES} == set(RULES)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=[str(p.relative_to(PACKAGE)) for p in SOURCES])
+def test_each_file_imports_only_what_its_layer_may(path: Path) -> None:
+    assert violations(path) == []
+
+
+@pytest.mark.parametrize(
+    ("where", "source"),
+    [
+        ("rules/game.py", "from orbito_hw.control.referee import Referee\n"),
+        ("rules/game.py", "import json, numpy\n"),
+        ("control/referee.py", "from orbito_hw.hw.gpio import GpioPins\n"),
+        ("control/referee.py", "from ..hw import sim\n"),
+        ("hw/gpio.py", "from orbito_hw.sim import board\n"),
+        ("hw/gpio.py", "from orbito_hw.app.config import Config\n"),
+        ("solver/table.py", "from ..control import referee\n"),
+        ("sim/harness.py", "from orbito_hw.app import run\n"),
+    ],
+)
+def test_a_forbidden_import_is_caught(where: str, source: str) -> None:
+    assert violations(PACKAGE / where, source) != []
+
+
+def test_every_module_imports_alone() -> None:
+    """No circular imports: each module, imported first in a fresh interpreter, loads."""
+    modules = [".".join(module_of(path)) for path in SOURCES if path.name != "__main__.py"]
+    code = (
+        "import importlib, subprocess, sys\n"
+        "bad = [m for m in sys.argv[1:] if subprocess.run([sys.executable, '-c', "
+        "f'import {m}'], capture_output=True).returncode]\n"
+        "print(' '.join(bad))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, *modules], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == ""
 
 
 def test_importing_the_package_pulls_in_nothing_heavy() -> None:
     code = (
         "import sys, orbito_hw, orbito_hw.cli; "
         "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in "
-        f"{sorted(HARDWARE | {'numpy'})!r})))"
+        f"{sorted(HARDWARE | {'numpy', 'aiohttp', 'aiomqtt', 'paho', 'sqlite3'})!r})))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
-from orbito_hw.game import Colour, Result
+from orbito_hw.control.lights import (
+    LightShow,
+    Palette,
+    View,
+    frame_names,
+    parse_rgb,
+    result_frame,
+    rgb_hex,
+)
 from orbito_hw.hw.clock import VirtualClock
-from orbito_hw.hw.sim import SimLights
-from orbito_hw.lights import LightShow, Palette, View, frame_names, parse_rgb, result_frame, rgb_hex
-from orbito_hw.mock import MockRun
-from orbito_hw.squares import LINES, parse_square
+from orbito_hw.rules.game import Colour, Result
+from orbito_hw.rules.squares import LINES, parse_square
+from orbito_hw.sim.board import SimLights
+from orbito_hw.sim.harness import MockRun
 
 P = Palette()
 
@@ -67,7 +75,7 @@ def test_refused_squares_blink_red_and_the_status_pixel_shows_whose_turn_it_is()
 def test_after_a_won_game_the_board_blinks_the_line_the_result_event_names() -> None:
     import random
 
-    from orbito_hw.game import replay
+    from orbito_hw.rules.game import replay
 
     from .scripts import game_script
 
@@ -77,7 +85,7 @@ def test_after_a_won_game_the_board_blinks_the_line_the_result_event_names() -> 
     )
     final = replay(Colour.BLACK, moves)
     assert final.result is Result.BLACK
-    from orbito_hw.turn import Turn
+    from orbito_hw.rules.turn import Turn
 
     turns = [Turn.from_notation(t) for t in moves.split()]
     run = MockRun()

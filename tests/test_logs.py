@@ -12,7 +12,7 @@ from typing import TextIO
 
 import pytest
 
-from orbito_hw.logs import EventLogger, describe, parse_level, setup_logging, syslog_priority
+from orbito_hw.app.logs import EventLogger, describe, parse_level, setup_logging, syslog_priority
 
 
 @pytest.fixture

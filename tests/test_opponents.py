@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from orbito_hw.errors import ConfigError
-from orbito_hw.game import Colour, Position
-from orbito_hw.opponents import Opponent, make_opponent
+from orbito_hw.rules.game import Colour, Position
+from orbito_hw.solver.opponents import Opponent, make_opponent
 from orbito_hw.solver.table import shipped_solution
 
 
@@ -98,8 +98,8 @@ def test_bad_opponent_settings_are_refused_by_name() -> None:
 def test_opponents_need_no_numpy() -> None:
     code = (
         "import sys\n"
-        "from orbito_hw.game import Position\n"
-        "from orbito_hw.opponents import make_opponent\n"
+        "from orbito_hw.rules.game import Position\n"
+        "from orbito_hw.solver.opponents import make_opponent\n"
         "for name in ('random', 'perfect'):\n"
         "    make_opponent(name, seed=1).choose(Position.start())\n"
         "print('numpy' in sys.modules)\n"

@@ -3,7 +3,7 @@ import random
 import pytest
 
 from orbito_hw import Colour, Position
-from orbito_hw.perft import perft, perft_naive
+from orbito_hw.rules.perft import perft, perft_naive
 
 
 @pytest.mark.parametrize(("depth", "count"), [(0, 1), (1, 16), (2, 960), (3, 50960)])

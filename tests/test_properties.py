@@ -4,7 +4,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orbito_hw import Colour, Position, Turn
-from orbito_hw.squares import BB_ALL, press
+from orbito_hw.rules.squares import BB_ALL, press
 
 from . import oracle
 

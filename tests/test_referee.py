@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from orbito_hw.game import Colour, Position, replay
-from orbito_hw.mock import MockRun
-from orbito_hw.referee import TRANSITIONS, State
-from orbito_hw.script import Command, parse_script
+from orbito_hw.control.referee import TRANSITIONS, State
+from orbito_hw.rules.game import Colour, Position, replay
+from orbito_hw.sim.harness import MockRun
+from orbito_hw.sim.script import Command, parse_script
 
 from .scripts import game_script, kinds, random_game, run_script
 

@@ -8,13 +8,13 @@ import random
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from orbito_hw.demo import turn_commands
-from orbito_hw.game import Colour, Position, replay
-from orbito_hw.mock import MockRun
-from orbito_hw.referee import State
-from orbito_hw.script import Command
-from orbito_hw.squares import BB_SQUARES
-from orbito_hw.turn import EXTRA_PRESS, Turn
+from orbito_hw.control.referee import State
+from orbito_hw.rules.game import Colour, Position, replay
+from orbito_hw.rules.squares import BB_SQUARES
+from orbito_hw.rules.turn import EXTRA_PRESS, Turn
+from orbito_hw.sim.demo import turn_commands
+from orbito_hw.sim.harness import MockRun
+from orbito_hw.sim.script import Command
 
 # Mostly what players do (whole legal turns, loose lifts and puts, presses); now and then
 # what hardware does (chatter, lost steps, a power cut) and, rarely, a wrong-colour marble.

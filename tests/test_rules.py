@@ -12,7 +12,7 @@ from orbito_hw import (
     Turn,
     replay,
 )
-from orbito_hw.squares import parse_square
+from orbito_hw.rules.squares import parse_square
 
 from . import oracle
 

@@ -14,9 +14,8 @@ from orbito_fw.protocol import PROTOCOL_VERSION
 
 from orbito_hw.errors import OrbitoError
 from orbito_hw.hw.clock import VirtualClock
-from orbito_hw.hw.fake_pico import FakePico
 from orbito_hw.hw.interfaces import MoveReport
-from orbito_hw.hw.serial_backend import SerialRingDrive, mock_serial_drive
+from orbito_hw.hw.serial_backend import SerialRingDrive
 from orbito_hw.hw.serial_link import (
     FirmwareVersionError,
     LinkError,
@@ -24,6 +23,7 @@ from orbito_hw.hw.serial_link import (
     LinkTimeout,
     SerialLink,
 )
+from orbito_hw.sim.pico import FakePico, mock_serial_drive
 
 from .standin_rings import StandInRings
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from orbito_hw.service import Service, notify_address, watchdog_interval
+from orbito_hw.app.service import Service, notify_address, watchdog_interval
 
 
 class FakeSystemd:

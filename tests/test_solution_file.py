@@ -86,8 +86,8 @@ def test_analyse_prints_the_spec_object(capsys: pytest.CaptureFixture[str]) -> N
 
 def test_analyse_of_a_finished_game_exits_2(capsys: pytest.CaptureFixture[str]) -> None:
     # A whole game of perfect play, black first: it ends in black's win.
-    from orbito_hw.game import Colour, replay
-    from orbito_hw.opponents import make_opponent
+    from orbito_hw.rules.game import Colour, replay
+    from orbito_hw.solver.opponents import make_opponent
 
     position, moves = replay(Colour.BLACK, ""), []
     perfect = make_opponent("perfect", seed=1)

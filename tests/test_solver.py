@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from orbito_hw.game import Colour, Position
+from orbito_hw.rules.game import Colour, Position
 from orbito_hw.solver.layout import BLOCK_OFFSETS, FULL_LAYER, TABLE_SIZE, position_index
 from orbito_hw.solver.table import Solution, shipped_path, shipped_solution
 

@@ -1,4 +1,4 @@
-from orbito_hw.squares import (
+from orbito_hw.rules.squares import (
     BB_ADJACENT,
     INNER_RING,
     LINES,

@@ -12,7 +12,7 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import NoReturn, TextIO
 
-from ..errors import OrbitoError
+from orbito_hw.errors import OrbitoError
 
 PROG = "orbito-hw"
 
@@ -40,7 +40,7 @@ def emit(obj: object, out: TextIO | None = None) -> None:
 def batch(lines: Iterable[str], run_one: Callable[[str, str], dict[str, object]]) -> None:
     """SPEC.md's --batch: a JSON object per line in, a JSON object per line out; bad lines
     answer ``{"error": ...}`` and the batch goes on."""
-    from ..game import ReplayError
+    from orbito_hw.rules.game import ReplayError
 
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -64,7 +64,7 @@ def game_command(
 ) -> int:
     """A command on a game record (replay, analyse): ``--batch`` from stdin, or the one game
     of ``--first`` and the moves, whose bad turn is one line and exit 2."""
-    from ..game import ReplayError
+    from orbito_hw.rules.game import ReplayError
 
     if args.batch:
         batch(sys.stdin, run_one)

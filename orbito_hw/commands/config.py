@@ -8,7 +8,7 @@ from typing import Any
 
 
 def register(sub: Any) -> None:
-    from ..config import DEFAULT_PATH
+    from orbito_hw.app.config import DEFAULT_PATH
 
     p = sub.add_parser("config", help="check, show or print an example of the config file")
     actions = p.add_subparsers(dest="action", required=True, parser_class=type(p))
@@ -26,21 +26,21 @@ def register(sub: Any) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from ..config import load_config
+    from orbito_hw.app.config import load_config
 
     print(load_config(args.config).summary())
     return 0
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    from ..config import load_config, to_toml
+    from orbito_hw.app.config import load_config, to_toml
 
     sys.stdout.write(to_toml(load_config(args.config)))
     return 0
 
 
 def cmd_example(args: argparse.Namespace) -> int:
-    from ..config import example_text
+    from orbito_hw.app.config import example_text
 
     sys.stdout.write(example_text())
     return 0

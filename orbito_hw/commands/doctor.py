@@ -9,11 +9,11 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from . import UsageError
+from orbito_hw.commands import UsageError
 
 if TYPE_CHECKING:
-    from ..doctor import Request
-    from ..hw.interfaces import Clock
+    from orbito_hw.doctor.checks import Request
+    from orbito_hw.hw.interfaces import Clock
 
 BACKENDS = ("sim", "gpio")
 
@@ -54,7 +54,7 @@ def register(sub: Any) -> None:
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:
-    from ..doctor import CHECKS, parse_only, summary
+    from orbito_hw.doctor.checks import CHECKS, parse_only, summary
 
     try:
         checks = parse_only(args.only) if args.only else CHECKS
@@ -67,8 +67,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     else:
         if args.fault:
             raise UsageError("--fault builds a fault into the simulated board: use it with --mock")
-        from ..app import doctor_board
-        from ..config import DEFAULT_PATH, load_config
+        from orbito_hw.app.config import DEFAULT_PATH, load_config
+        from orbito_hw.app.run import doctor_board
 
         config = load_config(args.config or DEFAULT_PATH)
         can_ask = not args.yes and sys.stdin.isatty()
@@ -81,7 +81,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
 
 def _mock(args: argparse.Namespace, checks: tuple[str, ...]) -> list[Any]:
-    from ..doctor_sim import Faults, run_mock
+    from orbito_hw.doctor.sim import Faults, run_mock
 
     if args.backend not in BACKENDS:
         raise UsageError(f"--backend {args.backend!r} is not one of: {', '.join(BACKENDS)}")
@@ -93,8 +93,8 @@ def _mock(args: argparse.Namespace, checks: tuple[str, ...]) -> list[Any]:
     if args.config is not None:  # the config's wiring, on the simulated board's mock pins
         if args.backend != "gpio":
             raise UsageError("--mock --config needs --backend gpio (the sim parts have no pins)")
-        from ..config import load_config
-        from ..hw.assemble import gpio_pins
+        from orbito_hw.app.assemble import gpio_pins
+        from orbito_hw.app.config import load_config
 
         pins = gpio_pins(load_config(args.config))
     started = time.perf_counter()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from . import UsageError, game_command
+from orbito_hw.commands import UsageError, game_command
 
 
 def register(sub: Any) -> None:
@@ -21,7 +21,7 @@ def register(sub: Any) -> None:
 
 
 def replay_one(first: str, moves: str) -> dict[str, object]:
-    from ..game import Colour, replay
+    from orbito_hw.rules.game import Colour, replay
 
     return replay(Colour.parse(first), moves).summary()
 
@@ -31,7 +31,7 @@ def cmd_replay(args: argparse.Namespace) -> int:
 
 
 def cmd_perft(args: argparse.Namespace) -> int:
-    from ..perft import perft
+    from orbito_hw.rules.perft import perft
 
     if args.depth < 0:
         raise UsageError(f"perft depth {args.depth} is negative")

@@ -9,7 +9,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from . import fail
+from orbito_hw.commands import fail
 
 
 def register(sub: Any) -> None:

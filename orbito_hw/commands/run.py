@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from . import UsageError, emit, fail
+from orbito_hw.commands import UsageError, emit, fail
 
 BACKENDS = ("sim", "gpio", "serial")
 
@@ -45,19 +45,19 @@ def register(sub: Any) -> None:
 
 
 def _config(path: str | None) -> Any:
-    from ..config import DEFAULT_PATH, load_config
+    from orbito_hw.app.config import DEFAULT_PATH, load_config
 
     return load_config(path or DEFAULT_PATH)
 
 
 def cmd_lights(args: argparse.Namespace) -> int:
-    from ..app import lights_off
+    from orbito_hw.app.run import lights_off
 
     return lights_off(_config(args.config))
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from ..logs import setup_logging
+    from orbito_hw.app.logs import setup_logging
 
     try:
         setup_logging(args.log_level or ("warning" if args.mock else "info"))
@@ -78,7 +78,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise UsageError(
                 f"{mock_only[0]} goes with --mock (a real board takes its settings from --config)"
             )
-        from ..app import run_board
+        from orbito_hw.app.run import run_board
 
         return run_board(_config(args.config))
     if args.backend not in BACKENDS:
@@ -89,7 +89,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         return run_events(args.events, args.state_dir, args.backend)
     if args.interactive:
         return run_interactive(args.state_dir, args.backend)
-    from ..demo import run_demo
+    from orbito_hw.sim.demo import run_demo
 
     return run_demo(seed=args.seed, backend=args.backend)
 
@@ -106,8 +106,8 @@ def _read_script(path: str) -> str:
 
 def run_events(path: str, state_dir: str | None, backend: str = "sim") -> int:
     """SPEC.md's events run: every event as a JSON line; exit 0, or 1 if the controller failed."""
-    from ..mock import CommandError, MockRun
-    from ..script import parse_script
+    from orbito_hw.sim.harness import CommandError, MockRun
+    from orbito_hw.sim.script import parse_script
 
     commands = parse_script(_read_script(path), path)
     events: list[dict[str, object]] = []
@@ -130,10 +130,10 @@ def run_events(path: str, state_dir: str | None, backend: str = "sim") -> int:
 
 def run_interactive(state_dir: str | None, backend: str = "sim") -> int:
     """Board-script commands typed at a prompt; blocking reads, so an idle board costs no CPU."""
-    from ..demo import draw_board
-    from ..logs import describe
-    from ..mock import CommandError, MockRun
-    from ..script import parse_line
+    from orbito_hw.app.logs import describe
+    from orbito_hw.sim.demo import draw_board
+    from orbito_hw.sim.harness import CommandError, MockRun
+    from orbito_hw.sim.script import parse_line
 
     person = sys.stdin.isatty() and sys.stdout.isatty()
 

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import fail, game_command
+from orbito_hw.commands import fail, game_command
 
 
 def register(sub: Any) -> None:
@@ -37,9 +37,9 @@ def register(sub: Any) -> None:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from ..solver.build import solve, step_count
-    from ..solver.progress import ProgressBar
-    from ..solver.table import pack, shipped_path
+    from orbito_hw.solver.build import solve, step_count
+    from orbito_hw.solver.progress import ProgressBar
+    from orbito_hw.solver.table import pack, shipped_path
 
     output: Path = args.output or shipped_path()
     bar = ProgressBar(step_count(), "solving", quiet=args.quiet)
@@ -69,8 +69,8 @@ def _compare(data: bytes, path: Path, digest: str) -> int:
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
-    from ..game import Colour, replay
-    from ..solver.table import Solution, shipped_solution
+    from orbito_hw.rules.game import Colour, replay
+    from orbito_hw.solver.table import Solution, shipped_solution
 
     solution = Solution.load(args.table) if args.table else shipped_solution()
 

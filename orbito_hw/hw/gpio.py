@@ -16,9 +16,9 @@ from typing import Any
 from gpiozero import Button as _Button
 from gpiozero import DigitalInputDevice, OutputDevice
 
-from ..squares import SQUARES
-from .interfaces import ButtonListener, Clock, SquareListener
-from .planner import SteppedDrive
+from orbito_hw.hw.interfaces import ButtonListener, Clock, SquareListener
+from orbito_hw.hw.planner import SteppedDrive
+from orbito_hw.rules.squares import SQUARES
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from .interfaces import Clock, MoveListener, MoveReport
+from orbito_hw.hw.interfaces import Clock, MoveListener, MoveReport
 
 
 def trapezoid(steps: int, max_speed: float, acceleration: float) -> list[float]:

@@ -17,15 +17,11 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from orbito_fw.protocol import fields
 
-from .interfaces import Clock, MoveListener, MoveReport, SquareListener
-from .serial_link import ControllerRestarted, LinkError, LinkSettings, SerialLink
-
-if TYPE_CHECKING:
-    from .fake_pico import MotorPort
+from orbito_hw.hw.interfaces import Clock, MoveListener, MoveReport, SquareListener
+from orbito_hw.hw.serial_link import ControllerRestarted, LinkError, LinkSettings, SerialLink
 
 FAULTS = {
     "home_no_index": "homing found no index within a place of steps",
@@ -37,9 +33,6 @@ FAULTS = {
     "bad_value": "the ring controller refused the value",
     "not_homed": "the rings are not homed",
 }
-
-# The Pico's settings for the simulated board: fast moves, fast scans.
-MOCK_SETTINGS = {"speed": 50000, "accel": 4000000, "home_speed": 50000, "scan_ms": 1}
 
 
 @dataclass
@@ -285,27 +278,3 @@ class SerialSquareSensors:
 
 def _tell(clock: Clock, listener: SquareListener, square: int, present: bool) -> None:
     listener(square, present, clock.now())
-
-
-def mock_serial_drive(
-    clock: Clock,
-    rings: MotorPort,
-    steps_per_place: int,
-    settings: Mapping[str, int] | None = None,
-) -> SerialRingDrive:
-    """A SerialRingDrive talking over a pty to the firmware logic driving ``rings``:
-    ``orbito-hw run --mock --backend serial``. ``settings`` go to the Pico on top of
-    MOCK_SETTINGS (``{"scan": 1}`` to have it scan the square sensors too). Closing the
-    drive stops the fake Pico."""
-    from .fake_pico import FakePico  # POSIX only (a pty): imported when asked for
-
-    pico = FakePico(rings)
-    pico.start()
-    try:
-        wanted = {**MOCK_SETTINGS, "spp": steps_per_place, **(settings or {})}
-        drive = SerialRingDrive(clock, pico.path, wanted)
-    except Exception:
-        pico.close()
-        raise
-    drive.on_close.append(pico.close)
-    return drive

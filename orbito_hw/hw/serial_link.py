@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from orbito_fw.protocol import PROTOCOL_VERSION, Deframer, encode, fields
 
-from ..errors import OrbitoError
+from orbito_hw.errors import OrbitoError
 
 if TYPE_CHECKING:
     import serial

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from .interfaces import RGB, Frame
+from orbito_hw.hw.interfaces import RGB, Frame
 
 OFF: RGB = (0, 0, 0)
 

@@ -4,8 +4,8 @@ Querying (``Solution``, ``shipped_solution``) is pure Python over the shipped ta
 the table (``orbito_hw.solver.build``) needs NumPy and is imported only by ``orbito-hw solve``.
 """
 
-from .layout import Score, Value
-from .table import Analysis, Solution, SolutionError, shipped_path, shipped_solution
+from orbito_hw.solver.layout import Score, Value
+from orbito_hw.solver.table import Analysis, Solution, SolutionError, shipped_path, shipped_solution
 
 __all__ = [
     "Analysis",

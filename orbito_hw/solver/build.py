@@ -29,8 +29,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ..squares import BB_ADJACENT, LINES, PRESS_TO
-from .layout import (
+from orbito_hw.rules.squares import BB_ADJACENT, LINES, PRESS_TO
+from orbito_hw.solver.layout import (
     DRAW_NOW,
     EXTRA_BLOCKS,
     FULL_LAYER,

@@ -26,11 +26,11 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Final
 
-from ..errors import OrbitoError
-from ..game import EXTRA_PRESSES, Colour, Position
-from ..squares import BB_ADJACENT, BB_ALL, BB_SQUARES, has_line, press, squares_of
-from ..turn import EXTRA_PRESS, Turn
-from .layout import (
+from orbito_hw.errors import OrbitoError
+from orbito_hw.rules.game import EXTRA_PRESSES, Colour, Position
+from orbito_hw.rules.squares import BB_ADJACENT, BB_ALL, BB_SQUARES, has_line, press, squares_of
+from orbito_hw.rules.turn import EXTRA_PRESS, Turn
+from orbito_hw.solver.layout import (
     BLOCK_OFFSETS,
     DRAW_NOW,
     LOSS_NOW,

@@ -17,8 +17,8 @@ from collections.abc import Callable, Coroutine, Generator
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Protocol, TypeVar
 
-from .hw.interfaces import RGB, Board, Clock, MoveReport
-from .squares import SQUARE_NAMES, SQUARES, squares_of
+from orbito_hw.hw.interfaces import RGB, Board, Clock, MoveReport
+from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES, squares_of
 
 CHECKS: Final = ("leds", "sensors", "button", "rings")
 """The checks, in the order they run."""

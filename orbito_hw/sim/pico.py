@@ -16,11 +16,14 @@ import tempfile
 import threading
 import time
 import tty
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Protocol
 
 from orbito_fw.controller import RingController
 from orbito_fw.device import Device
+
+from orbito_hw.hw.interfaces import Clock
+from orbito_hw.hw.serial_backend import SerialRingDrive
 
 
 class MotorPort(Protocol):
@@ -193,3 +196,29 @@ class FakePico:
             with contextlib.suppress(OSError):
                 os.write(master, out)
         return wake
+
+
+# The Pico's settings for the simulated board: fast moves, fast scans.
+MOCK_SETTINGS = {"speed": 50000, "accel": 4000000, "home_speed": 50000, "scan_ms": 1}
+
+
+def mock_serial_drive(
+    clock: Clock,
+    rings: MotorPort,
+    steps_per_place: int,
+    settings: Mapping[str, int] | None = None,
+) -> SerialRingDrive:
+    """A SerialRingDrive talking over a pty to the firmware logic driving ``rings``:
+    ``orbito-hw run --mock --backend serial``. ``settings`` go to the Pico on top of
+    MOCK_SETTINGS (``{"scan": 1}`` to have it scan the square sensors too). Closing the
+    drive stops the fake Pico."""
+    pico = FakePico(rings)
+    pico.start()
+    try:
+        wanted = {**MOCK_SETTINGS, "spp": steps_per_place, **(settings or {})}
+        drive = SerialRingDrive(clock, pico.path, wanted)
+    except Exception:
+        pico.close()
+        raise
+    drive.on_close.append(pico.close)
+    return drive

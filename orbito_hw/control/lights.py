@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from .game import Colour, Result
-from .hw.interfaces import RGB, Clock, Lights, TimerHandle
-from .squares import SQUARES, square_name, squares_of
+from orbito_hw.hw.interfaces import RGB, Clock, Lights, TimerHandle
+from orbito_hw.rules.game import Colour, Result
+from orbito_hw.rules.squares import SQUARES, square_name, squares_of
 
 
 def parse_rgb(text: str) -> RGB:

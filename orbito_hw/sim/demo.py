@@ -12,13 +12,13 @@ import random
 import sys
 from typing import TextIO
 
-from .game import Colour
-from .lights import rgb_hex
-from .mock import MockRun
-from .referee import Event
-from .script import Command
-from .squares import square_name
-from .turn import Turn
+from orbito_hw.control.lights import rgb_hex
+from orbito_hw.control.referee import Event
+from orbito_hw.rules.game import Colour
+from orbito_hw.rules.squares import square_name
+from orbito_hw.rules.turn import Turn
+from orbito_hw.sim.harness import MockRun
+from orbito_hw.sim.script import Command
 
 
 def turn_commands(turn: Turn, rng: random.Random) -> list[Command]:
@@ -70,7 +70,7 @@ def draw_board(run: MockRun, colour: bool) -> str:
 def run_demo(seed: int | None = None, out: TextIO | None = None, backend: str = "sim") -> int:
     out = out or sys.stdout
     rng = random.Random(seed)
-    from .opponents import make_opponent
+    from orbito_hw.solver.opponents import make_opponent
 
     strong, casual = (
         make_opponent("strong", seed=seed),

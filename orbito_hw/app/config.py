@@ -20,10 +20,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from .errors import ConfigError
-from .game import Colour
-from .hw.interfaces import RGB
-from .squares import SQUARE_NAMES, parse_square
+from orbito_hw.errors import ConfigError
+from orbito_hw.hw.interfaces import RGB
+from orbito_hw.rules.game import Colour
+from orbito_hw.rules.squares import SQUARE_NAMES, parse_square
 
 DEFAULT_PATH: Final = Path("/etc/orbito-hw/config.toml")
 EXAMPLE_NAME: Final = "config.example.toml"

@@ -12,17 +12,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 
-from ..game import Colour, board_string
-from ..squares import INNER_RING, OUTER_RING, SQUARES
-from .clock import ScopedClock
-from .interfaces import (
+from orbito_hw.hw.clock import ScopedClock
+from orbito_hw.hw.interfaces import (
     RGB,
     ButtonListener,
     Clock,
     Frame,
     SquareListener,
 )
-from .planner import SteppedDrive
+from orbito_hw.hw.planner import SteppedDrive
+from orbito_hw.rules.game import Colour, board_string
+from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARES
 
 # Where each square sits on its ring: (ring, index along the ring).
 _RING_OF: dict[int, tuple[tuple[int, ...], int]] = {

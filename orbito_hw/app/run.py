@@ -7,16 +7,16 @@ import logging
 import signal
 from collections.abc import Callable
 
-from .config import Config
-from .doctor import CheckResult, Doctor, Person, Runner, Wiring
-from .hw.assemble import build_board, open_lights
-from .hw.clock import LoopClock
-from .hw.interfaces import Board, Clock
-from .journal import Journal
-from .lights import Palette
-from .logs import EventLogger
-from .referee import Event, Referee, Settings
-from .service import Service
+from orbito_hw.app.assemble import build_board, open_lights
+from orbito_hw.app.config import Config
+from orbito_hw.app.logs import EventLogger
+from orbito_hw.app.service import Service
+from orbito_hw.control.journal import Journal
+from orbito_hw.control.lights import Palette
+from orbito_hw.control.referee import Event, Referee, Settings
+from orbito_hw.doctor.checks import CheckResult, Doctor, Person, Runner, Wiring
+from orbito_hw.hw.clock import LoopClock
+from orbito_hw.hw.interfaces import Board, Clock
 
 log = logging.getLogger(__name__)
 

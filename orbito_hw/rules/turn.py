@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from .errors import NotationError
-from .squares import BB_ADJACENT, parse_square, square_name
+from orbito_hw.errors import NotationError
+from orbito_hw.rules.squares import BB_ADJACENT, parse_square, square_name
 
 _TOKEN = re.compile(r"([a-d][1-4])(?:-([a-d][1-4]):([a-d][1-4]))?")
 _FORMS = "expected a placement like a2, a move and placement like c1-c2:a2, or * for an extra press"

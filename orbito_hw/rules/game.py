@@ -10,8 +10,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 
-from .errors import IllegalTurnError, NotationError
-from .squares import (
+from orbito_hw.errors import IllegalTurnError, NotationError
+from orbito_hw.rules.squares import (
     BB_ADJACENT,
     BB_ALL,
     BB_SQUARES,
@@ -22,7 +22,7 @@ from .squares import (
     square_name,
     squares_of,
 )
-from .turn import Turn
+from orbito_hw.rules.turn import Turn
 
 MARBLES_PER_PLAYER = 8
 EXTRA_PRESSES = 5

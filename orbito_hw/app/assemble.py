@@ -9,9 +9,9 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ..config import Config
-from ..errors import OrbitoError
-from .interfaces import RGB, Board, Clock, Frame
+from orbito_hw.app.config import Config
+from orbito_hw.errors import OrbitoError
+from orbito_hw.hw.interfaces import RGB, Board, Clock, Frame
 
 
 class HardwareError(OrbitoError):
@@ -29,7 +29,7 @@ class NoLights:
 
 
 def gpio_pins(config: Config) -> Any:
-    from .gpio import GpioPins  # gpiozero only when a gpio part is chosen
+    from orbito_hw.hw.gpio import GpioPins  # gpiozero only when a gpio part is chosen
 
     s, b, d = config.sensors, config.button, config.drive
     return GpioPins(
@@ -59,7 +59,7 @@ def open_lights(config: Config) -> Any:
         raise HardwareError(
             f"{config.source}: backends.lights: {config.backends.lights!r} is not for a real board"
         )
-    from .strip import StripLights, open_neopixel
+    from orbito_hw.hw.strip import StripLights, open_neopixel
 
     assert lights.pin is not None
     try:
@@ -86,7 +86,7 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
             )
     opened: list[Any] = []
     try:
-        from .gpio import GpioButton, GpioDrive, GpioSensors
+        from orbito_hw.hw.gpio import GpioButton, GpioDrive, GpioSensors
 
         pins = gpio_pins(config)
         d = config.drive
@@ -140,8 +140,8 @@ def _open(key: str, make: Any, opened: list[Any], config: Config) -> Any:
 
 def _open_serial(config: Config, clock: Clock, opened: list[Any]) -> Any:
     """The ring controller on the Pico, set up with the config's drive settings."""
-    from .serial_backend import SerialRingDrive
-    from .serial_link import LinkError
+    from orbito_hw.hw.serial_backend import SerialRingDrive
+    from orbito_hw.hw.serial_link import LinkError
 
     d = config.drive
     settings = {

@@ -16,14 +16,22 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import NoReturn
 
-from .debounce import Debouncer
-from .errors import IllegalTurnError
-from .game import Colour, Position
-from .hw.interfaces import Board, MoveReport, TimerHandle
-from .journal import Journal, JournalError, Saved
-from .lights import LightShow, Palette, View, frame_names, result_frame
-from .squares import BB_SQUARES, line_names, mask_of, parse_square, press, square_name, squares_of
-from .turn import EXTRA_PRESS, Turn
+from orbito_hw.control.debounce import Debouncer
+from orbito_hw.control.journal import Journal, JournalError, Saved
+from orbito_hw.control.lights import LightShow, Palette, View, frame_names, result_frame
+from orbito_hw.errors import IllegalTurnError
+from orbito_hw.hw.interfaces import Board, MoveReport, TimerHandle
+from orbito_hw.rules.game import Colour, Position
+from orbito_hw.rules.squares import (
+    BB_SQUARES,
+    line_names,
+    mask_of,
+    parse_square,
+    press,
+    square_name,
+    squares_of,
+)
+from orbito_hw.rules.turn import EXTRA_PRESS, Turn
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,9 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import OrbitoError
-from .game import Colour, Position, ReplayError, replay
-from .squares import is_square_name
+from orbito_hw.errors import OrbitoError
+from orbito_hw.rules.game import Colour, Position, ReplayError, replay
+from orbito_hw.rules.squares import is_square_name
 
 FORMAT = 1
 Touch = tuple[str, str]

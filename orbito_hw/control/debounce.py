@@ -6,7 +6,7 @@ seconds; chatter that settles back to where it started passes nothing on.
 
 from __future__ import annotations
 
-from .hw.interfaces import Clock, SquareListener, SquareSensors, TimerHandle
+from orbito_hw.hw.interfaces import Clock, SquareListener, SquareSensors, TimerHandle
 
 
 class Debouncer:

@@ -14,12 +14,12 @@ import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
-from .errors import ConfigError, OrbitoError
-from .game import Position
-from .turn import Turn
+from orbito_hw.errors import ConfigError, OrbitoError
+from orbito_hw.rules.game import Position
+from orbito_hw.rules.turn import Turn
 
 if TYPE_CHECKING:
-    from .solver.table import Solution
+    from orbito_hw.solver.table import Solution
 
 OPPONENTS = ("perfect", "strong", "casual", "random")
 
@@ -112,6 +112,6 @@ def make_opponent(
 
 
 def _shipped() -> Solution:
-    from .solver.table import shipped_solution
+    from orbito_hw.solver.table import shipped_solution
 
     return shipped_solution()

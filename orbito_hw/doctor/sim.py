@@ -13,10 +13,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .doctor import CHECKS, PLACES_PER_TURN, CheckResult, Doctor, Request, Runner, Wiring
-from .game import Colour
-from .hw.clock import ScopedClock, VirtualClock
-from .hw.interfaces import (
+from orbito_hw.doctor.checks import (
+    CHECKS,
+    PLACES_PER_TURN,
+    CheckResult,
+    Doctor,
+    Request,
+    Runner,
+    Wiring,
+)
+from orbito_hw.hw.clock import ScopedClock, VirtualClock
+from orbito_hw.hw.interfaces import (
     RGB,
     Board,
     Button,
@@ -26,9 +33,10 @@ from .hw.interfaces import (
     SquareListener,
     SquareSensors,
 )
-from .hw.planner import SteppedDrive
-from .hw.sim import SimBoard, seen, sim_parts
-from .squares import SQUARE_NAMES, parse_square
+from orbito_hw.hw.planner import SteppedDrive
+from orbito_hw.rules.game import Colour
+from orbito_hw.rules.squares import SQUARE_NAMES, parse_square
+from orbito_hw.sim.board import SimBoard, seen, sim_parts
 
 HUMAN_GAP = 0.3
 """Seconds a person takes to do what they are told."""
@@ -213,7 +221,7 @@ def mock_doctor(
         wiring = Wiring(steps_per_place=physics.steps_per_place, max_speed=drive.max_speed)
         inner = sensors if not faults.swapped else CrossedSensors(sensors, *faults.swapped)
     elif backend == "gpio":
-        from .hw.gpio_sim import DEFAULT_PINS, GpioSimWiring  # gpiozero only when chosen
+        from orbito_hw.sim.gpio_pins import DEFAULT_PINS, GpioSimWiring  # gpiozero only when chosen
 
         wires = GpioSimWiring(physics, pins or DEFAULT_PINS)
         if faults.swapped:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .errors import OrbitoError
-from .game import Colour
-from .squares import is_square_name, parse_square, square_name
+from orbito_hw.errors import OrbitoError
+from orbito_hw.rules.game import Colour
+from orbito_hw.rules.squares import is_square_name, parse_square, square_name
 
 COMMANDS = ("lift", "put", "press", "hold", "wait", "bounce", "slip", "power-cut", "reset")
 MAX_SECONDS = 3600.0

@@ -7,8 +7,8 @@ position share their subtree, and the last ply is counted by arithmetic, not gen
 
 from __future__ import annotations
 
-from .game import EXTRA_PRESSES, Colour, Position
-from .squares import BB_ADJACENT, BB_ALL, BB_SQUARES, has_line, press, squares_of
+from orbito_hw.rules.game import EXTRA_PRESSES, Colour, Position
+from orbito_hw.rules.squares import BB_ADJACENT, BB_ALL, BB_SQUARES, has_line, press, squares_of
 
 
 def perft(depth: int, position: Position | None = None) -> int:

@@ -10,10 +10,10 @@ from typing import Any
 
 from gpiozero.pins.mock import MockFactory, MockPin
 
-from .clock import ScopedClock
-from .gpio import GpioButton, GpioDrive, GpioPins, GpioSensors
-from .sim import SimBoard, SimError
-from .strip import StripLights, fake_strip
+from orbito_hw.hw.clock import ScopedClock
+from orbito_hw.hw.gpio import GpioButton, GpioDrive, GpioPins, GpioSensors
+from orbito_hw.hw.strip import StripLights, fake_strip
+from orbito_hw.sim.board import SimBoard, SimError
 
 # A plausible wiring for the simulated board (BCM numbers); a config file overrides it.
 DEFAULT_PINS = GpioPins(

@@ -11,13 +11,13 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from .errors import OrbitoError
-from .hw.clock import ScopedClock, VirtualClock
-from .hw.interfaces import RGB, Board, Button, Lights, RingDrive, SquareSensors
-from .hw.sim import SimBoard, SimError, seen, sim_parts
-from .journal import Journal
-from .referee import Event, Referee, Settings
-from .script import Command
+from orbito_hw.control.journal import Journal
+from orbito_hw.control.referee import Event, Referee, Settings
+from orbito_hw.errors import OrbitoError
+from orbito_hw.hw.clock import ScopedClock, VirtualClock
+from orbito_hw.hw.interfaces import RGB, Board, Button, Lights, RingDrive, SquareSensors
+from orbito_hw.sim.board import SimBoard, SimError, seen, sim_parts
+from orbito_hw.sim.script import Command
 
 HUMAN_GAP = 0.3
 """Seconds between two things a person does to the board."""
@@ -185,7 +185,7 @@ def _sim_parts(board: SimBoard, clock: ScopedClock) -> Parts:
 
 
 def _gpio_parts(board: SimBoard, clock: ScopedClock) -> Parts:
-    from .hw.gpio_sim import GpioSimWiring  # gpiozero and adafruit only when chosen
+    from orbito_hw.sim.gpio_pins import GpioSimWiring  # gpiozero and adafruit only when chosen
 
     wiring = GpioSimWiring(board)  # fresh pins for every boot, as after a real power cut
     sensors, button, drive, lights = wiring.parts(clock)
@@ -212,7 +212,7 @@ class SimRings:
 
 
 def _serial_parts(board: SimBoard, clock: ScopedClock) -> Parts:
-    from .hw.serial_backend import mock_serial_drive  # pyserial and a pty only when chosen
+    from orbito_hw.sim.pico import mock_serial_drive  # pyserial and a pty only when chosen
 
     sensors, button, _, lights = sim_parts(board, clock)
     drive = mock_serial_drive(clock, SimRings(board), board.steps_per_place)
