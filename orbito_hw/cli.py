@@ -1,8 +1,9 @@
 """The ``orbito-hw`` command line.
 
-Every command reports bad input as one line on stderr and exit status 2, never a
-traceback. Heavy modules (NumPy, the solution table, hardware libraries) are imported
-inside the command that needs them, so ``orbito-hw --help`` stays instant.
+Every command reports an OrbitoError (bad input, or a part of the board that fails) as
+one line on stderr, ``orbito-hw: MESSAGE``, and exit status 2, never a traceback. Heavy
+modules (NumPy, the solution table, hardware libraries) are imported inside the command
+that needs them, so ``orbito-hw --help`` stays instant.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import importlib
 from collections.abc import Sequence
 
 from orbito_hw import __version__
-from orbito_hw.commands import PROG, Parser, UsageError, fail
+from orbito_hw.commands import PROG, Parser, fail
 from orbito_hw.errors import OrbitoError
 
 # Each module registers its subcommands with ``register(sub)``.
@@ -39,9 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         status: int = args.func(args)
-    except UsageError as exc:
-        fail(str(exc))
-    except OrbitoError as exc:
+    except OrbitoError as exc:  # UsageError, the engine's, the config's, the hardware's...
         fail(str(exc))
     except KeyboardInterrupt:
         return 130

@@ -1,13 +1,28 @@
-"""Error classes by cause. Each message names the input and why it was refused."""
+"""Error classes by cause, in one tree. Each message names the input and why it was refused.
+
+Every error orbito-hw raises on purpose derives from :class:`OrbitoError`, so a command
+catches the base once and reports it as one line (``orbito-hw: MESSAGE``, exit 2). Below
+the base, the cause decides the second parent:
+
+- bad input (a turn, a square, a game record, a config file): ``ValueError``;
+- the board's hardware or the OS under it (a part that cannot be opened, a lost link):
+  ``OSError``, through :class:`HardwareError`;
+- a bug (a state change the referee's machine does not allow): ``RuntimeError``.
+
+Errors that only one module raises live in it, deriving from these (``LinkError`` in
+``hw/serial_link.py``, ``SolutionError`` in ``solver/table.py``...); the ones that cross
+layers live here, where every layer may import them.
+"""
 
 from __future__ import annotations
 
 
-class OrbitoError(ValueError):
+class OrbitoError(Exception):
     """Base of every error orbito-hw reports to a person instead of a traceback."""
 
 
-class NotationError(OrbitoError):
+# --- bad input ---------------------------------------------------------------------------
+class NotationError(OrbitoError, ValueError):
     """A turn token, square or position string that does not parse."""
 
     def __init__(self, text: str, reason: str) -> None:
@@ -16,7 +31,7 @@ class NotationError(OrbitoError):
         super().__init__(reason)
 
 
-class IllegalTurnError(OrbitoError):
+class IllegalTurnError(OrbitoError, ValueError):
     """A well-formed turn that the rules forbid in the position it was played in.
 
     ``squares`` are the squares at fault, so the board can light them.
@@ -32,5 +47,22 @@ class IllegalTurnError(OrbitoError):
         super().__init__(f"illegal turn {token} in {position}: {reason}")
 
 
-class ConfigError(OrbitoError):
+class ConfigError(OrbitoError, ValueError):
     """A config file, key or value that cannot be used."""
+
+
+# --- the hardware and the OS ---------------------------------------------------------------
+class HardwareError(OrbitoError, OSError):
+    """A part of the board that cannot be opened or reached, named by its config key or
+    port. An ``OSError``: the cause is the machine, not what was typed."""
+
+
+ECHO_LIMIT = 40  # characters of a person's input quoted back in a message
+
+
+def echo(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` quoted for an error message, cut to ``limit`` characters with an ellipsis:
+    a 10 MB bad token is named, not copied whole into the line that refuses it."""
+    if len(text) <= limit:
+        return repr(text)
+    return repr(text[:limit]) + f"... ({len(text)} characters)"

@@ -82,8 +82,8 @@ def test_the_controller_runs_a_turn_through_the_pico_on_its_serial_port(
     from orbito_hw.app.config import parse_config
     from orbito_hw.rules.game import Colour
     from orbito_hw.sim.board import SimBoard
-    from orbito_hw.sim.harness import SimRings
     from orbito_hw.sim.pico import FakePico
+    from orbito_hw.sim.world import SimRings
 
     physics = SimBoard(steps_per_place=800)
     pico = FakePico(SimRings(physics))

@@ -98,7 +98,7 @@ BAD = [
     ("bad colour", [('error = "#ff0000"', 'error = "#ff000"')], "lights.colours.error: '#ff000'"),
     (
         "unknown colour",
-        [('draw = "#ffa000"', 'drew = "#ffa000"')],
+        [('draw = "#ff9600"', 'drew = "#ff9600"')],
         "lights.colours.drew: unknown key (did you mean lights.colours.draw?)",
     ),
     (

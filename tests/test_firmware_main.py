@@ -1,10 +1,13 @@
-"""``firmware/main.py`` on CPython with stand-ins for ``machine``, ``rp2`` and MicroPython's
-``time``: the real main loop reads frames from stdin, steps the motor through the PIO
-state machine, reads the index pin, answers on stdout, and a Ctrl-C frees the motor."""
+"""``firmware/orbito_fw/main.py`` on CPython with stand-ins for ``machine``, ``rp2`` and
+MicroPython's ``time``, on the Pico's file system as ``firmware install`` lays it out
+(``main.py`` at the root, the modules in ``orbito_fw/``): the real main loop reads frames
+from stdin, steps the motor through the PIO state machine, reads the index pin, answers on
+stdout, and a Ctrl-C frees the motor."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -12,9 +15,10 @@ from pathlib import Path
 
 from orbito_fw.protocol import PROTOCOL_VERSION, Deframer, encode, fields
 
-FIRMWARE = Path(__file__).resolve().parent.parent / "firmware"
+from orbito_hw.commands.firmware import firmware_files
 
-# Runs main.py as the Pico would, with its hardware modules stood in for.
+# Runs main.py as the Pico would (from the root of its file system, argv[1]), with its
+# hardware modules stood in for.
 STUBS = r"""
 import io, sys, time, types, runpy
 SPP = 20
@@ -66,9 +70,17 @@ sys.stderr.write("pulses %d\n" % state["pulses"])
 """
 
 
-def test_main_runs_the_controller_on_the_pico_pins() -> None:
+def pico_files(root: Path) -> Path:
+    """The Pico's file system after ``firmware install``, in ``root``."""
+    (root / "orbito_fw").mkdir()
+    for target, source in firmware_files().items():
+        shutil.copyfile(source, root / target.removeprefix(":"))
+    return root
+
+
+def test_main_runs_the_controller_on_the_pico_pins(tmp_path: Path) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-u", "-c", STUBS, str(FIRMWARE)],
+        [sys.executable, "-u", "-c", STUBS, str(pico_files(tmp_path))],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -3,7 +3,7 @@ command (same sequence number) is answered again but never run twice."""
 
 from __future__ import annotations
 
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from orbito_fw.controller import RingController
 from orbito_fw.device import Device
@@ -55,7 +55,10 @@ def test_garbage_inside_a_frame_loses_that_frame_only(
     at = data.draw(st.integers(1, len(raw) - 1))
     # No "$" in the junk: a "$" starts a frame, which is the cut-frame case below.
     junk = data.draw(st.binary(min_size=1, max_size=4).filter(lambda b: b"$" not in b))
-    got = Deframer().feed(raw[:at] + junk + raw[at:] + encode(*second))
+    damaged = raw[:at] + junk + raw[at:]
+    # Junk that completes the frame early (a "\n" right after its "\r") leaves it whole.
+    assume(not damaged.startswith(raw))
+    got = Deframer().feed(damaged + encode(*second))
     assert got[-1] == second and first not in got[:-1]  # (a CRC collision could add a frame)
 
 

@@ -29,7 +29,10 @@ RULES: dict[str, tuple[set[str], set[str]]] = {
     "hw": ({"errors", "rules", "hw"}, HARDWARE | FIRMWARE),
     "sim": ({"errors", "rules", "solver", "control", "hw", "sim"}, HARDWARE | FIRMWARE),
     "doctor": ({"errors", "rules", "hw", "sim", "doctor"}, set()),
-    "app": ({"errors", "rules", "solver", "control", "hw", "sim", "doctor", "app"}, HARDWARE),
+    "app": (
+        {"errors", "rules", "solver", "control", "hw", "sim", "doctor", "app"},
+        HARDWARE | {"tomli_w"},
+    ),
     "commands": (
         {"errors", "rules", "solver", "control", "hw", "sim", "doctor", "app", "commands"},
         FIRMWARE,

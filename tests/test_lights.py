@@ -2,16 +2,9 @@
 
 from __future__ import annotations
 
-from orbito_hw.control.lights import (
-    LightShow,
-    Palette,
-    View,
-    frame_names,
-    parse_rgb,
-    result_frame,
-    rgb_hex,
-)
+from orbito_hw.control.lights import LightShow, Palette, View, frame_names, result_frame
 from orbito_hw.hw.clock import VirtualClock
+from orbito_hw.hw.interfaces import parse_rgb, rgb_hex
 from orbito_hw.rules.game import Colour, Result
 from orbito_hw.rules.squares import LINES, parse_square
 from orbito_hw.sim.board import SimLights

@@ -28,6 +28,13 @@ INDEX_STUCK = "index_stuck"  # the index read active for a whole place of steps
 WATCHDOG = "watchdog_reset"  # the hardware watchdog restarted the Pico
 STOPPED = "stopped"  # the host asked for an emergency stop
 
+# Refusals: the error word of an ERR reply (a latched fault refuses with FAULT, the state).
+BUSY = "busy"  # a move or homing is under way
+BAD_VALUE = "bad_value"  # a setting or a move the controller cannot carry out
+NOT_HOMED = "not_homed"  # a move before the rings were homed
+UNKNOWN_KEY = "unknown_key"  # a setting the controller does not have
+UNKNOWN_COMMAND = "unknown_command"  # a command the device does not know
+
 DEFAULTS = {
     "spp": 200,  # motor steps per place (one press moves the rings one place)
     "speed": 2000,  # top speed, steps per second
@@ -76,11 +83,11 @@ class RingController:
     def configure(self, key: str, value: int) -> str:
         """Set one setting; returns an error word or "" when accepted."""
         if key not in DEFAULTS:
-            return "unknown_key"
+            return UNKNOWN_KEY
         if self.state in (MOVING, HOMING):
-            return "busy"
+            return BUSY
         if value < 0 or (value == 0 and key not in ("scan", "home_margin")):
-            return "bad_value"
+            return BAD_VALUE
         old = self.config[key]
         self.config[key] = value
         if key in ("speed", "accel"):
@@ -88,7 +95,7 @@ class RingController:
                 self.planner = Planner(self.config["speed"], self.config["accel"])
             except ValueError:
                 self.config[key] = old
-                return "bad_value"
+                return BAD_VALUE
         if key == "spp":
             self.homed = False
         return ""
@@ -96,13 +103,13 @@ class RingController:
     def start_move(self, places: int, op: int, now: int) -> str:
         """Turn the rings ``places`` places; returns an error word or "" once started."""
         if self.state == FAULT:
-            return "fault"
+            return FAULT
         if self.state != IDLE:
-            return "busy"
+            return BUSY
         if not self.homed:
-            return "not_homed"
+            return NOT_HOMED
         if places < 0 or places > 100:
-            return "bad_value"
+            return BAD_VALUE
         self._begin(MOVING, op, places, places * self.config["spp"], now)
         self._plan = self.planner.plan(self.target)
         if self.target == 0:
@@ -114,9 +121,9 @@ class RingController:
     def start_home(self, op: int, now: int) -> str:
         """Step on until the index sensor is active (at once if it already is)."""
         if self.state == FAULT:
-            return "fault"
+            return FAULT
         if self.state != IDLE:
-            return "busy"
+            return BUSY
         self._begin(HOMING, op, 0, self.config["spp"] + self.config["home_margin"], now)
         if self.port.index_active():
             self._finish(now)

@@ -25,7 +25,7 @@ word starts a fresh session (a restarted host counts from 1 again); the same ses
 """
 
 from . import FIRMWARE_VERSION
-from .controller import IDLE, RingController
+from .controller import BAD_VALUE, IDLE, UNKNOWN_COMMAND, RingController
 from .protocol import PROTOCOL_VERSION, Deframer, encode
 
 REMEMBERED = 16  # replies kept for retries
@@ -127,16 +127,16 @@ class Device:
             return _answer(name, ctl.start_home(seq, now))
         if name == "MOVE":
             places = _int(args[0]) if len(args) == 1 else -1
-            return _answer(name, ctl.start_move(places, seq, now) if places >= 0 else "bad_value")
+            return _answer(name, ctl.start_move(places, seq, now) if places >= 0 else BAD_VALUE)
         if name == "CFG":
             return self._configure(args)
-        return ["ERR", "unknown_command"]
+        return ["ERR", UNKNOWN_COMMAND]
 
     def _configure(self, args: list[str]) -> list[str]:
         for arg in args:
             key, _, text = arg.partition("=")
             value = _int(text)
-            error = "bad_value" if value < 0 else self.controller.configure(key, value)
+            error = BAD_VALUE if value < 0 else self.controller.configure(key, value)
             if error:
                 return ["ERR", error, key]
         return ["OK", "CFG"]

@@ -18,6 +18,7 @@ import math
 US = 1000000.0
 MAX_RAMP = 8000  # speed-up steps kept (2 bytes each); past it the ramp stops rising
 MAX_INTERVAL = 65535  # the longest interval an array('H') holds: the slowest start
+MIN_ACCEL = 466  # steps/s^2: the gentlest whole acceleration whose first step fits MAX_INTERVAL
 
 
 class Planner:

@@ -5,7 +5,7 @@ They use only what every port has, so an import or a built-in that MicroPython l
 fails here before it fails on a Pico.
 """
 
-from .controller import FAULT, HOME_NO_INDEX, IDLE, RingController
+from .controller import FAULT, HOME_NO_INDEX, IDLE, NOT_HOMED, RingController
 from .device import Device
 from .planner import Planner
 from .protocol import PROTOCOL_VERSION, Deframer, encode, fields
@@ -88,7 +88,7 @@ def check_controller() -> None:
     rings = Rings(50)
     ctl = RingController(rings)
     ctl.configure("spp", 50)
-    check(ctl.start_move(1, 1, 0) == "not_homed", "a move needs homing first")
+    check(ctl.start_move(1, 1, 0) == NOT_HOMED, "a move needs homing first")
     rings.position = 10
     check(ctl.start_home(2, 0) == "", "home starts")
     now = run_until_idle(ctl, 0)
@@ -104,9 +104,9 @@ def check_controller() -> None:
     ctl.start_home(5, now)
     run_until_idle(ctl, now)
     check(ctl.state == FAULT and ctl.fault == HOME_NO_INDEX, "homing fault")
-    check(ctl.start_move(1, 6, now) == "fault", "no move on a fault")
+    check(ctl.start_move(1, 6, now) == FAULT, "no move on a fault")
     ctl.clear()
-    check(ctl.state == IDLE and ctl.start_move(1, 7, now) == "not_homed", "home after clear")
+    check(ctl.state == IDLE and ctl.start_move(1, 7, now) == NOT_HOMED, "home after clear")
 
 
 def check_device() -> None:

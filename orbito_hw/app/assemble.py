@@ -1,21 +1,33 @@
 """A board from the config: each part from the backend the config names for it.
 
-A backend's library is imported here only when that backend is chosen, and a part that
-cannot be opened is reported by the config key that chose it, never as a traceback.
+The one place where a real board is wired. A backend's library is imported here only when
+that backend is chosen, and a part that cannot be opened is reported by the config key
+that chose it (a ``HardwareError``), never as a traceback.
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from orbito_hw.app.config import Config
-from orbito_hw.errors import OrbitoError
-from orbito_hw.hw.interfaces import RGB, Board, Clock, Frame
+from orbito_hw.doctor.checks import PINNED_PARTS, Wiring
+from orbito_hw.errors import HardwareError
+from orbito_hw.hw.interfaces import RGB, Board, Clock, Frame, Lights, RingDrive, SquareSensors
+
+if TYPE_CHECKING:
+    from orbito_hw.hw.gpio import GpioPins
+    from orbito_hw.hw.serial_backend import SerialRingDrive
 
 
-class HardwareError(OrbitoError):
-    """A part of the board that cannot be opened, named by its config key."""
+class Part(Protocol):
+    """Anything the assembly opened and must close again if a later part fails."""
+
+    def close(self) -> None: ...
+
+
+P = TypeVar("P", bound=Part)
 
 
 class NoLights:
@@ -24,11 +36,15 @@ class NoLights:
     def show(self, frame: Frame, status: RGB | None = None) -> None:
         pass
 
+    def shown(self) -> tuple[list[RGB | None], RGB | None]:
+        return [None] * 16, None
+
     def close(self) -> None:
         pass
 
 
-def gpio_pins(config: Config) -> Any:
+def gpio_pins(config: Config) -> GpioPins:
+    """The config's pins and levels as the gpio backend takes them (-1: a pin not given)."""
     from orbito_hw.hw.gpio import GpioPins  # gpiozero only when a gpio part is chosen
 
     s, b, d = config.sensors, config.button, config.drive
@@ -51,7 +67,21 @@ def gpio_pins(config: Config) -> Any:
     )
 
 
-def open_lights(config: Config) -> Any:
+def doctor_wiring(config: Config) -> Wiring:
+    """The config keys and pins the doctor names when a part of this board fails."""
+    b, lights = config.backends, config.lights
+    return Wiring.of(
+        gpio_pins(config),
+        pinned=[part for part in PINNED_PARTS if getattr(b, part) == "gpio"],
+        lights_pin=lights.pin if b.lights == "neopixel" else None,
+        pixel_of=lights.square_pixels(),
+        status_pixel=lights.status_pixel,
+        steps_per_place=config.drive.steps_per_place,
+        max_speed=config.drive.max_speed,
+    )
+
+
+def open_lights(config: Config) -> Lights:
     lights = config.lights
     if config.backends.lights == "none":
         return NoLights()
@@ -79,26 +109,28 @@ def open_lights(config: Config) -> Any:
 def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
     """The real board the config describes. Every part is opened, or none is."""
     b = config.backends
-    for part in ("sensors", "button", "drive"):
-        if getattr(b, part) == "sim":
+    for name in PINNED_PARTS:
+        if getattr(b, name) == "sim":
             raise HardwareError(
-                f'{config.source}: backends.{part}: "sim" is the simulated board: use run --mock'
+                f'{config.source}: backends.{name}: "sim" is the simulated board: use run --mock'
             )
-    opened: list[Any] = []
+    opened: list[Part] = []
     try:
         from orbito_hw.hw.gpio import GpioButton, GpioDrive, GpioSensors
 
-        pins = gpio_pins(config)
-        d = config.drive
+        pins, d = gpio_pins(config), config.drive
         if b.sensors == "serial" and b.drive != "serial":
             raise HardwareError(
                 f'{config.source}: backends.sensors: "serial" reads the squares through '
                 'the Pico, which needs backends.drive = "serial" too'
             )
+        sensors: SquareSensors | None = None
         if b.sensors == "gpio":
             sensors = _open("sensors.pins", lambda: GpioSensors(pins, clock), opened, config)
+        drive: RingDrive
         if b.drive == "serial":
-            drive = _open_serial(config, clock, opened)
+            pico = _open_serial(config, clock, opened)
+            drive, sensors = pico, (pico.sensors if b.sensors == "serial" else sensors)
         else:
             drive = _open(
                 "drive",
@@ -108,18 +140,18 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
                 opened,
                 config,
             )
-        if b.sensors == "serial":
-            sensors = drive.sensors
         button = _open("button.pin", lambda: GpioButton(pins, clock), opened, config)
         lights = open_lights(config)
     except BaseException:
         for part in reversed(opened):
             part.close()
         raise
+    assert sensors is not None  # the config allows gpio or serial sensors on a real board
     return Board(clock, sensors, button, drive, lights)
 
 
-def _open(key: str, make: Any, opened: list[Any], config: Config) -> Any:
+def _open(key: str, make: Callable[[], P], opened: list[Part], config: Config) -> P:
+    """A gpio part, opened by ``make``; HardwareError naming ``key`` if it cannot be."""
     from gpiozero import BadPinFactory, GPIOZeroError
 
     try:
@@ -138,10 +170,9 @@ def _open(key: str, make: Any, opened: list[Any], config: Config) -> Any:
     return part
 
 
-def _open_serial(config: Config, clock: Clock, opened: list[Any]) -> Any:
+def _open_serial(config: Config, clock: Clock, opened: list[Part]) -> SerialRingDrive:
     """The ring controller on the Pico, set up with the config's drive settings."""
     from orbito_hw.hw.serial_backend import SerialRingDrive
-    from orbito_hw.hw.serial_link import LinkError
 
     d = config.drive
     settings = {
@@ -153,7 +184,7 @@ def _open_serial(config: Config, clock: Clock, opened: list[Any]) -> Any:
     }
     try:
         drive = SerialRingDrive(clock, config.serial.port, settings)
-    except (LinkError, OSError) as exc:
+    except OSError as exc:  # a LinkError (a HardwareError) or the port's own
         raise HardwareError(f"{config.source}: serial.port = {config.serial.port}: {exc}") from None
     opened.append(drive)
     return drive

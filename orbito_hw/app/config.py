@@ -12,22 +12,31 @@ Pins are BCM GPIO numbers. A part's pins are required only when its backend is `
 from __future__ import annotations
 
 import difflib
-import re
+import os
 import tomllib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
+import tomli_w
+
+from orbito_hw.control.lights import Palette
+from orbito_hw.control.referee import Settings
 from orbito_hw.errors import ConfigError
-from orbito_hw.hw.interfaces import RGB
+from orbito_hw.hw.interfaces import Backend, LightsBackend, parse_rgb, rgb_hex
+from orbito_hw.hw.planner import MIN_ACCELERATION
+from orbito_hw.hw.strip import SERPENTINE, pixels_along
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import SQUARE_NAMES, parse_square
 
 DEFAULT_PATH: Final = Path("/etc/orbito-hw/config.toml")
 EXAMPLE_NAME: Final = "config.example.toml"
 
+MAX_CONFIG_BYTES: Final = 1 << 20  # a config is a few KB; more is not a config file
+NAME_MAX: Final = 255  # bytes in one name of a path, and in the whole path, on Linux
+PATH_MAX: Final = 4095
 GPIO_PINS: Final = range(28)  # BCM 0..27: every GPIO on the 40-pin header
 # rpi_ws281x (behind Adafruit's neopixel on a Pi Zero 2 W to 4) can only drive a strip from
 # SPI (10, no root needed), PWM (12, 18) or PCM (21). A Pi 5's PIO drives any pin, 10 included.
@@ -39,38 +48,32 @@ HEADER_PIN: Final[Mapping[int, int]] = {
     13: 33, 19: 35, 16: 36, 26: 37, 20: 38, 21: 40,
 }  # fmt: skip
 
-SENSOR_BACKENDS: Final = ("gpio", "serial", "sim")
-BUTTON_BACKENDS: Final = ("gpio", "sim")
-DRIVE_BACKENDS: Final = ("gpio", "serial", "sim")
-LIGHT_BACKENDS: Final = ("neopixel", "sim", "none")
+# The backends each part may name (hw/interfaces.py names them all), in the messages' order.
+SENSOR_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "serial", "sim")
+BUTTON_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "sim")
+DRIVE_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "serial", "sim")
+LIGHT_BACKENDS: Final[tuple[LightsBackend, ...]] = ("neopixel", "sim", "none")
 LEVELS: Final = ("low", "high")
 PULLS: Final = ("up", "down", "off")
 PIXEL_ORDERS: Final = ("GRB", "RGB", "GRBW", "RGBW")
-COLOUR_RE: Final = re.compile(r"#[0-9a-fA-F]{6}")
-
-# Along the strip: rank 1 left to right, rank 2 back, and so on (a serpentine under the board).
-SERPENTINE: Final = tuple(
-    parse_square(n) for n in "a1 b1 c1 d1 d2 c2 b2 a2 a3 b3 c3 d3 d4 c4 b4 a4".split()
-)
-
-
-def _hex(colour: str) -> RGB:
-    return (int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16))
+# The referee's own defaults are the config's: a board without a config file (run --mock)
+# and one whose file leaves a key out are refereed alike.
+REFEREE: Final = Settings()
 
 
 @dataclass(frozen=True, slots=True)
 class BoardConfig:
-    first: Colour = Colour.BLACK
+    first: Colour = REFEREE.first
     state_dir: Path = Path("/var/lib/orbito-hw")
-    new_game_hold_s: float = 2.0  # holding the button this long starts a new game
+    new_game_hold_s: float = REFEREE.hold_time  # holding the button this long starts a new game
 
 
 @dataclass(frozen=True, slots=True)
 class BackendsConfig:
-    sensors: str = "gpio"
-    button: str = "gpio"
-    drive: str = "gpio"
-    lights: str = "neopixel"
+    sensors: Backend = "gpio"
+    button: Backend = "gpio"
+    drive: Backend = "gpio"
+    lights: LightsBackend = "neopixel"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,7 +81,7 @@ class SensorsConfig:
     pins: tuple[int, ...] = ()  # indexed by square, a1 = 0; empty when no pins are given
     active: str = "low"
     pull: str = "up"
-    debounce_ms: int = 50
+    debounce_ms: int = round(REFEREE.debounce * 1000)
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,17 +114,6 @@ class SerialConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class Colours:
-    black: RGB = (32, 64, 255)  # #2040ff: a square holding a black marble
-    white: RGB = (255, 255, 255)  # #ffffff: a square holding a white marble
-    error: RGB = (255, 0, 0)  # #ff0000: a square that is wrong (should be empty, wrong marble)
-    draw: RGB = (255, 160, 0)  # #ffa000: both lines of a draw
-    ready: RGB = (0, 255, 0)  # #00ff00: status pixel: waiting for a turn
-    moving: RGB = (0, 96, 255)  # #0060ff: status pixel: the rings are turning
-    fault: RGB = (255, 0, 255)  # #ff00ff: status pixel: a hardware fault
-
-
-@dataclass(frozen=True, slots=True)
 class LightsConfig:
     pin: int | None = None
     pixels: int = 17
@@ -129,16 +121,12 @@ class LightsConfig:
     status_pixel: int | None = 16
     brightness: float = 0.3
     pixel_order: str = "GRB"
-    colours: Colours = field(default_factory=Colours)
+    colours: Palette = field(default_factory=Palette)  # [lights.colours]: Palette's fields
 
     def square_pixels(self) -> tuple[int, ...]:
         """The strip index of each square's pixel, indexed by square: ``order`` fills the
         strip from pixel 0, stepping over the status pixel."""
-        free = [i for i in range(self.pixels) if i != self.status_pixel]
-        pixel_of = [0] * 16
-        for slot, square in enumerate(self.order):
-            pixel_of[square] = free[slot]
-        return tuple(pixel_of)
+        return pixels_along(self.order, self.status_pixel)
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +139,9 @@ class Config:
     drive: DriveConfig = field(default_factory=DriveConfig)
     serial: SerialConfig = field(default_factory=SerialConfig)
     lights: LightsConfig = field(default_factory=LightsConfig)
+    notes: tuple[str, ...] = ()
+    """Keys the file sets that are no longer used: said by ``config check`` and logged by
+    ``run``, never a reason to refuse a board that worked before an upgrade."""
 
     def gpio_pins(self) -> list[tuple[str, int]]:
         """(key path, BCM pin) of every Pi pin the chosen backends use, in file order."""
@@ -179,6 +170,7 @@ class Config:
             f"drive: {self.drive.steps_per_place} steps/place, {self.drive.max_speed:g} steps/s, "
             f"{self.drive.acceleration:g} steps/s^2",
         ]
+        lines += [f"note: {note}" for note in self.notes]
         if b.drive == "serial" or b.sensors == "serial":
             lines.append(f"serial: {self.serial.port} at {self.serial.baud} baud")
         pins = self.gpio_pins()
@@ -208,11 +200,24 @@ def load_config(path: str | Path | None) -> Config:
         return sim_config()
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        with path.open("rb") as file:
+            data = file.read(MAX_CONFIG_BYTES + 1)  # bounded: --config /dev/zero never ends
+    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise ConfigError(f"{path}: cannot read the config file: {reason}") from None
-    return parse_config(text, str(path), base_dir=path.parent)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"{path}: cannot read the config file: larger than {MAX_CONFIG_BYTES} bytes"
+        )
+    try:
+        text = data.decode("utf-8")  # strict: TOML is UTF-8, and a guess would misread a key
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ConfigError(
+            f"{path}: cannot read the config file: line {line} is not UTF-8 text "
+            f"(byte 0x{data[exc.start]:02x})"
+        ) from None
+    return parse_config(text.removeprefix("\ufeff"), str(path), base_dir=path.parent)
 
 
 def parse_config(text: str, source: str = "<config>", base_dir: Path | None = None) -> Config:
@@ -221,6 +226,8 @@ def parse_config(text: str, source: str = "<config>", base_dir: Path | None = No
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    except RecursionError:  # tomllib recurses into nested arrays and inline tables
+        raise ConfigError(f"{source}: not a usable config: nested too deeply") from None
     reader = _Reader(data)
     config = reader.config(source, base_dir or Path.cwd())
     if reader.problems:
@@ -264,6 +271,15 @@ def _positive(hi: float) -> Check:
     return check
 
 
+def _number_in(lo: float, hi: float) -> Check:
+    def check(value: Any) -> str | None:
+        if not _is_number(value):
+            return f"expected a number, got {value!r}"
+        return None if lo <= value <= hi else f"{value} is out of range ({lo:g}..{hi:g})"
+
+    return check
+
+
 def _choice(options: tuple[str, ...]) -> Check:
     def check(value: Any) -> str | None:
         if isinstance(value, str) and value in options:
@@ -280,9 +296,13 @@ def _pin(value: Any) -> str | None:
 
 
 def _colour(value: Any) -> str | None:
-    if isinstance(value, str) and COLOUR_RE.fullmatch(value):
-        return None
-    return f'{value!r} is not a colour ("#rrggbb")'
+    if not isinstance(value, str):
+        return f'{value!r} is not a colour ("#rrggbb")'
+    try:
+        parse_rgb(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def _text(value: Any) -> str | None:
@@ -293,6 +313,23 @@ def _text(value: Any) -> str | None:
     )
 
 
+def _path(value: Any) -> str | None:
+    """A path the OS takes: no NUL, encodable, within POSIX's NAME_MAX and PATH_MAX, so a
+    bad one fails ``config check`` instead of ``run``."""
+    trouble = _text(value)
+    if trouble:
+        return trouble
+    if "\0" in value:
+        return "a path cannot hold a NUL character"
+    try:
+        raw = os.fsencode(value)
+    except UnicodeEncodeError:
+        return "a path the file system's encoding cannot write"
+    if len(raw) > PATH_MAX or any(len(name) > NAME_MAX for name in raw.split(b"/")):
+        return f"a path longer than {PATH_MAX} bytes or with a name longer than {NAME_MAX}"
+    return None
+
+
 def _flag(value: Any) -> str | None:
     return None if isinstance(value, bool) else f"expected true or false, got {value!r}"
 
@@ -301,6 +338,7 @@ def _status_pixel(value: Any) -> str | None:
     return None if value == "none" else _int_in(0, 1023)(value)
 
 
+RETIRED_COLOUR: Final = "ready"  # was documented, never shown: a file that still sets it is told so
 TABLES: Final = ("board", "backends", "sensors", "button", "drive", "serial", "lights")
 
 
@@ -310,6 +348,7 @@ class _Reader:
     def __init__(self, data: dict[str, Any]) -> None:
         self.data = data
         self.problems: list[str] = []
+        self.notes: list[str] = []
 
     def problem(self, key: str, text: str) -> None:
         self.problems.append(f"{key}: {text}")
@@ -368,6 +407,7 @@ class _Reader:
             drive=self.drive(top, backends.drive == "gpio"),
             serial=self.serial(top),
             lights=self.lights(top, backends.lights == "neopixel"),
+            notes=tuple(self.notes),  # after the tables above: reading them adds the notes
         )
         self.check_shared_pins(config)
         return None if self.problems else config
@@ -376,7 +416,7 @@ class _Reader:
         t = self.table(top, "board", ("first", "state_dir", "new_game_hold_s"))
         d = BoardConfig()
         first = self.get(t, "board.first", _choice(("black", "white")), str(d.first))
-        state_dir = self.get(t, "board.state_dir", _text, str(d.state_dir))
+        state_dir = self.get(t, "board.state_dir", _path, str(d.state_dir))
         hold = self.get(t, "board.new_game_hold_s", _positive(60), d.new_game_hold_s)
         return BoardConfig(
             first=Colour(first or "black"),
@@ -460,7 +500,8 @@ class _Reader:
                 self.get(t, "drive.max_speed", _positive(100_000), d.max_speed) or d.max_speed
             ),
             acceleration=float(
-                self.get(t, "drive.acceleration", _positive(1_000_000), d.acceleration)
+                # The step planner (the Pi's and the Pico's) needs a first step under 65 ms.
+                self.get(t, "drive.acceleration", _number_in(MIN_ACCELERATION, 1e6), d.acceleration)
                 or d.acceleration
             ),
             index_pin=self.pin(t, "drive.index_pin", gpio),
@@ -473,7 +514,7 @@ class _Reader:
         t = self.table(top, "serial", ("port", "baud"))
         d = SerialConfig()
         return SerialConfig(
-            port=self.get(t, "serial.port", _text, d.port) or d.port,
+            port=self.get(t, "serial.port", _path, d.port) or d.port,
             baud=self.get(t, "serial.baud", _int_in(300, 4_000_000), d.baud) or d.baud,
         )
 
@@ -527,15 +568,20 @@ class _Reader:
             return SERPENTINE
         return tuple(parse_square(n) for n in order)
 
-    def colours(self, lights: dict[str, Any]) -> Colours:
-        names = tuple(f.name for f in fields(Colours))
-        t = self.table(lights, "lights.colours", names)
-        d = Colours()
+    def colours(self, lights: dict[str, Any]) -> Palette:
+        names = tuple(f.name for f in fields(Palette))
+        t = self.table(lights, "lights.colours", (*names, RETIRED_COLOUR))
+        if RETIRED_COLOUR in t:
+            self.notes.append(
+                f"lights.colours.{RETIRED_COLOUR}: no longer used "
+                "(the status pixel shows the colour to move); you may delete it"
+            )
+        d = Palette()
         out = {}
         for name in names:
             text = self.get(t, f"lights.colours.{name}", _colour, None)
-            out[name] = _hex(text) if text else getattr(d, name)
-        return Colours(**out)
+            out[name] = parse_rgb(text) if text else getattr(d, name)
+        return Palette(**out)
 
     def check_shared_pins(self, config: Config) -> None:
         owner: dict[int, str] = {}
@@ -553,44 +599,31 @@ def _pull_for(active: str | None) -> str:
 
 # --- writing ----------------------------------------------------------------------------
 def to_toml(config: Config) -> str:
-    """``config`` as a TOML file that loads back to an equal config (defaults written out)."""
-    out: list[str] = []
-    for section in TABLES:
-        out += ["", f"[{section}]"] if out else [f"[{section}]"]
-        value = getattr(config, section)
-        nested: list[tuple[str, dict[str, object]]] = []
-        for f in fields(value):
-            item = getattr(value, f.name)
-            if f.name == "pins" and item:
-                nested.append(("sensors.pins", dict(zip(SQUARE_NAMES, item, strict=True))))
-            elif isinstance(item, Colours):
-                nested.append(("lights.colours", {k: _hex_text(v) for k, v in _items(item)}))
-            elif f.name == "order":
-                out.append(f"order = {_toml_value([SQUARE_NAMES[s] for s in item])}")
-            elif f.name == "status_pixel" and item is None:
-                out.append('status_pixel = "none"')
-            elif item is not None and f.name != "pins":
-                out.append(f"{f.name} = {_toml_value(item)}")
-        for name, table in nested:
-            out += ["", f"[{name}]", *(f"{k} = {_toml_value(v)}" for k, v in table.items())]
-    return "\n".join(out) + "\n"
+    """``config`` as a TOML file that loads back to an equal config (defaults written out).
+
+    tomli-w does the quoting, so any string (a path with a newline or a quote) comes back
+    as it was; a section's own keys come first, then its sub-tables."""
+    return tomli_w.dumps({section: _toml_table(getattr(config, section)) for section in TABLES})
 
 
-def _items(obj: Colours) -> Iterator[tuple[str, RGB]]:
-    for f in fields(obj):
-        yield f.name, getattr(obj, f.name)
-
-
-def _hex_text(rgb: RGB) -> str:
-    return "#{:02x}{:02x}{:02x}".format(*rgb)
-
-
-def _toml_value(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int | float):
-        return repr(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(_toml_value(v) for v in value) + "]"
-    text = str(value)  # str, Path, Colour
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+def _toml_table(part: Any) -> dict[str, Any]:
+    """One section of the config as TOML values, in the words the file uses."""
+    table: dict[str, Any] = {}
+    for f in fields(part):
+        item = getattr(part, f.name)
+        if f.name == "pins":
+            if item:  # no pins (off the Pi) is no table at all
+                table["pins"] = dict(zip(SQUARE_NAMES, item, strict=True))
+        elif f.name == "order":
+            table["order"] = [SQUARE_NAMES[s] for s in item]
+        elif f.name == "status_pixel" and item is None:
+            table["status_pixel"] = "none"
+        elif isinstance(item, Palette):
+            table[f.name] = {c.name: rgb_hex(getattr(item, c.name)) for c in fields(item)}
+        elif isinstance(item, Colour):
+            table[f.name] = item.value
+        elif isinstance(item, Path):
+            table[f.name] = str(item)
+        elif item is not None:  # an unset pin is left out
+            table[f.name] = item
+    return table

@@ -15,6 +15,18 @@ import sys
 from collections.abc import Mapping
 from typing import TextIO
 
+from orbito_hw.control.events import (
+    Corrected,
+    Correction,
+    Event,
+    Fault,
+    GameOver,
+    Rejected,
+    TurnPlayed,
+    from_json,
+)
+from orbito_hw.rules.squares import line_names, square_name
+
 log = logging.getLogger("orbito_hw")
 events_log = logging.getLogger("orbito_hw.events")
 
@@ -102,53 +114,48 @@ def setup_logging(
     return handler
 
 
-def _squares(value: object) -> str:
-    if isinstance(value, list) and value:
-        return " ".join(str(square) for square in value)
-    return "(none)"
+def _squares(squares: tuple[int, ...]) -> str:
+    return " ".join(square_name(sq) for sq in squares) or "(none)"
 
 
-def _lines(value: object) -> str:
-    if isinstance(value, list) and value:
-        return ", ".join(_squares(line) for line in value)
-    return "no line"
+def _lines(lines: tuple[int, ...]) -> str:
+    return ", ".join(" ".join(line) for line in line_names(list(lines))) or "no line"
 
 
-def describe(event: Mapping[str, object]) -> tuple[int, str]:
+def describe(event: Event | Mapping[str, object]) -> tuple[int, str]:
     """One human line for a controller event, and the level it deserves.
 
-    KeyError for an event that lacks a field its kind needs.
+    A JSON object is read with ``events.from_json``: KeyError for one that lacks a field
+    its kind needs, ValueError for a field that does not parse.
     """
-    kind = event.get("event")
-    game = f"game {event['game']}" if "game" in event else "board"
-    if kind == "turn":
-        text = (
-            f"{game} turn {event['number']}: {event['colour']} {event['turn']} -> {event['board']}"
-        )
+    if isinstance(event, Mapping):
+        typed = from_json(event)
+        if typed is None:  # a kind without a line of its own
+            game = f"game {event['game']}" if "game" in event else "board"
+            return logging.DEBUG, f"{game}: event {json.dumps(dict(event), sort_keys=True)}"
+        event = typed
+    game = f"game {event.game}" if event.game is not None else "board"
+    if isinstance(event, TurnPlayed):
+        text = f"{game} turn {event.number}: {event.colour} {event.turn} -> {event.board}"
         return logging.INFO, text
-    if kind == "rejected":
-        return (
-            logging.WARNING,
-            f"{game}: refused ({event['reason']}) squares {_squares(event.get('squares'))}",
-        )
-    if kind == "correction":
-        return (
-            logging.WARNING,
-            f"{game}: board does not match, check squares {_squares(event.get('squares'))}",
-        )
-    if kind == "corrected":
+    if isinstance(event, Rejected):
+        text = f"{game}: refused ({event.reason}) squares {_squares(event.squares)}"
+        return logging.WARNING, text
+    if isinstance(event, Correction):
+        text = f"{game}: board does not match, check squares {_squares(event.squares)}"
+        return logging.WARNING, text
+    if isinstance(event, Corrected):
         return logging.INFO, f"{game}: board matches again, play on"
-    if kind == "result":
-        winner = event["result"]
-        outcome = "draw" if winner == "draw" else f"{winner} wins"
-        return logging.INFO, f"{game} over: {outcome} ({_lines(event.get('lines'))})"
-    if kind == "fault":
-        return logging.ERROR, f"{game}: fault: {event['reason']}"
-    return logging.DEBUG, f"{game}: event {json.dumps(dict(event), sort_keys=True)}"
+    if isinstance(event, GameOver):
+        outcome = "draw" if event.result.winner is None else f"{event.result} wins"
+        return logging.INFO, f"{game} over: {outcome} ({_lines(event.lines)})"
+    if isinstance(event, Fault):
+        return logging.ERROR, f"{game}: fault: {event.reason}"
+    return logging.DEBUG, f"{game}: event {json.dumps(event.to_json(), sort_keys=True)}"
 
 
 class EventLogger:
-    """A listener for the controller's JSON event dicts: one log line each.
+    """A listener for the controller's events (or their JSON objects): one log line each.
 
     It never raises: a malformed event is logged as such and the game goes on.
     """
@@ -156,9 +163,11 @@ class EventLogger:
     def __init__(self, logger: logging.Logger | None = None) -> None:
         self.logger = logger or events_log
 
-    def __call__(self, event: Mapping[str, object]) -> None:
+    def __call__(self, event: Event | Mapping[str, object]) -> None:
         try:
             level, text = describe(event)
         except KeyError as exc:
-            level, text = logging.WARNING, f"malformed event (no {exc}): {dict(event)!r}"
+            level, text = logging.WARNING, f"malformed event (no {exc}): {event!r}"
+        except ValueError as exc:
+            level, text = logging.WARNING, f"malformed event ({exc}): {event!r}"
         self.logger.log(level, "%s", text)

@@ -7,33 +7,29 @@ import logging
 import signal
 from collections.abc import Callable
 
-from orbito_hw.app.assemble import build_board, open_lights
+from orbito_hw.app.assemble import build_board, doctor_wiring, open_lights
 from orbito_hw.app.config import Config
 from orbito_hw.app.logs import EventLogger
 from orbito_hw.app.service import Service
+from orbito_hw.control.events import Event, GameOver, TurnPlayed
 from orbito_hw.control.journal import Journal
-from orbito_hw.control.lights import Palette
-from orbito_hw.control.referee import Event, Referee, Settings
-from orbito_hw.doctor.checks import CheckResult, Doctor, Person, Runner, Wiring
+from orbito_hw.control.referee import Referee, Settings
+from orbito_hw.doctor.checks import CheckResult, Doctor, Person, Runner
 from orbito_hw.hw.clock import LoopClock
 from orbito_hw.hw.interfaces import Board, Clock
 
 log = logging.getLogger(__name__)
 
 
-def palette(config: Config) -> Palette:
-    c = config.lights.colours
-    return Palette(
-        black=c.black, white=c.white, error=c.error, draw=c.draw, busy=c.moving, fault=c.fault
-    )
-
-
 def settings(config: Config) -> Settings:
+    """The referee's settings from the config. Squares read by the Pico come debounced by
+    the Pico (``sensors.debounce_ms`` is sent to it): the host passes them straight on."""
+    scanned_by_pico = config.backends.sensors == "serial"
     return Settings(
         first=config.board.first,
-        debounce=config.sensors.debounce_ms / 1000,
+        debounce=0.0 if scanned_by_pico else config.sensors.debounce_ms / 1000,
         hold_time=config.board.new_game_hold_s,
-        palette=palette(config),
+        palette=config.lights.colours,
     )
 
 
@@ -41,10 +37,11 @@ def run_board(config: Config) -> int:
     """Referee games on the board until SIGTERM or SIGINT; the LEDs go dark on the way out."""
     loop = asyncio.new_event_loop()
     clock = LoopClock(loop)
+    journal = Journal(config.board.state_dir)  # its lock first: one controller per board
     board = build_board(config, clock, realtime=True)
     service = Service()
     try:
-        referee = Referee(board, Journal(config.board.state_dir), settings(config))
+        referee = Referee(board, journal, settings(config))
         referee.add_listener(EventLogger())
         referee.add_listener(lambda event: _status(service, event))
         for sig in (signal.SIGTERM, signal.SIGINT):
@@ -52,44 +49,28 @@ def run_board(config: Config) -> int:
         referee.start()
         service.start(loop)  # READY once the hardware is open and the journal read
         log.info("orbito-hw running: %s", config.summary().splitlines()[1])
+        for note in config.notes:
+            log.warning("%s: %s", config.source, note)
         loop.run_forever()
     finally:
         service.stop()
         board.close()  # the lights close first: dark on the way out
+        journal.close()
         loop.close()
     return 0
 
 
 def _status(service: Service, event: Event) -> None:
-    if event["event"] == "turn":
-        service.status(f"game {event['game']}, turn {event['number']}: {event['turn']}")
-    elif event["event"] == "result":
-        service.status(f"game {event['game']} over: {event['result']}")
+    if isinstance(event, TurnPlayed):
+        service.status(f"game {event.game}, turn {event.number}: {event.turn}")
+    elif isinstance(event, GameOver):
+        service.status(f"game {event.game} over: {event.result}")
 
 
 def lights_off(config: Config) -> int:
     """Switch every LED off (the unit's ExecStopPost, whatever state the controller left)."""
     open_lights(config).close()
     return 0
-
-
-def doctor_wiring(config: Config) -> Wiring:
-    """The config keys and pins the doctor names when a part fails."""
-    b, d, lights = config.backends, config.drive, config.lights
-    drive_pins = b.drive == "gpio"
-    return Wiring(
-        square_pins=config.sensors.pins if b.sensors == "gpio" else (),
-        button_pin=config.button.pin if b.button == "gpio" else None,
-        step_pin=d.step_pin if drive_pins else None,
-        dir_pin=d.dir_pin if drive_pins else None,
-        enable_pin=d.enable_pin if drive_pins else None,
-        index_pin=d.index_pin if drive_pins else None,
-        lights_pin=lights.pin if b.lights == "neopixel" else None,
-        pixel_of=lights.square_pixels(),
-        status_pixel=lights.status_pixel,
-        steps_per_place=d.steps_per_place,
-        max_speed=d.max_speed,
-    )
 
 
 def doctor_board(
@@ -107,15 +88,14 @@ def doctor_board(
         checks = tuple(c for c in checks if c != "leds")
     loop = asyncio.new_event_loop()
     clock = LoopClock(loop)
-    board = open_board(config, clock)
     try:
-        doctor = Doctor(board, person(clock), doctor_wiring(config), out, timeout)
-        runner = Runner(clock, doctor.run(checks))
-        finished = loop.create_future()
-        runner.start(lambda: finished.set_result(None))
-        loop.run_until_complete(finished)
+        with open_board(config, clock) as board:  # the lights close first: dark on the way out
+            doctor = Doctor(board, person(clock), doctor_wiring(config), out, timeout)
+            runner = Runner(clock, doctor.run(checks))
+            finished = loop.create_future()
+            runner.start(lambda: finished.set_result(None))
+            loop.run_until_complete(finished)
     finally:
-        board.close()  # the lights close first: dark on the way out
         loop.close()
     if runner.error is not None:
         raise runner.error

@@ -12,10 +12,8 @@ from typing import TYPE_CHECKING, Any
 from orbito_hw.commands import UsageError
 
 if TYPE_CHECKING:
-    from orbito_hw.doctor.checks import Request
+    from orbito_hw.doctor.checks import CheckResult, Request
     from orbito_hw.hw.interfaces import Clock
-
-BACKENDS = ("sim", "gpio")
 
 
 def register(sub: Any) -> None:
@@ -57,7 +55,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from orbito_hw.doctor.checks import CHECKS, parse_only, summary
 
     try:
-        checks = parse_only(args.only) if args.only else CHECKS
+        checks = CHECKS if args.only is None else parse_only(args.only)  # --only '' names none
     except ValueError as exc:
         raise UsageError(f"--only: {exc}") from None
     if not 0 < args.timeout <= 3600:
@@ -80,8 +78,8 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     return 0 if all(r.passed for r in results) else 1
 
 
-def _mock(args: argparse.Namespace, checks: tuple[str, ...]) -> list[Any]:
-    from orbito_hw.doctor.sim import Faults, run_mock
+def _mock(args: argparse.Namespace, checks: tuple[str, ...]) -> list[CheckResult]:
+    from orbito_hw.doctor.sim import BACKENDS, Faults, run_mock
 
     if args.backend not in BACKENDS:
         raise UsageError(f"--backend {args.backend!r} is not one of: {', '.join(BACKENDS)}")

@@ -1,4 +1,10 @@
-"""``firmware install``: put the ring controller firmware on a Pico with mpremote."""
+"""``firmware install``: put the ring controller firmware on a Pico with mpremote.
+
+The firmware is the package ``orbito_fw``, shipped whole with orbito-hw and found where it
+is installed (``importlib.resources``), from a wheel as from a checkout: its modules go to
+``:orbito_fw/`` on the Pico, and its ``main.py`` (the entry point, which needs ``machine``)
+to the Pico's root, where MicroPython runs it at boot.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +12,14 @@ import argparse
 import shlex
 import shutil
 import subprocess
+from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from orbito_hw.commands import fail
+
+PACKAGE: Final = "orbito_fw"
+ENTRY_POINT: Final = "main.py"  # in the package here, at the Pico's root there
 
 
 def register(sub: Any) -> None:
@@ -21,30 +31,41 @@ def register(sub: Any) -> None:
     install.set_defaults(func=cmd_install)
 
 
-def firmware_files() -> tuple[list[Path], Path]:
-    """The logic modules and main.py, from the source tree this orbito-hw runs from."""
-    import orbito_fw
-
-    package = Path(orbito_fw.__file__).resolve().parent
-    main = package.parent / "main.py"
-    if not main.is_file():
-        fail(f"{main} not found: install the firmware from a source checkout of orbito-hw")
-    return sorted(package.glob("*.py")), main
+def firmware_folder() -> Path:
+    """The installed ``orbito_fw`` package's folder (the checkout's in an editable install)."""
+    folder = resources.files(PACKAGE)
+    # mpremote copies files by name: a package inside a zip would need unpacking first.
+    if not isinstance(folder, Path) or not folder.is_dir():
+        fail(f"the firmware package {PACKAGE} is not a folder on disk ({folder})")
+    return folder
 
 
-def mpremote_command(port: str, modules: list[Path], main: Path) -> list[str]:
-    """One mpremote run: make the package folder, copy each module and main.py, reset."""
+def firmware_files() -> dict[str, Path]:
+    """Every file of the firmware by where it goes on the Pico: the modules under
+    ``:orbito_fw/`` in name order, then ``:main.py``."""
+    folder = firmware_folder()
+    entry = folder / ENTRY_POINT
+    if not entry.is_file():
+        fail(f"{entry} not found: this orbito-hw was installed without the firmware's main.py")
+    modules = sorted(p for p in folder.glob("*.py") if p.name != ENTRY_POINT)
+    placed = {f":{PACKAGE}/{module.name}": module for module in modules}
+    placed[f":{ENTRY_POINT}"] = entry  # last: the Pico boots into it only once the rest is there
+    return placed
+
+
+def mpremote_command(port: str, files: dict[str, Path]) -> list[str]:
+    """One mpremote run: make the package folder, copy every file to its place, reset."""
     argv = ["mpremote", "connect", port]
-    argv += ["exec", "import os; 'orbito_fw' in os.listdir() or os.mkdir('orbito_fw')"]
-    for module in modules:
-        argv += ["+", "cp", str(module), f":orbito_fw/{module.name}"]
-    argv += ["+", "cp", str(main), ":main.py", "+", "reset"]
-    return argv
+    argv += ["exec", f"import os; '{PACKAGE}' in os.listdir() or os.mkdir('{PACKAGE}')"]
+    for target, source in files.items():
+        argv += ["+", "cp", str(source), target]
+    return [*argv, "+", "reset"]
 
 
 def cmd_install(args: argparse.Namespace) -> int:
-    modules, main = firmware_files()
-    argv = mpremote_command(args.port, modules, main)
+    if not args.port.strip():
+        fail(f"--port {args.port!r} is empty: give the Pico's serial port, e.g. /dev/ttyACM0")
+    argv = mpremote_command(args.port, firmware_files())
     if args.print:
         print(shlex.join(argv))
         return 0

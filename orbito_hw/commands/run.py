@@ -5,11 +5,13 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from orbito_hw.commands import UsageError, emit, fail
+from orbito_hw.commands import UsageError, emit, fail, input_lines
+from orbito_hw.hw.interfaces import BACKENDS, Backend  # the names only: no driver is imported
 
-BACKENDS = ("sim", "gpio", "serial")
+if TYPE_CHECKING:
+    from orbito_hw.control.events import Event
 
 
 def register(sub: Any) -> None:
@@ -24,7 +26,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--backend",
         default="sim",
-        help="drivers run against the simulated board: sim (default), gpio, serial",
+        help="drivers run against the simulated board: "
+        + ", ".join(f"{name} (default)" if name == "sim" else name for name in BACKENDS),
     )
     p.add_argument(
         "--state-dir", metavar="DIR", help="where the journal lives (default: a fresh temp dir)"
@@ -94,23 +97,33 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run_demo(seed=args.seed, backend=args.backend)
 
 
-def _read_script(path: str) -> str:
-    if path == "-":
-        return sys.stdin.read()
+def _read_script(path: str) -> bytes | str:
+    """The script's bytes, at most MAX_SCRIPT_BYTES of them: parse_script decodes each line
+    itself, so a line that is not UTF-8 is refused by its number, whatever the locale."""
+    from orbito_hw.sim.script import MAX_SCRIPT_BYTES
+
     try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+        if path == "-":
+            stream = getattr(sys.stdin, "buffer", None)  # a test's StringIO holds text
+            data = stream.read(MAX_SCRIPT_BYTES + 1) if stream else sys.stdin.read()
+        else:
+            with Path(path).open("rb") as file:
+                data = file.read(MAX_SCRIPT_BYTES + 1)
+    except (OSError, ValueError) as exc:  # ValueError: a path with a NUL in it
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise UsageError(f"cannot read board script {path}: {reason}") from None
+    if len(data) > MAX_SCRIPT_BYTES:
+        raise UsageError(f"board script {path} is larger than {MAX_SCRIPT_BYTES} bytes")
+    return data
 
 
-def run_events(path: str, state_dir: str | None, backend: str = "sim") -> int:
+def run_events(path: str, state_dir: str | None, backend: Backend = "sim") -> int:
     """SPEC.md's events run: every event as a JSON line; exit 0, or 1 if the controller failed."""
     from orbito_hw.sim.harness import CommandError, MockRun
     from orbito_hw.sim.script import parse_script
 
     commands = parse_script(_read_script(path), path)
-    events: list[dict[str, object]] = []
+    events: list[Event] = []
     run = MockRun(state_dir, parts=backend, on_event=events.append)
     run.source = path
     try:
@@ -119,16 +132,16 @@ def run_events(path: str, state_dir: str | None, backend: str = "sim") -> int:
         fail(str(exc))  # the script asked for what no hand can do: bad input, nothing printed
     except Exception as exc:  # the controller itself broke: say so, keep what it did say
         for event in events:
-            emit(event)
+            emit(event.to_json())
         fail(f"the controller failed: {type(exc).__name__}: {exc}", status=1)
     finally:
         run.close()
     for event in events:
-        emit(event)
+        emit(event.to_json())
     return 0
 
 
-def run_interactive(state_dir: str | None, backend: str = "sim") -> int:
+def run_interactive(state_dir: str | None, backend: Backend = "sim") -> int:
     """Board-script commands typed at a prompt; blocking reads, so an idle board costs no CPU."""
     from orbito_hw.app.logs import describe
     from orbito_hw.sim.demo import draw_board
@@ -137,24 +150,27 @@ def run_interactive(state_dir: str | None, backend: str = "sim") -> int:
 
     person = sys.stdin.isatty() and sys.stdout.isatty()
 
-    def show(event: dict[str, object]) -> None:
+    def show(event: Event) -> None:
         # A person at a terminal reads sentences; a program on a pipe reads JSON lines.
         if person:
             print(describe(event)[1])
         else:
-            emit(event)
+            emit(event.to_json())
 
     run = MockRun(state_dir, parts=backend, on_event=show)
     prompt = "orbito> " if sys.stdin.isatty() else ""
+    lines = input_lines(sys.stdin)  # decoded line by line: a line that is not UTF-8 is refused
     first = True
     try:
         while True:
-            try:
-                line = input(prompt)
-            except EOFError:
+            print(prompt, end="", flush=True)
+            line = next(lines, None)
+            if line is None:
                 break
             try:
-                command = parse_line(line)
+                if line.problem is not None:
+                    raise ValueError(f"line {line.number}: {line.problem}")
+                command = parse_line(line.text, line.number)
                 if command is None:
                     continue
                 run.run(command, first_command=first)

@@ -69,12 +69,12 @@ def _compare(data: bytes, path: Path, digest: str) -> int:
 
 
 def cmd_analyse(args: argparse.Namespace) -> int:
-    from orbito_hw.rules.game import Colour, replay
+    from orbito_hw.commands.engine import replay_record
     from orbito_hw.solver.table import Solution, shipped_solution
 
     solution = Solution.load(args.table) if args.table else shipped_solution()
 
     def analyse_one(first: str, moves: str) -> dict[str, object]:
-        return solution.analyse(replay(Colour.parse(first), moves)).as_json()
+        return solution.analyse(replay_record(first, moves)).as_json()
 
     return game_command(args, "analyse", analyse_one)

@@ -1,7 +1,9 @@
 """Debouncing of square sensors, on the board's clock.
 
 A change is passed on only once the sensor has kept its new reading for ``delay``
-seconds; chatter that settles back to where it started passes nothing on.
+seconds; chatter that settles back to where it started passes nothing on. A ``delay`` of 0
+passes every change straight on: for squares that come debounced already (the Pico scans
+and debounces them itself when ``backends.sensors = "serial"``).
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ from orbito_hw.hw.interfaces import Clock, SquareListener, SquareSensors, TimerH
 
 class Debouncer:
     def __init__(self, sensors: SquareSensors, clock: Clock, delay: float) -> None:
+        if not delay >= 0:
+            raise ValueError(f"a debounce delay is 0 or more seconds, not {delay!r}")
         self.clock = clock
         self.delay = delay
         self._sensors = sensors
@@ -41,6 +45,9 @@ class Debouncer:
         old = self._timers.pop(square, None)
         if old is not None:
             old.cancel()
+        if self.delay == 0:
+            self._settle(square)
+            return
         self._timers[square] = self.clock.call_later(self.delay, lambda: self._settle(square))
 
     def _settle(self, square: int) -> None:

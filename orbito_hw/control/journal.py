@@ -2,28 +2,71 @@
 
 Every write is atomic and durable (write a temporary file, fsync, rename over, fsync the
 directory), so a power cut at any point leaves either the old or the new journal, never
-a torn one. A damaged journal is moved aside, never deleted, and reported.
+a torn one.
+
+Nothing on disk is trusted: the journal is read as bytes, decoded strictly and replayed
+through the engine. A journal damaged in any way (not UTF-8, not JSON, wrong types, a turn
+the rules refuse, a turn in progress that does not fit the board, a newer format, a file
+that cannot be read) is moved aside, never deleted or written over, and JournalError says
+where it went. A journal that cannot even be moved aside, or a state directory that cannot
+be locked, is JournalUnavailableError: not a JournalError, so nobody starts a fresh game
+over it; the controller refuses to start and leaves the file alone.
+
+A Journal holds an exclusive lock on its state directory (``.lock``, holding the pid and
+the command) from creation to ``close()``: two controllers on one directory would write
+over each other's turns.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
+import fcntl
 import json
 import os
+import stat
+import sys
+import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import TracebackType
+from typing import NoReturn
 
-from orbito_hw.errors import OrbitoError
+from orbito_hw.errors import IllegalTurnError, NotationError, OrbitoError
 from orbito_hw.rules.game import Colour, Position, ReplayError, replay
-from orbito_hw.rules.squares import is_square_name
+from orbito_hw.rules.squares import BB_SQUARES, is_square_name, parse_square
+from orbito_hw.rules.turn import Turn
 
 FORMAT = 1
+MAX_BYTES = 16 * 1024 * 1024
+"""A journal larger than this is damaged: a game holds at most 21 turns, and a turn in
+progress would need a touch a second for days on end to come near it."""
+SHOWN = 40
+"""At most this many characters of a value from the file go into an error message."""
+REASON = 160
+"""At most this many characters of a reason (the engine's, a library's, a lock holder's)."""
+
 Touch = tuple[str, str]
 """("lift" | "put", square name): one debounced sensor change of the turn in progress."""
 
 
 class JournalError(OrbitoError):
-    """The journal on disk cannot be used; it has been moved aside."""
+    """The journal on disk was damaged; it has been moved aside (the message says where),
+    so a fresh game may start."""
+
+
+class JournalUnavailableError(OrbitoError, OSError):
+    """The journal or its state directory cannot be used and the journal could not be set
+    aside: the controller must not start, and must not write over it. Deliberately not a
+    JournalError, whose handlers start a fresh game."""
+
+
+class StateDirBusyError(JournalUnavailableError):
+    """Another controller holds the state directory's lock."""
+
+
+class JournalDamage(OrbitoError, ValueError):
+    """Why the bytes of a journal are not a journal this program can carry on from."""
 
 
 @dataclass
@@ -50,63 +93,255 @@ class Saved:
 
     @classmethod
     def from_json(cls, data: object) -> Saved:
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ValueError(f"not an orbito-hw journal of format {FORMAT}")
-        game, turns, pending = data.get("game"), data.get("turns"), data.get("pending")
-        touches = data.get("touches")
-        if not isinstance(game, int) or game < 1:
-            raise ValueError("bad game number")
-        if not isinstance(turns, list) or not all(isinstance(t, str) for t in turns):
-            raise ValueError("bad turn list")
-        if pending is not None and not isinstance(pending, str):
-            raise ValueError("bad pending turn")
-        if not isinstance(touches, list) or not all(_is_touch(t) for t in touches):
-            raise ValueError("bad turn in progress")
-        saved = cls(game, Colour.parse(str(data.get("first"))), turns, pending)
-        saved.touches = [(str(t[0]), str(t[1])) for t in touches]
-        saved.position()  # a journal whose turns the rules refuse is damaged
+        """A journal's JSON, checked field by field and replayed through the engine;
+        JournalDamage naming the first thing wrong."""
+        if not isinstance(data, dict):
+            raise JournalDamage(f"{_shown(data)} is not a JSON object")
+        _check_format(data.get("format"))
+        game = data.get("game")
+        if type(game) is not int or game < 1:  # type(): true is an int to isinstance
+            raise JournalDamage(f"game {_shown(game)} is not a game number")
+        first = data.get("first")
+        if first not in [c.value for c in Colour]:
+            raise JournalDamage(f"first {_shown(first)} is not black or white")
+        saved = cls(game, Colour(first), _strings(data.get("turns"), "turns"))
+        position = saved._replay()
+        saved.pending = _pending(position, data.get("pending"))
+        saved.touches = _touches(position, data.get("touches"), fits=bool(saved.turns))
         return saved
 
+    def _replay(self) -> Position:
+        try:
+            return self.position()
+        except ReplayError as exc:
+            raise JournalDamage(
+                f"turn {exc.number} {_shown(exc.token)} cannot be played: {_short(exc.reason)}"
+            ) from None
 
-def _is_touch(t: object) -> bool:
-    return (
-        isinstance(t, list)
-        and len(t) == 2
-        and t[0] in ("lift", "put")
-        and isinstance(t[1], str)
-        and is_square_name(t[1])
-    )
+
+def _check_format(version: object) -> None:
+    if type(version) is not int:
+        raise JournalDamage(f"format {_shown(version)} is not an orbito-hw journal format")
+    if version > FORMAT:
+        raise JournalDamage(
+            f"written by a newer orbito-hw (format {_shown(version)}; this one reads {FORMAT})"
+        )
+    if version != FORMAT:
+        raise JournalDamage(f"format {_shown(version)} is not format {FORMAT}")
+
+
+def _strings(value: object, name: str) -> list[str]:
+    if not isinstance(value, list):
+        raise JournalDamage(f"{name} is {_shown(value)}, not a list")
+    for number, item in enumerate(value, 1):
+        if not isinstance(item, str):
+            raise JournalDamage(f"{name} item {number} is {_shown(item)}, not a string")
+    return list(value)
+
+
+def _pending(position: Position, token: object) -> str | None:
+    """The turn accepted but not yet committed: it must be one the position allows."""
+    if token is None:
+        return None
+    if not isinstance(token, str):
+        raise JournalDamage(f"the turn in progress {_shown(token)} is not a turn")
+    try:
+        position.check(Turn.from_notation(token))
+    except NotationError:
+        raise JournalDamage(f"the turn in progress {_shown(token)} is malformed") from None
+    except IllegalTurnError as exc:
+        raise JournalDamage(
+            f"the turn in progress {_shown(token)} does not fit the board: {_short(exc.reason)}"
+        ) from None
+    return token
+
+
+def _touches(position: Position, value: object, fits: bool) -> list[Touch]:
+    """The lifts and puts of the turn in progress. The referee journals a lift only from an
+    occupied square and a put only on an empty one, so after a committed turn they replay
+    onto its position. (Not before one: a new game may start on a board not yet cleared.)"""
+    if not isinstance(value, list):
+        raise JournalDamage(f"touches is {_shown(value)}, not a list")
+    occupied = position.occupied
+    touches: list[Touch] = []
+    for number, item in enumerate(value, 1):
+        if not (
+            isinstance(item, list)
+            and len(item) == 2
+            and item[0] in ("lift", "put")
+            and isinstance(item[1], str)
+            and is_square_name(item[1])
+        ):
+            raise JournalDamage(f"touch {number} {_shown(item)} is not a lift or put of a square")
+        kind, name = item
+        bit = BB_SQUARES[parse_square(name)]
+        if fits and bool(occupied & bit) != (kind == "lift"):
+            state = "empty" if kind == "lift" else "occupied"
+            raise JournalDamage(f"touch {number} ({kind} {name}) does not fit: {name} is {state}")
+        occupied ^= bit
+        touches.append((kind, name))
+    return touches
+
+
+def parse_journal(raw: bytes) -> Saved:
+    """The bytes of a journal as a saved game; JournalDamage naming what is wrong with them."""
+    if len(raw) > MAX_BYTES:
+        raise JournalDamage(f"{len(raw)} bytes, more than a journal holds ({MAX_BYTES})")
+    try:
+        text = raw.decode("utf-8", errors="strict")
+    except UnicodeDecodeError as exc:
+        raise JournalDamage(
+            f"not UTF-8: byte {raw[exc.start]:#04x} at offset {exc.start}"
+        ) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise JournalDamage(f"not JSON: {exc.msg} at offset {exc.pos}") from None
+    except RecursionError:
+        raise JournalDamage("not JSON this program reads: nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise JournalDamage(f"not JSON this program reads: {_short(str(exc))}") from None
+    return Saved.from_json(data)
+
+
+def _shown(value: object) -> str:
+    """A value from the file as a message shows it: JSON, ASCII, short (the file may hold
+    megabytes in one string, or bytes no terminal should print)."""
+    if isinstance(value, str):
+        return _clip(json.dumps(value[: SHOWN + 1]), SHOWN)
+    if value is None or isinstance(value, bool | int | float):
+        return _clip(json.dumps(value), SHOWN)
+    if isinstance(value, list):
+        return "a list" if value else "[]"
+    return "an object" if isinstance(value, dict) else type(value).__name__
+
+
+def _short(text: str) -> str:
+    """A message from the engine or a library, as a journal fault repeats it."""
+    return _clip(text.encode("ascii", "backslashreplace").decode("ascii"), REASON)
+
+
+def _why(exc: OSError) -> str:
+    return exc.strerror or str(exc)
 
 
 class Journal:
     NAME = "game.json"
     HISTORY = "games.jsonl"
+    LOCK = ".lock"
 
     def __init__(self, directory: str | os.PathLike[str]) -> None:
+        """Lock the state directory (creating it): StateDirBusyError naming who holds it,
+        JournalUnavailableError if it cannot be created or locked."""
         self.directory = Path(directory)
         self.path = self.directory / self.NAME
+        self._accounted = False  # load() has read the file, found none, or moved it aside
+        self._unlock = weakref.finalize(self, os.close, _lock(self.directory / self.LOCK))
 
+    # --- the lock ---------------------------------------------------------------------
+    def close(self) -> None:
+        """Release the state directory's lock; the journal cannot be written after this."""
+        self._unlock()  # a finalizer runs once: close() is idempotent
+
+    @property
+    def closed(self) -> bool:
+        return not self._unlock.alive
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- reading ----------------------------------------------------------------------
     def load(self) -> Saved | None:
-        """The saved game, None if there is none; JournalError (file moved aside) if damaged."""
+        """The saved game, None if there is none. JournalError if it was damaged (it has
+        been moved aside); JournalUnavailableError if it is damaged and cannot be moved."""
+        self._check_open()
         try:
-            text = self.path.read_text(encoding="utf-8")
+            raw = self._read()
+            saved = None if raw is None else parse_journal(raw)
+        except JournalDamage as exc:
+            self._set_aside(str(exc))
+        self._accounted = True
+        return saved
+
+    def _read(self) -> bytes | None:
+        """The journal's bytes, None if there is no journal; JournalDamage if what stands at
+        its name cannot be read as a file."""
+        try:
+            os.lstat(self.path)
         except FileNotFoundError:
             return None
-        except OSError as exc:
-            raise JournalError(f"cannot read the journal {self.path}: {exc.strerror}") from None
-        try:
-            return Saved.from_json(json.loads(text))
-        except (ValueError, ReplayError, OrbitoError) as exc:
-            kept = self._move_aside()
-            raise JournalError(
-                f"the journal {self.path} is damaged ({exc}); kept as {kept}"
+        except OSError as exc:  # cannot even look: the directory is not searchable
+            raise JournalUnavailableError(
+                f"cannot read the journal {self.path}: {_why(exc)}; not starting over it"
             ) from None
+        try:
+            # Non-blocking: a FIFO standing at the journal's name must not hang the start.
+            fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        except FileNotFoundError:
+            raise JournalDamage("a link to nothing") from None
+        except OSError as exc:
+            raise JournalDamage(f"cannot be read: {_why(exc)}") from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise JournalDamage(f"{_file_kind(info.st_mode)}, not a file")
+            if info.st_size > MAX_BYTES:
+                raise JournalDamage(f"{info.st_size} bytes, more than a journal holds")
+            return _read_all(fd)
+        except OSError as exc:
+            raise JournalDamage(f"cannot be read: {_why(exc)}") from None
+        finally:
+            os.close(fd)
 
+    def _set_aside(self, reason: str) -> NoReturn:
+        try:
+            kept = self._move_aside()
+        except OSError as exc:
+            raise JournalUnavailableError(
+                f"the journal {self.path} is damaged ({reason}) and cannot be moved aside "
+                f"({_why(exc)}): not starting over it; move it away by hand"
+            ) from None
+        self._accounted = True
+        raise JournalError(f"the journal {self.path} is damaged ({reason}); kept as {kept}")
+
+    def _move_aside(self) -> Path:
+        """Rename the journal to the first free ``game.json.damaged-N``. Nothing else writes
+        in the directory while we hold its lock, so the name is still free at the rename."""
+        n = 1
+        while os.path.lexists(kept := self.path.with_name(f"{self.NAME}.damaged-{n}")):
+            n += 1
+        os.rename(self.path, kept)
+        return kept
+
+    # --- writing ----------------------------------------------------------------------
     def save(self, saved: Saved) -> None:
-        self._write_atomic(self.path, json.dumps(saved.to_json(), separators=(",", ":")))
+        """Write ``saved`` atomically and durably; JournalUnavailableError if the journal
+        on disk was never accounted for by load() or cannot be written."""
+        self._check_open()
+        if not self._accounted and os.path.lexists(self.path):
+            raise JournalUnavailableError(
+                f"will not write over the journal {self.path}: it was not read first"
+            )
+        text = json.dumps(saved.to_json(), separators=(",", ":"))
+        try:
+            self._write_atomic(self.path, text)
+        except OSError as exc:
+            raise JournalUnavailableError(
+                f"cannot save the journal {self.path}: {_why(exc)}"
+            ) from None
+        self._accounted = True
 
     def archive(self, saved: Saved, result: str | None) -> None:
         """Append a finished (or abandoned) game to the history, durably."""
+        self._check_open()
         if not saved.turns:
             return
         line = json.dumps(
@@ -117,30 +352,110 @@ class Journal:
                 "result": result,
             }
         )
-        self.directory.mkdir(parents=True, exist_ok=True)
-        with open(self.directory / self.HISTORY, "a", encoding="utf-8") as f:
-            f.write(line + "\n")
-            f.flush()
-            os.fsync(f.fileno())
+        history = self.directory / self.HISTORY
+        try:
+            with open(history, "a", encoding="utf-8") as f:
+                f.write(line + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+        except OSError as exc:
+            raise JournalUnavailableError(
+                f"cannot add to the history {history}: {_why(exc)}"
+            ) from None
 
-    def _move_aside(self) -> Path:
-        n = 1
-        while (kept := self.path.with_name(f"{self.NAME}.damaged-{n}")).exists():
-            n += 1
-        os.replace(self.path, kept)
-        return kept
+    def _check_open(self) -> None:
+        if self.closed:
+            raise JournalUnavailableError(f"the journal {self.path} is closed (its lock is gone)")
 
     def _write_atomic(self, path: Path, text: str) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + ".tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)  # a fresh file: never write through whatever stands at the name
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        try:
+            with open(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)  # a full disk gets its space back
+            raise
         fd = os.open(self.directory, os.O_RDONLY)
         try:
             with contextlib.suppress(OSError):  # some filesystems refuse a directory fsync
                 os.fsync(fd)
         finally:
             os.close(fd)
+
+
+def _file_kind(mode: int) -> str:
+    kinds = {stat.S_ISDIR: "a directory", stat.S_ISFIFO: "a FIFO", stat.S_ISSOCK: "a socket"}
+    return next((name for test, name in kinds.items() if test(mode)), "a device")
+
+
+def _read_all(fd: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := os.read(fd, 1 << 16):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > MAX_BYTES:  # the file grew since fstat
+            raise JournalDamage(f"more than {MAX_BYTES} bytes, more than a journal holds")
+    return b"".join(chunks)
+
+
+def _lock(path: Path) -> int:
+    """An exclusive lock on the state directory, by an open lock file ``path`` in it."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except FileExistsError:  # mkdir found something that is not a directory
+        raise JournalUnavailableError(
+            f"cannot lock the state directory {path.parent}: it is not a directory"
+        ) from None
+    except OSError as exc:
+        raise JournalUnavailableError(
+            f"cannot lock the state directory {path.parent}: {_why(exc)}"
+        ) from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        holder = _holder(fd)
+        os.close(fd)
+        if exc.errno in (errno.EWOULDBLOCK, errno.EAGAIN, errno.EACCES):
+            raise StateDirBusyError(
+                f"the state directory {path.parent} is in use by another controller "
+                f"({holder}); stop that one first"
+            ) from None
+        raise JournalUnavailableError(
+            f"cannot lock the state directory {path.parent}: {_why(exc)}"
+        ) from None
+    with contextlib.suppress(OSError):  # the note only helps the next one say who holds it
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"pid {os.getpid()}: {_command()}\n".encode(errors="backslashreplace"), 0)
+    return fd
+
+
+def _command() -> str:
+    """This process's command line, short: ``orbito-hw run ...``, ``python -m orbito_hw ...``."""
+    if not sys.argv or not sys.argv[0]:
+        return "python"
+    program = Path(sys.argv[0])
+    name = f"python -m {program.parent.name}" if program.name == "__main__.py" else program.name
+    return _clip(" ".join([name, *sys.argv[1:]]), REASON)
+
+
+def _holder(fd: int) -> str:
+    """Who holds the lock, as its holder wrote it: one line, bounded."""
+    try:
+        note = os.pread(fd, 256, 0).decode("utf-8", errors="replace").split("\n")[0]
+    except OSError:
+        note = ""
+    note = "".join(c if c.isprintable() else "?" for c in note).strip()
+    return _clip(note, REASON) or "pid unknown"
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."

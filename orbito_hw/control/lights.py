@@ -8,34 +8,27 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Literal
 
-from orbito_hw.hw.interfaces import RGB, Clock, Lights, TimerHandle
+from orbito_hw.hw.interfaces import RGB, Clock, Lights, TimerHandle, rgb_hex
 from orbito_hw.rules.game import Colour, Result
-from orbito_hw.rules.squares import SQUARES, square_name, squares_of
+from orbito_hw.rules.squares import SQUARES, Mask, Square, square_name, squares_of
 
-
-def parse_rgb(text: str) -> RGB:
-    """``#rrggbb`` to a colour; ValueError naming the text otherwise."""
-    if len(text) != 7 or text[0] != "#":
-        raise ValueError(f"{text!r} is not a colour like #ff8800")
-    try:
-        return (int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16))
-    except ValueError:
-        raise ValueError(f"{text!r} is not a colour like #ff8800") from None
-
-
-def rgb_hex(colour: RGB) -> str:
-    return "#{:02x}{:02x}{:02x}".format(*colour)
+ViewMode = Literal["starting", "play", "refused", "rotating", "correction", "result", "fault"]
+"""What the board is showing: each mode is drawn its own way (``LightShow._compose``)."""
 
 
 @dataclass(frozen=True)
 class Palette:
-    black: RGB = (0, 90, 255)  # an LED cannot shine black: black marbles show blue
-    white: RGB = (255, 255, 255)
-    error: RGB = (255, 0, 0)
-    draw: RGB = (255, 150, 0)
-    busy: RGB = (40, 40, 40)
-    fault: RGB = (255, 0, 255)
+    """The colours of the LEDs, before the brightness cap. These defaults are the only ones:
+    the config file's ``[lights.colours]`` table has these keys and falls back to these."""
+
+    black: RGB = (0, 90, 255)  # #005aff: an LED cannot shine black, black marbles show blue
+    white: RGB = (255, 255, 255)  # #ffffff
+    error: RGB = (255, 0, 0)  # #ff0000: a square at fault, and the status pixel then
+    draw: RGB = (255, 150, 0)  # #ff9600: the whole board, pulsing, after a draw
+    moving: RGB = (40, 40, 40)  # #282828: status pixel while the rings turn or home: hands off
+    fault: RGB = (255, 0, 255)  # #ff00ff: status pixel, blinking: a hardware fault
 
     def marble(self, colour: Colour) -> RGB:
         return self.black if colour is Colour.BLACK else self.white
@@ -45,21 +38,21 @@ class Palette:
 class View:
     """What the board should show now.
 
-    ``mode``: "starting", "play", "refused", "rotating", "correction", "result", "fault".
+    ``mode``: one of ``ViewMode``.
     ``squares``: squares at fault ("refused"), ``missing``/``extra``: squares that should
     hold a marble (with its colour) / should be empty ("correction").
     """
 
-    mode: str
+    mode: ViewMode
     to_move: Colour | None = None
-    squares: tuple[int, ...] = ()
-    missing: tuple[tuple[int, Colour], ...] = ()
-    extra: tuple[int, ...] = ()
+    squares: tuple[Square, ...] = ()
+    missing: tuple[tuple[Square, Colour], ...] = ()
+    extra: tuple[Square, ...] = ()
     result: Result | None = None
-    lines: tuple[int, ...] = ()
+    lines: tuple[Mask, ...] = ()
 
 
-def result_frame(result: Result, lines: tuple[int, ...], palette: Palette) -> dict[int, RGB]:
+def result_frame(result: Result, lines: tuple[Mask, ...], palette: Palette) -> dict[Square, RGB]:
     """The lit squares for a result: the winning line(s), or the whole board amber for a draw."""
     if result is Result.DRAW:
         return dict.fromkeys(SQUARES, palette.draw)
@@ -72,7 +65,7 @@ def result_frame(result: Result, lines: tuple[int, ...], palette: Palette) -> di
     return dict.fromkeys(squares_of(mask), colour)
 
 
-def frame_names(lit: dict[int, RGB]) -> dict[str, str]:
+def frame_names(lit: dict[Square, RGB]) -> dict[str, str]:
     """A frame as SPEC.md's result event writes it: {square: "#rrggbb"}, lit squares only."""
     return {square_name(sq): rgb_hex(c) for sq, c in sorted(lit.items())}
 
@@ -141,7 +134,7 @@ class LightShow:
             on = self._phase % 2 == 0
             return (lit if on else {}), next(iter(lit.values()), None), True
         if view.mode in ("rotating", "starting"):
-            return {}, p.busy, False
+            return {}, p.moving, False
         if view.mode == "fault":
             return {}, p.fault if self._phase % 2 == 0 else None, True
         return {}, turn_colour, False

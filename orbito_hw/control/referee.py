@@ -1,42 +1,43 @@
 """The referee: an explicit state machine between the board's sensors and the rules engine.
 
-It is fed debounced square events and button events, works out each turn from the ORDER
-of lifts and puts (presence sensors cannot tell colours), asks the engine whether the
-turn is legal, turns the rings, checks the board afterwards and journals everything it
-accepts. It knows the hardware only through ``orbito_hw.hw.interfaces``. Side effects
-other than the ring drive and the journal go to listeners: JSON events to event
-listeners, what to show to the light show.
+It is fed debounced square events and button events, hands the lifts and puts to a
+``TurnReader`` (which works out the turn they made, see reading.py), turns the rings,
+checks the board afterwards and journals everything it accepts. It knows the hardware
+only through ``orbito_hw.hw.interfaces``. Side effects other than the ring drive and the
+journal go to listeners: events (events.py) to event listeners, what to show to the
+light show.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import NoReturn
 
 from orbito_hw.control.debounce import Debouncer
+from orbito_hw.control.events import (
+    Corrected,
+    Correction,
+    Event,
+    EventListener,
+    Fault,
+    FirstChosen,
+    GameOver,
+    NewGame,
+    Rejected,
+    TurnPlayed,
+)
 from orbito_hw.control.journal import Journal, JournalError, Saved
-from orbito_hw.control.lights import LightShow, Palette, View, frame_names, result_frame
-from orbito_hw.errors import IllegalTurnError
+from orbito_hw.control.lights import LightShow, Palette, View
+from orbito_hw.control.reading import Marble, TurnReader
+from orbito_hw.errors import IllegalTurnError, OrbitoError
 from orbito_hw.hw.interfaces import Board, MoveReport, TimerHandle
 from orbito_hw.rules.game import Colour, Position
-from orbito_hw.rules.squares import (
-    BB_SQUARES,
-    line_names,
-    mask_of,
-    parse_square,
-    press,
-    square_name,
-    squares_of,
-)
-from orbito_hw.rules.turn import EXTRA_PRESS, Turn
+from orbito_hw.rules.squares import mask_of, parse_square, press, square_name, squares_of
+from orbito_hw.rules.turn import Turn
 
 log = logging.getLogger(__name__)
-
-Event = dict[str, object]
-EventListener = Callable[[Event], None]
 
 
 class State(Enum):
@@ -83,23 +84,14 @@ MAX_FINISHING_MOVES = 2
 """Whole places a ring move may be finished by, before the players are asked to look."""
 
 
-class TransitionError(RuntimeError):
+class TransitionError(OrbitoError, RuntimeError):
     """A trigger the machine does not allow in its state: a bug, never a player's doing."""
-
-
-@dataclass(frozen=True)
-class Marble:
-    """A marble on the board or in a hand; ``origin`` is where it stood when the turn
-    began, None for a marble placed this turn."""
-
-    colour: Colour
-    origin: int | None
 
 
 @dataclass(frozen=True)
 class Settings:
     first: Colour = Colour.BLACK
-    debounce: float = 0.03
+    debounce: float = 0.05  # seconds a square must hold still; 0 passes changes straight on
     hold_time: float = 2.0
     settle: float = 0.05
     palette: Palette = field(default_factory=Palette)
@@ -113,9 +105,7 @@ class Referee:
         self.settings = settings or Settings()
         self.state = State.STARTING
         self.saved = Saved(first=self.settings.first)
-        self.position = Position.start(self.settings.first)
-        self.model: dict[int, Marble] = {}
-        self.hand: list[Marble] = []
+        self.reader = TurnReader(Position.start(self.settings.first))
         self.pending: Turn | None = None
         self._listeners: list[EventListener] = []
         self._hold_timer: TimerHandle | None = None
@@ -133,11 +123,25 @@ class Referee:
         """Whether the board is turning or checking itself: hands off (the status pixel says so)."""
         return self.state in (S.STARTING, S.ROTATING, S.VERIFYING)
 
+    @property
+    def position(self) -> Position:
+        """The game's position at the start of the turn being made."""
+        return self.reader.position
+
+    @property
+    def model(self) -> Mapping[int, Marble]:
+        """The marbles on the board as the lifts and puts left them."""
+        return self.reader.marbles
+
+    @property
+    def hand(self) -> list[Marble]:
+        """The marbles lifted and not yet put down, the last lifted last."""
+        return self.reader.hand
+
     def add_listener(self, listener: EventListener) -> None:
         self._listeners.append(listener)
 
     def _emit(self, event: Event) -> None:
-        event = {"event": event["event"], "game": self.saved.game, **event}
         for listener in list(self._listeners):
             listener(event)
 
@@ -158,14 +162,13 @@ class Referee:
         try:
             saved = self.journal.load()
         except JournalError as exc:
-            self._emit({"event": "fault", "reason": str(exc)})
+            self._emit(Fault(self.saved.game, str(exc)))
             saved = None
         self.saved = saved or Saved(first=self.settings.first)
-        self.position = self.saved.position()
+        self.reader = TurnReader(self.saved.position())
         self.pending = Turn.from_notation(self.saved.pending) if self.saved.pending else None
-        self._reset_model()
         for kind, name in self.saved.touches:
-            self._touch(parse_square(name), kind == "put")
+            self.reader.touch(parse_square(name), kind == "put")
         self._draw()
         self.board.drive.home(self._started)
 
@@ -198,9 +201,9 @@ class Referee:
     # --- squares -------------------------------------------------------------------
     def _on_square(self, square: int, present: bool, when: float) -> None:
         if self.state in (S.WAITING, S.TURN):
-            if present == (square in self.model):
+            if present == self.reader.holds(square):
                 return  # the sensor agrees with the board as we know it
-            self._touch(square, present)
+            self.reader.touch(square, present)
             self.saved.touches.append(("put" if present else "lift", square_name(square)))
             self._save()
             self._refusal = None
@@ -213,45 +216,20 @@ class Referee:
         elif self.state is S.CORRECTION:
             self._check_correction()
 
-    def _touch(self, square: int, present: bool) -> None:
-        """One lift or put: the marble last lifted goes down first, else a new one."""
-        if present:
-            marble = self.hand.pop() if self.hand else Marble(self.position.to_move, None)
-            self.model[square] = marble
-        elif square in self.model:
-            self.hand.append(self.model.pop(square))
-
     def _touched(self) -> bool:
         """Whether the board differs from the position at the start of the turn."""
-        return self._masks() != (self.position.black, self.position.white)
-
-    def _masks(self) -> tuple[int, int]:
-        black = white = 0
-        for square, marble in self.model.items():
-            if marble.colour is Colour.BLACK:
-                black |= BB_SQUARES[square]
-            else:
-                white |= BB_SQUARES[square]
-        return black, white
+        return self.reader.touched
 
     def _expected(self) -> int:
-        black, white = self._masks()
-        return black | white
-
-    def _reset_model(self) -> None:
-        self.hand = []
-        self.model = {}
-        for square in squares_of(self.position.occupied):
-            colour = self.position.colour_at(square)
-            assert colour is not None
-            self.model[square] = Marble(colour, square)
+        """The squares that should read a marble."""
+        return self.reader.occupied
 
     # --- the button ------------------------------------------------------------------
     def _on_button(self, pressed: bool, when: float) -> None:
         if pressed:
             # A marble taken from the supply and still in the hand goes back to the supply;
             # one lifted off the board stays in the hand: it has to come back.
-            self.hand = [m for m in self.hand if m.origin is not None]
+            self.reader.back_to_supply()
             if self._board_empty():
                 self._held = False
                 self._hold_timer = self.clock.call_later(self.settings.hold_time, self._on_hold)
@@ -276,9 +254,9 @@ class Referee:
     def _short_press_on_empty_board(self) -> None:
         if self.state is S.WAITING and not self.saved.turns:
             self.saved.first = self.saved.first.other
-            self.position = Position.start(self.saved.first)
+            self.reader = TurnReader(Position.start(self.saved.first))
             self._save()
-            self._emit({"event": "first", "colour": self.saved.first.value})
+            self._emit(FirstChosen(self.saved.game, self.saved.first))
             self._draw()
         else:
             self._press()
@@ -297,60 +275,16 @@ class Referee:
         changed = self.sensors.read() ^ self._expected()
         if changed:
             return self._refuse("the board changed while the sensors settled; check it", changed)
-        if self.position.is_full and not self._touched():
-            return self._accept(EXTRA_PRESS)
         try:
-            turn = self._turn_on_board()
+            turn = self.reader.turn()
         except IllegalTurnError as exc:
             return self._refuse(exc.reason, mask_of(exc.squares))
         self._accept(turn)
 
-    def _turn_on_board(self) -> Turn:
-        """The legal turn whose board the lifts and puts made; IllegalTurnError naming why
-        there is none.
-
-        Marbles of one colour are alike, so the turn is judged on the colours alone (a
-        colour layout has at most one legal turn); which marble went where only explains
-        a refusal."""
-        masks = self._masks()
-        for turn in self.position.legal_turns():
-            if turn.place is not None and self.position.before_press(turn) == masks:
-                return turn
-        self._explain_refusal()
-
-    def _explain_refusal(self) -> NoReturn:
-        """Why the board shows no legal turn, from which marble went where."""
-        mover = self.position.to_move
-        placed = [sq for sq, m in self.model.items() if m.origin is None]
-        moved = [(m.origin, sq) for sq, m in self.model.items() if m.origin not in (None, sq)]
-        lifted = [m.origin for m in self.hand if m.origin is not None]
-        board = self.position.board()
-        fault: tuple[str, list[int]] | None = None
-        if lifted:
-            fault = (f"the marble lifted from {_names(lifted)} is not back on the board", lifted)
-        elif self.position.is_full:
-            changed = [s for pair in moved for s in pair if s is not None] + placed
-            fault = ("the board is full: put the marbles back, press for an extra press", changed)
-        elif not placed:
-            fault = ("place one of your own marbles, then press", [])
-        elif len(placed) > 1:
-            fault = (f"only one marble may be placed in a turn, not {len(placed)}", placed)
-        elif len(moved) > 1:
-            squares = [s for pair in moved for s in pair if s is not None]
-            fault = ("only one opponent marble may be moved in a turn", squares)
-        if fault:
-            raise IllegalTurnError("?", fault[0], board, tuple(fault[1]))
-        src, dst = moved[0] if moved else (None, None)
-        turn = Turn(placed[0], src, dst)
-        self.position.check(turn)  # the rules' own reason, when they refuse this turn
-        raise IllegalTurnError(
-            turn.notation(), f"the board does not show {turn} for {mover}", board
-        )
-
     def _refuse(self, reason: str, squares: int) -> None:
-        names = [square_name(s) for s in squares_of(squares)]
-        self._emit({"event": "rejected", "reason": reason, "squares": names})
-        self._refusal = View("refused", self.position.to_move, tuple(squares_of(squares)))
+        at_fault = tuple(squares_of(squares))
+        self._emit(Rejected(self.saved.game, reason, at_fault))
+        self._refusal = View("refused", self.position.to_move, at_fault)
         self._draw()
 
     def _accept(self, turn: Turn) -> None:
@@ -397,52 +331,36 @@ class Referee:
         if self.position.is_over:
             self._announce()
 
-    def _commit(self, turn: Turn) -> Event:
+    def _commit(self, turn: Turn) -> TurnPlayed:
         """Make ``turn`` part of the game, on disk first; returns its turn event."""
         mover = self.position.to_move
-        self.position = self.position.play(turn)
+        self.reader = TurnReader(self.position.play(turn))
         self.saved.turns.append(turn.notation())
         self.saved.pending = None
         self.saved.touches = []
         self.pending = None
         self._save()
-        self._reset_model()
-        return {
-            "event": "turn",
-            "number": len(self.saved.turns),
-            "colour": mover.value,
-            "turn": turn.notation(),
-            "board": self.position.board(),
-        }
+        board = self.position.board()
+        return TurnPlayed(self.saved.game, len(self.saved.turns), mover, turn, board)
 
     def _announce(self) -> None:
         result = self.position.result
         assert result is not None
         lines = tuple(self.position.lines())
-        lit = result_frame(result, lines, self.settings.palette)
-        self._emit(
-            {
-                "event": "result",
-                "result": result.value,
-                "lines": line_names(list(lines)),
-                "leds": frame_names(lit),
-            }
-        )
+        self._emit(GameOver.of(self.saved.game, result, lines, self.settings.palette))
         self.journal.archive(self.saved, result.value)
 
     # --- correction -------------------------------------------------------------------
     def _enter_correction(self, trigger: str) -> None:
         self._go(trigger)
-        self._emit({"event": "correction", "squares": self._wrong_squares()})
-
-    def _wrong_squares(self) -> list[str]:
-        return [square_name(s) for s in squares_of(self.board.sensors.read() ^ self._expected())]
+        wrong = tuple(squares_of(self.board.sensors.read() ^ self._expected()))
+        self._emit(Correction(self.saved.game, wrong))
 
     def _check_correction(self) -> None:
         if self.sensors.read() != self._expected():
             self._draw()
             return
-        self._emit({"event": "corrected"})
+        self._emit(Corrected(self.saved.game))
         if self.position.is_over:
             self._go("fixed_over")
             self._announce()
@@ -450,7 +368,7 @@ class Referee:
             self._go("fixed_turn" if self._touched() else "fixed")
 
     def _fault(self, reason: str) -> None:
-        self._emit({"event": "fault", "reason": reason})
+        self._emit(Fault(self.saved.game, reason))
         self._go("fault")
 
     # --- games ---------------------------------------------------------------------
@@ -463,13 +381,12 @@ class Referee:
             self.saved = Saved(game=self.saved.game + 1, first=first)
         else:
             self.saved = Saved(game=self.saved.game, first=first)
-        self.position = Position.start(first)
+        self.reader = TurnReader(Position.start(first))
         self.pending = None
-        self._reset_model()
         self._refusal = None
         self.sensors.resync()
         self._save()
-        self._emit({"event": "new-game", "first": first.value})
+        self._emit(NewGame(self.saved.game, first))
         self._go("new_game")
         if self.sensors.read():
             self._enter_board_not_empty()
@@ -477,7 +394,7 @@ class Referee:
     def _enter_board_not_empty(self) -> None:
         """A new game on a board that still holds marbles: treat them as a turn to clear."""
         for square in squares_of(self.sensors.read()):
-            self.model[square] = Marble(self.position.to_move, None)
+            self.reader.touch(square, True)  # the hand is empty: a marble of the mover's
         self._go("touch")
 
     # --- lights ------------------------------------------------------------------
@@ -485,7 +402,7 @@ class Referee:
         to_move = self.position.to_move
         if self.state is S.CORRECTION:
             reading, expected = self.sensors.read(), self._expected()
-            missing = tuple((sq, self.model[sq].colour) for sq in squares_of(expected & ~reading))
+            missing = self.reader.colours(squares_of(expected & ~reading))
             return View(
                 "correction", to_move, missing=missing, extra=tuple(squares_of(reading & ~expected))
             )
@@ -496,7 +413,7 @@ class Referee:
         if self.state in (S.ROTATING, S.VERIFYING):
             return View("rotating", to_move)
         if self.state in (S.STARTING, S.FAULT):
-            return View(self.state.value, to_move)
+            return View("starting" if self.state is S.STARTING else "fault", to_move)
         return self._refusal or View("play", to_move)
 
     def _draw(self) -> None:
@@ -504,7 +421,3 @@ class Referee:
 
     def close(self) -> None:
         self.show.close()
-
-
-def _names(squares: list[int]) -> str:
-    return " and ".join(square_name(s) for s in squares)

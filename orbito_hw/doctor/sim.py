@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Final
 
 from orbito_hw.doctor.checks import (
     CHECKS,
@@ -22,21 +22,15 @@ from orbito_hw.doctor.checks import (
     Runner,
     Wiring,
 )
-from orbito_hw.hw.clock import ScopedClock, VirtualClock
-from orbito_hw.hw.interfaces import (
-    RGB,
-    Board,
-    Button,
-    Clock,
-    Frame,
-    Lights,
-    SquareListener,
-    SquareSensors,
-)
-from orbito_hw.hw.planner import SteppedDrive
+from orbito_hw.hw.clock import VirtualClock
+from orbito_hw.hw.interfaces import RGB, Backend, Board, Clock, Frame, Lights
 from orbito_hw.rules.game import Colour
-from orbito_hw.rules.squares import SQUARE_NAMES, parse_square
-from orbito_hw.sim.board import SimBoard, seen, sim_parts
+from orbito_hw.rules.squares import SQUARE_NAMES, Square, parse_square
+from orbito_hw.sim.board import SimBoard, seen
+from orbito_hw.sim.world import SimWorld
+
+if TYPE_CHECKING:
+    from orbito_hw.hw.gpio import GpioPins
 
 HUMAN_GAP = 0.3
 """Seconds a person takes to do what they are told."""
@@ -46,7 +40,9 @@ LOOK_AFTER = 0.05
 VIRTUAL_LIMIT = 24 * 3600.0
 """A doctor run that needs more virtual time than this is stuck."""
 
-BACKENDS = ("sim", "gpio")
+BACKENDS: Final[tuple[Backend, ...]] = ("sim", "gpio")
+"""The backends the doctor examines on the simulated board. Not serial: the doctor runs
+the virtual clock flat out, and the simulated Pico's link runs in real time."""
 
 
 @dataclass(frozen=True)
@@ -83,33 +79,10 @@ class Faults:
         return cls(swapped, slip, dead)
 
 
-class CrossedSensors:
-    """Square sensors with two squares' wires crossed: each reads as the other."""
-
-    def __init__(self, inner: SquareSensors, a: int, b: int) -> None:
-        self.inner = inner
-        self.swap = {a: b, b: a}
-
-    def read(self) -> int:
-        mask = self.inner.read()
-        out = mask
-        for sq, other in self.swap.items():
-            out = out & ~(1 << other) | (mask >> sq & 1) << other
-        return out
-
-    def subscribe(self, listener: SquareListener) -> None:
-        self.inner.subscribe(
-            lambda sq, present, when: listener(self.swap.get(sq, sq), present, when)
-        )
-
-    def close(self) -> None:
-        self.inner.close()
-
-
 class DeadPixel:
     """Lights with one square's pixel dead: it never lights, whatever it is sent."""
 
-    def __init__(self, inner: Any, square: int) -> None:
+    def __init__(self, inner: Lights, square: Square) -> None:
         self.inner = inner
         self.square = square
 
@@ -117,6 +90,9 @@ class DeadPixel:
         lit = list(frame)
         lit[self.square] = None
         self.inner.show(lit, status)
+
+    def shown(self) -> tuple[list[RGB | None], RGB | None]:
+        return self.inner.shown()
 
     def close(self) -> None:
         self.inner.close()
@@ -200,76 +176,50 @@ class MockDoctor:
 
 
 def mock_doctor(
-    backend: str = "sim",
+    backend: Backend = "sim",
     faults: Faults | None = None,
     out: Callable[[str], None] = print,
-    pins: Any = None,
+    pins: GpioPins | None = None,
 ) -> MockDoctor:
-    """``pins`` (gpio backend only) is a ``GpioPins`` wiring; the simulated one by default."""
-    faults = faults or Faults()
-    clock = VirtualClock()
-    scope = ScopedClock(clock)
-    physics = SimBoard(clock=clock)
-    physics.slip = faults.slip
-    button: Button
-    drive: SteppedDrive
-    lights: Lights
-    inner: SquareSensors
-    if backend == "sim":
-        sensors, sim_button, drive, lights = sim_parts(physics, scope)
-        button, finger = sim_button, sim_button.set
-        wiring = Wiring(steps_per_place=physics.steps_per_place, max_speed=drive.max_speed)
-        inner = sensors if not faults.swapped else CrossedSensors(sensors, *faults.swapped)
-    elif backend == "gpio":
-        from orbito_hw.sim.gpio_pins import DEFAULT_PINS, GpioSimWiring  # gpiozero only when chosen
-
-        wires = GpioSimWiring(physics, pins or DEFAULT_PINS)
-        if faults.swapped:
-            wires.cross_wires(*faults.swapped)
-        inner, button, drive, strip = wires.parts(scope)
-        lights, finger = strip, wires.finger
-        p = wires.pins
-        wiring = Wiring(
-            square_pins=tuple(p.squares[sq] for sq in range(16)),
-            button_pin=p.button,
-            step_pin=p.step,
-            dir_pin=p.direction,
-            enable_pin=p.enable,
-            index_pin=p.index,
-            pixel_of=tuple(strip.pixel_of),
-            status_pixel=strip.status_pixel,
-            steps_per_place=physics.steps_per_place,
-            max_speed=drive.max_speed,
-        )
-    else:
+    """``pins`` (gpio backend only) wire the mock pins; the simulated wiring by default."""
+    if backend not in BACKENDS:
         raise ValueError(f"--backend {backend!r} is not one of: {', '.join(BACKENDS)}")
-    shown: Lights = lights if faults.dead_led is None else DeadPixel(lights, faults.dead_led)
-    person = SimPerson(physics, clock, finger, lambda: seen(lights), out)
-    board = Board(scope, inner, button, drive, shown)
-    return MockDoctor(clock, physics, board, person, wiring)
+    faults = faults or Faults()
+    world = SimWorld(backend, pins, crossed=faults.swapped)
+    world.physics.slip = faults.slip
+    parts = world.boot()
+    wiring = Wiring.of(
+        parts.pins,
+        pixel_of=parts.pixel_of,
+        status_pixel=parts.status_pixel,
+        steps_per_place=world.physics.steps_per_place,
+        max_speed=parts.max_speed,
+    )
+    if faults.dead_led is not None:
+        parts.lights = DeadPixel(parts.lights, faults.dead_led)
+    person = SimPerson(world.physics, world.clock, parts.finger, lambda: seen(parts.lights), out)
+    return MockDoctor(world.clock, world.physics, parts.board(), person, wiring)
 
 
 def run_mock(
     checks: tuple[str, ...] = CHECKS,
-    backend: str = "sim",
+    backend: Backend = "sim",
     faults: Faults | None = None,
     out: Callable[[str], None] = print,
     timeout: float = 30.0,
-    pins: Any = None,
+    pins: GpioPins | None = None,
 ) -> list[CheckResult]:
     """Every check asked for, on the simulated board, as fast as the CPU allows."""
     mock = mock_doctor(backend, faults, out, pins)
-    doctor = Doctor(mock.board, mock.person, mock.wiring, out, timeout)
-    runner = Runner(mock.clock, doctor.run(checks))
-    runner.start()
-    try:
+    with mock.board:
+        doctor = Doctor(mock.board, mock.person, mock.wiring, out, timeout)
+        runner = Runner(mock.clock, doctor.run(checks))
+        runner.start()
         while not runner.done:
             due = mock.clock.next_due()
             if due is None or due > VIRTUAL_LIMIT:
                 raise RuntimeError("the doctor is waiting for something that never comes")
             mock.clock.run_until(due)
-    finally:
-        mock.board.close()
     if runner.error is not None:
         raise runner.error
     assert runner.result is not None

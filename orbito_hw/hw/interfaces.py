@@ -9,11 +9,44 @@ comes from the clock.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Final, Literal, Protocol, get_args
+
+# --- who drives a part ----------------------------------------------------------------------
+Backend = Literal["sim", "gpio", "serial"]
+"""What drives the sensors, the button or the ring drive: ``gpio`` the Pi's own pins
+(gpiozero), ``serial`` the Pico's firmware over USB, ``sim`` the simulated board's parts.
+The config names one per part; ``run --mock --backend`` runs one backend's drivers against
+the simulated board."""
+BACKENDS: Final[tuple[Backend, ...]] = get_args(Backend)
+"""Every backend, in the order the command line lists them (sim, the default, first)."""
+
+LightsBackend = Literal["neopixel", "sim", "none"]
+"""What drives the LEDs: ``neopixel`` a strip on a Pi pin, ``sim`` the simulated board's
+lights, ``none`` a board built without LEDs."""
 
 RGB = tuple[int, int, int]
 """A colour, 0..255 per channel, before brightness."""
+
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+
+
+def rgb_hex(colour: RGB) -> str:
+    """A colour as ``#rrggbb`` (the config file's and the result event's spelling)."""
+    r, g, b = colour
+    if not all(0 <= c <= 255 for c in colour):
+        raise ValueError(f"{colour!r} is not a colour (0..255 per channel)")
+    return f"#{r:02x}{g:02x}{b:02x}"
+
+
+def parse_rgb(text: str) -> RGB:
+    """``#rrggbb`` (either case) to a colour; ValueError naming the text otherwise."""
+    if len(text) != 7 or text[0] != "#" or not _HEX_DIGITS.issuperset(text[1:]):
+        raise ValueError(f'{text!r} is not a colour ("#rrggbb", like #ff8800)')
+    return (int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16))
+
 
 Frame = Sequence[RGB | None]
 """The 16 squares' colours, indexed by square (a1 = 0 .. d4 = 15); None is dark."""
@@ -104,10 +137,26 @@ class RingDrive(Protocol):
     def close(self) -> None: ...
 
 
+class SimulatedDrive(RingDrive, Protocol):
+    """A ring drive as a harness on a virtual clock needs it: before virtual time runs on,
+    whatever the drive does off the clock's thread (the simulated Pico behind its link) must
+    be finished, its reports posted to the clock."""
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until every move and homing asked for has been reported to the clock;
+        False on timeout. A drive whose steps are the clock's own timers is idle at once."""
+        ...
+
+
 class Lights(Protocol):
     """A NeoPixel under each square and an optional status pixel."""
 
     def show(self, frame: Frame, status: RGB | None = None) -> None: ...
+
+    def shown(self) -> tuple[list[RGB | None], RGB | None]:
+        """What the pixels hold now, in square order, and the status pixel (before
+        brightness; all dark for lights that hold nothing): what a person sees."""
+        ...
 
     def close(self) -> None:
         """Switch every pixel off and let go of the strip."""
@@ -116,14 +165,31 @@ class Lights(Protocol):
 
 @dataclass
 class Board:
-    """The parts of one board, as the referee sees them."""
+    """The parts of one board, as the referee sees them. Closes once, however often asked
+    (``close()`` or the end of a ``with`` block): the lights first, dark on the way out."""
 
     clock: Clock
     sensors: SquareSensors
     button: Button
     drive: RingDrive
     lights: Lights
+    closed: bool = field(default=False, init=False, compare=False)
 
     def close(self) -> None:
-        for part in (self.lights, self.drive, self.button, self.sensors):
-            part.close()
+        if self.closed:
+            return
+        self.closed = True
+        with ExitStack() as parts:  # every part is closed, even after one fails
+            for part in (self.sensors, self.button, self.drive, self.lights):
+                parts.callback(part.close)  # run last in, first out: the lights first
+
+    def __enter__(self) -> Board:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

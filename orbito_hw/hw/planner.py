@@ -1,5 +1,9 @@
-"""Step timing for the ring drive: a trapezoidal speed profile, and the step train that
-every STEP/DIR stepper drive shares (the simulated one and the gpio one)."""
+"""Step timing for the ring drive, and the step train that every STEP/DIR stepper drive
+shares (the simulated one and the gpio one).
+
+The timing is the Pico firmware's own trapezoidal planner (``orbito_fw.planner``, which runs
+on CPython too): a ring move ramps alike whichever of the Pi and the Pico makes the steps.
+"""
 
 from __future__ import annotations
 
@@ -7,21 +11,19 @@ import threading
 import time
 from collections.abc import Callable
 
+from orbito_fw.planner import MIN_ACCEL, US, Planner
+
 from orbito_hw.hw.interfaces import Clock, MoveListener, MoveReport
 
+MIN_ACCELERATION = MIN_ACCEL
+"""Steps/s^2: a gentler start would take longer than the planner's intervals can hold."""
 
-def trapezoid(steps: int, max_speed: float, acceleration: float) -> list[float]:
-    """Delays before each of ``steps`` steps: accelerate, cruise, decelerate.
 
-    Each delay is the time to cover that step at the speed the profile allows there,
-    v = sqrt(2 a d) from the nearer end, capped at ``max_speed``.
-    """
-    delays = []
-    for k in range(steps):
-        from_end = min(k + 1, steps - k)
-        speed = min(max_speed, (2.0 * acceleration * from_end) ** 0.5)
-        delays.append(1.0 / speed)
-    return delays
+def step_delays(planner: Planner, steps: int) -> list[float]:
+    """Seconds before each of a move's ``steps`` steps: speed up, cruise, slow down (the
+    firmware's plan, whole microseconds)."""
+    plan = planner.plan(steps)
+    return [plan.interval(k) / US for k in range(steps)]
 
 
 Finish = Callable[[int, bool], None]
@@ -50,6 +52,7 @@ class SteppedDrive:
         self.steps_per_place = steps_per_place
         self.max_speed = max_speed
         self.acceleration = acceleration
+        self.planner = Planner(max_speed, acceleration)  # its speed-up, computed once
         self.home_speed = home_speed
         self.realtime = realtime
         self._moving = False
@@ -71,7 +74,7 @@ class SteppedDrive:
         return self._moving
 
     def move(self, places: int, done: MoveListener) -> None:
-        delays = trapezoid(places * self.steps_per_place, self.max_speed, self.acceleration)
+        delays = step_delays(self.planner, places * self.steps_per_place)
         self._start(delays, places, done, until_index=False)
 
     def home(self, done: MoveListener) -> None:

@@ -18,26 +18,34 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from orbito_fw import controller as fw
 from orbito_fw.protocol import fields
 
 from orbito_hw.hw.interfaces import Clock, MoveListener, MoveReport, SquareListener
-from orbito_hw.hw.serial_link import ControllerRestarted, LinkError, LinkSettings, SerialLink
+from orbito_hw.hw.serial_link import (
+    ControllerRestarted,
+    JobKind,
+    LinkError,
+    LinkSettings,
+    SerialLink,
+)
 
+# The firmware's fault and refusal words, as a person reads them.
 FAULTS = {
-    "home_no_index": "homing found no index within a place of steps",
-    "home_timeout": "homing took too long",
-    "index_stuck": "the index sensor reads active all the time",
-    "watchdog_reset": "the ring controller's watchdog restarted it",
-    "stopped": "the ring controller was stopped",
-    "busy": "the ring controller was busy",
-    "bad_value": "the ring controller refused the value",
-    "not_homed": "the rings are not homed",
+    fw.HOME_NO_INDEX: "homing found no index within a place of steps",
+    fw.HOME_TIMEOUT: "homing took too long",
+    fw.INDEX_STUCK: "the index sensor reads active all the time",
+    fw.WATCHDOG: "the ring controller's watchdog restarted it",
+    fw.STOPPED: "the ring controller was stopped",
+    fw.BUSY: "the ring controller was busy",
+    fw.BAD_VALUE: "the ring controller refused the value",
+    fw.NOT_HOMED: "the rings are not homed",
 }
 
 
 @dataclass
 class _Job:
-    kind: str  # "move" or "home"
+    kind: JobKind
     places: int
     done: MoveListener
 
@@ -160,7 +168,7 @@ class SerialRingDrive:
 
     def _move(self, places: int) -> MoveReport:
         report = self._operate(["MOVE", str(places)], places)
-        if report.fault == FAULTS["not_homed"]:
+        if report.fault == FAULTS[fw.NOT_HOMED]:
             # Refused, not run: home (to the place the rings are nearest ahead) and go.
             homed = self._operate(["HOME"], 0)
             if homed.fault:
@@ -173,7 +181,7 @@ class SerialRingDrive:
         reply = self.link.request(*command)
         if reply[0] != "OK":
             code = reply[1] if len(reply) > 1 else "?"
-            if code == "fault":  # refused: name the latched fault
+            if code == fw.FAULT:  # refused: name the latched fault
                 latched = fields(self.link.request("STAT")).get("fault", "?")
                 text = FAULTS.get(latched, latched)
                 return MoveReport(places, 0, False, fault=f"refused after a fault: {text}")
@@ -182,7 +190,7 @@ class SerialRingDrive:
         deadline = time.monotonic() + self.move_timeout
         while True:
             stat = fields(self.link.request("STAT"))
-            if stat.get("state") in ("idle", "fault"):
+            if stat.get("state") in (fw.IDLE, fw.FAULT):
                 if stat.get("op") == str(op):
                     break
                 # Not ours and not running: a Pico that restarted behind our back.

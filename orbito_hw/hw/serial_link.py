@@ -18,11 +18,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from orbito_fw.protocol import PROTOCOL_VERSION, Deframer, encode, fields
 
-from orbito_hw.errors import OrbitoError
+from orbito_hw.errors import HardwareError
 
 if TYPE_CHECKING:
     import serial
@@ -37,9 +37,15 @@ except ImportError:  # pragma: no cover - Windows
 EventListener = Callable[[list[str]], None]
 """Gets the words of each event frame the Pico sends (``["EV", "SQ", "5", "1", ...]``)."""
 
+JobKind = Literal["move", "home"]
+"""What the host asks the ring controller to do with the rings: a move of some places, or
+homing on the index sensor. Each is one job on the link's worker, and one ``MoveReport``."""
 
-class LinkError(OrbitoError):
-    """The ring controller cannot be reached, or answers nonsense."""
+
+class LinkError(HardwareError):
+    """The ring controller cannot be reached, or answers nonsense. An ``OSError`` (the
+    port, the cable or the Pico is at fault), so its handlers must come before any
+    ``except OSError`` that means "the port failed, reconnect"."""
 
 
 class LinkTimeout(LinkError):
@@ -105,12 +111,12 @@ class SerialLink:
         self._open_port()
         try:
             return self._handshake()
+        except LinkError:  # an OSError too: the answer was wrong, not the port
+            self._close_port()
+            raise
         except OSError as exc:
             self._close_port()
             raise LinkError(f"the ring controller on {self.port} went away: {exc}") from exc
-        except LinkError:
-            self._close_port()
-            raise
 
     def stop(self) -> None:
         """Ask the link's user to finish: a reconnect in progress gives up."""
@@ -134,6 +140,8 @@ class SerialLink:
         while True:
             try:
                 return self._transact(seq, list(words))
+            except LinkError:  # no answer however often sent: reconnecting would not help
+                raise
             except OSError as exc:  # pyserial's SerialException is an OSError
                 self._reconnect(exc)  # raises ControllerRestarted: then do not resend
 

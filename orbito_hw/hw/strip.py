@@ -1,19 +1,37 @@
 """The ``neopixel`` backend: a NeoPixel (WS2812) strip under the squares.
 
-The strip runs in whatever order it was laid (often serpentine); ``order`` lists the
-square under each pixel, and an optional status pixel sits at ``status_pixel``. The
-adafruit libraries are imported only here, when the backend is chosen; off a Pi,
-opening the real strip raises NotImplementedError (Blinka's "Board not supported").
+The strip runs in whatever order it was laid (``SERPENTINE`` on the example board);
+``order`` lists the square under each pixel, and an optional status pixel sits at
+``status_pixel``. The adafruit libraries are imported only here, when the backend is
+chosen; off a Pi, opening the real strip raises NotImplementedError (Blinka's "Board not
+supported").
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from orbito_hw.hw.interfaces import RGB, Frame
+from orbito_hw.rules.squares import parse_square
 
 OFF: RGB = (0, 0, 0)
+
+SERPENTINE: Final = tuple(
+    parse_square(n) for n in "a1 b1 c1 d1 d2 c2 b2 a2 a3 b3 c3 d3 d4 c4 b4 a4".split()
+)
+"""The square under each pixel of a strip laid back and forth under the board: rank 1 left
+to right, rank 2 back, and so on (the example wiring, and the config's default order)."""
+
+
+def pixels_along(order: Sequence[int], status_pixel: int | None = None) -> tuple[int, ...]:
+    """The strip index of each square's pixel (indexed by square) on a strip whose pixels,
+    from the data input on, sit under ``order``'s squares, the status pixel stepped over."""
+    free = [i for i in range(len(order) + 1) if i != status_pixel][: len(order)]
+    pixel_of = [0] * 16
+    for square, pixel in zip(order, free, strict=True):
+        pixel_of[square] = pixel
+    return tuple(pixel_of)
 
 
 class StripLights:
@@ -34,11 +52,7 @@ class StripLights:
     ) -> StripLights:
         """A strip whose pixels, from the data input on, sit under ``order``'s squares
         (the status pixel stepped over)."""
-        free = [i for i in range(len(order) + (status_pixel is not None)) if i != status_pixel]
-        pixel_of = [0] * 16
-        for slot, square in enumerate(order):
-            pixel_of[square] = free[slot]
-        return cls(strip, pixel_of, status_pixel)
+        return cls(strip, pixels_along(order, status_pixel), status_pixel)
 
     def show(self, frame: Frame, status: RGB | None = None) -> None:
         for square, pixel in enumerate(self.pixel_of):

@@ -10,11 +10,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 
-from orbito_hw.errors import IllegalTurnError, NotationError
+from orbito_hw.errors import IllegalTurnError, NotationError, OrbitoError
 from orbito_hw.rules.squares import (
     BB_ADJACENT,
     BB_ALL,
     BB_SQUARES,
+    Mask,
+    Square,
     has_line,
     line_names,
     lines_in,
@@ -64,7 +66,7 @@ class Result(Enum):
         return self.value
 
 
-def board_string(colour_at: Callable[[int], Colour | None]) -> str:
+def board_string(colour_at: Callable[[Square], Colour | None]) -> str:
     """SPEC.md's position string of whatever says which colour sits on each square."""
     ranks = []
     for rank in range(3, -1, -1):
@@ -73,7 +75,7 @@ def board_string(colour_at: Callable[[int], Colour | None]) -> str:
     return "/".join(ranks)
 
 
-def result_after_press(black: int, white: int, full: bool, extra_presses: int) -> Result | None:
+def result_after_press(black: Mask, white: Mask, full: bool, extra_presses: int) -> Result | None:
     """The result once a press has left ``black`` and ``white`` on the board."""
     black_line, white_line = has_line(black), has_line(white)
     if black_line and white_line:
@@ -95,8 +97,8 @@ class Position:
     full board. ``result`` is None while the game goes on.
     """
 
-    black: int = 0
-    white: int = 0
+    black: Mask = 0
+    white: Mask = 0
     to_move: Colour = Colour.BLACK
     extra_presses: int = 0
     result: Result | None = None
@@ -107,11 +109,11 @@ class Position:
 
     # --- reading the position ------------------------------------------------
     @property
-    def occupied(self) -> int:
+    def occupied(self) -> Mask:
         return self.black | self.white
 
     @property
-    def empty(self) -> int:
+    def empty(self) -> Mask:
         return BB_ALL & ~(self.black | self.white)
 
     @property
@@ -126,17 +128,17 @@ class Position:
     def is_over(self) -> bool:
         return self.result is not None
 
-    def marbles(self, colour: Colour) -> int:
+    def marbles(self, colour: Colour) -> Mask:
         return self.black if colour is Colour.BLACK else self.white
 
-    def colour_at(self, square: int) -> Colour | None:
+    def colour_at(self, square: Square) -> Colour | None:
         if self.black >> square & 1:
             return Colour.BLACK
         if self.white >> square & 1:
             return Colour.WHITE
         return None
 
-    def lines(self) -> list[int]:
+    def lines(self) -> list[Mask]:
         """Every complete line of either colour on the board."""
         return lines_in(self.black) + lines_in(self.white)
 
@@ -214,7 +216,7 @@ class Position:
     def is_legal(self, turn: Turn) -> bool:
         return not self._fault(turn)[0]
 
-    def _fault(self, turn: Turn) -> tuple[str, tuple[int, ...]]:
+    def _fault(self, turn: Turn) -> tuple[str, tuple[Square, ...]]:
         if self.result is not None:
             return f"the game is over ({self._result_words()})", ()
         if turn.place is None:
@@ -255,7 +257,7 @@ class Position:
             return "drawn"
         return f"{self.result} won"
 
-    def before_press(self, turn: Turn) -> tuple[int, int]:
+    def before_press(self, turn: Turn) -> tuple[Mask, Mask]:
         """The (black, white) masks once ``turn``'s move and placement are made, before the press.
 
         The turn must be legal; this is what the sensors read just before the button goes down.
@@ -302,7 +304,7 @@ class Position:
         }
 
 
-class ReplayError(Exception):
+class ReplayError(OrbitoError, ValueError):
     """A turn of a game record that cannot be played, with its 1-based number."""
 
     def __init__(self, number: int, token: str, reason: str) -> None:

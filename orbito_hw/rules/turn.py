@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from orbito_hw.errors import NotationError
-from orbito_hw.rules.squares import BB_ADJACENT, parse_square, square_name
+from orbito_hw.errors import NotationError, echo
+from orbito_hw.rules.squares import BB_ADJACENT, Square, parse_square, square_name
 
 _TOKEN = re.compile(r"([a-d][1-4])(?:-([a-d][1-4]):([a-d][1-4]))?")
 _FORMS = "expected a placement like a2, a move and placement like c1-c2:a2, or * for an extra press"
@@ -19,9 +19,9 @@ class Turn:
     ``place`` is None only for an extra press (``*``).
     """
 
-    place: int | None
-    move_from: int | None = None
-    move_to: int | None = None
+    place: Square | None
+    move_from: Square | None = None
+    move_to: Square | None = None
 
     def __post_init__(self) -> None:
         if (self.move_from is None) != (self.move_to is None):
@@ -30,11 +30,11 @@ class Turn:
             raise ValueError("an extra press cannot move a marble")
 
     @classmethod
-    def placing(cls, square: int) -> Turn:
+    def placing(cls, square: Square) -> Turn:
         return cls(square)
 
     @classmethod
-    def moving(cls, move_from: int, move_to: int, place: int) -> Turn:
+    def moving(cls, move_from: Square, move_to: Square, place: Square) -> Turn:
         return cls(place, move_from, move_to)
 
     @property
@@ -68,7 +68,7 @@ class Turn:
             return cls(None)
         m = _TOKEN.fullmatch(token)
         if m is None:
-            raise NotationError(token, f"malformed turn {token!r}: {_FORMS}")
+            raise NotationError(token, f"malformed turn {echo(token)}: {_FORMS}")
         first, to, place = m.groups()
         if to is None:
             return cls(parse_square(first))

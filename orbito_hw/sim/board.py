@@ -12,12 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import partial
 
-from orbito_hw.hw.clock import ScopedClock
+from orbito_hw.errors import OrbitoError
 from orbito_hw.hw.interfaces import (
     RGB,
     ButtonListener,
     Clock,
     Frame,
+    Lights,
     SquareListener,
 )
 from orbito_hw.hw.planner import SteppedDrive
@@ -30,8 +31,10 @@ _RING_OF: dict[int, tuple[tuple[int, ...], int]] = {
 }
 
 
-class SimError(Exception):
-    """Something a person cannot do to a physical board (put a marble on a marble...)."""
+class SimError(OrbitoError):
+    """Something no hand (or motor) can do to a physical board: put a marble on a marble,
+    lift one from an empty square, turn the rings clockwise. Neither bad input as such nor a
+    hardware fault: the harness reports it as the script command that asked for it."""
 
 
 @dataclass
@@ -227,7 +230,15 @@ class SimButton:
         self._listeners.clear()
 
 
-class SimDrive(SteppedDrive):
+class OnVirtualClock:
+    """A ring drive whose every step is a timer on the virtual clock: nothing it does runs
+    off the clock's thread, so it is idle for ``SimulatedDrive.wait_idle`` at once."""
+
+    def wait_idle(self, timeout: float) -> bool:
+        return True
+
+
+class SimDrive(OnVirtualClock, SteppedDrive):
     """The stepper driver of the simulated board: its pulses step the simulated rings."""
 
     def __init__(
@@ -268,19 +279,7 @@ class SimLights:
         self.show([None] * 16, None)
 
 
-def seen(lights: object) -> tuple[list[RGB | None], RGB | None]:
-    """What a person sees on a simulated strip or a fake NeoPixel one: the 16 squares and
-    the status pixel (all dark for lights that cannot be read back)."""
-    shown = getattr(lights, "shown", None)
-    if shown is None:
-        return [None] * 16, None
-    squares, status = shown()
+def seen(lights: Lights) -> tuple[list[RGB | None], RGB | None]:
+    """What a person sees on the board's lights: the 16 squares and the status pixel."""
+    squares, status = lights.shown()
     return list(squares), status
-
-
-def sim_parts(
-    board: SimBoard, clock: ScopedClock
-) -> tuple[SimSensors, SimButton, SimDrive, SimLights]:
-    """Fresh controller-side parts on the same physical board (after a power cut too)."""
-    board.clock = clock.base
-    return SimSensors(board), SimButton(clock), SimDrive(board, clock), SimLights()

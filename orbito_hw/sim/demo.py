@@ -12,8 +12,8 @@ import random
 import sys
 from typing import TextIO
 
-from orbito_hw.control.lights import rgb_hex
-from orbito_hw.control.referee import Event
+from orbito_hw.control.events import Event, GameOver, Rejected, TurnPlayed
+from orbito_hw.hw.interfaces import Backend, rgb_hex
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import square_name
 from orbito_hw.rules.turn import Turn
@@ -67,7 +67,7 @@ def draw_board(run: MockRun, colour: bool) -> str:
     return "\n".join(rows)
 
 
-def run_demo(seed: int | None = None, out: TextIO | None = None, backend: str = "sim") -> int:
+def run_demo(seed: int | None = None, out: TextIO | None = None, backend: Backend = "sim") -> int:
     out = out or sys.stdout
     rng = random.Random(seed)
     from orbito_hw.solver.opponents import make_opponent
@@ -81,14 +81,14 @@ def run_demo(seed: int | None = None, out: TextIO | None = None, backend: str = 
     colour = out.isatty()
 
     def on_event(event: Event) -> None:
-        if event["event"] == "turn":
-            print(f"turn {event['number']}: {event['colour']} {event['turn']}", file=out)
+        if isinstance(event, TurnPlayed):
+            print(f"turn {event.number}: {event.colour} {event.turn}", file=out)
             print(draw_board(run, colour), file=out)
-        elif event["event"] == "rejected":
-            print(f"refused: {event['reason']}", file=out)
-        elif event["event"] == "result":
-            winner = str(event["result"])
-            who = f"{winner} ({names[Colour(winner)]}) wins" if winner != "draw" else "a draw"
+        elif isinstance(event, Rejected):
+            print(f"refused: {event.reason}", file=out)
+        elif isinstance(event, GameOver):
+            winner = event.result.winner
+            who = f"{winner} ({names[winner]}) wins" if winner is not None else "a draw"
             print(f"result: {who}", file=out)
             print(draw_board(run, colour), file=out)
 

@@ -6,14 +6,15 @@ brightness and byte-order code. The real driver code runs; only the wires are si
 
 from __future__ import annotations
 
-from typing import Any
+from collections import deque
+from typing import Any, Final
 
-from gpiozero.pins.mock import MockFactory, MockPin
+from gpiozero.pins.mock import MockFactory, MockPin, PinState
 
 from orbito_hw.hw.clock import ScopedClock
 from orbito_hw.hw.gpio import GpioButton, GpioDrive, GpioPins, GpioSensors
-from orbito_hw.hw.strip import StripLights, fake_strip
-from orbito_hw.sim.board import SimBoard, SimError
+from orbito_hw.hw.strip import SERPENTINE, StripLights, fake_strip
+from orbito_hw.sim.board import OnVirtualClock, SimBoard, SimError
 
 # A plausible wiring for the simulated board (BCM numbers); a config file overrides it.
 DEFAULT_PINS = GpioPins(
@@ -24,11 +25,23 @@ DEFAULT_PINS = GpioPins(
     enable=25,
     index=26,
 )
-SERPENTINE = [0, 1, 2, 3, 7, 6, 5, 4, 8, 9, 10, 11, 15, 14, 13, 12]
-"""a1 b1 c1 d1, then d2 c2 b2 a2, then a3..d3, then d4..a4: a strip laid back and forth."""
 
 
-class _StepPin(MockPin):  # type: ignore[misc]
+# How many level changes a mock pin remembers (gpiozero's MockPin keeps them all: two per
+# STEP pulse, about 1.3 MB per simulated game). Enough to look at the last few by hand.
+PIN_HISTORY: Final = 64
+
+
+class _ShortMemoryPin(MockPin):  # type: ignore[misc]
+    """gpiozero's mock pin with its ``states`` history bounded, so a long session (thousands
+    of ring moves) runs in flat memory; the pin behaves exactly as MockPin otherwise."""
+
+    def clear_states(self) -> None:
+        super().clear_states()
+        self.states: deque[PinState] = deque(self.states, maxlen=PIN_HISTORY)
+
+
+class _StepPin(_ShortMemoryPin):
     """The STEP wire, as the stepper driver sees it: each rising edge is one motor step."""
 
     def __init__(self, factory: Any, info: Any, on_rise: Any = None) -> None:
@@ -44,13 +57,17 @@ class _StepPin(MockPin):  # type: ignore[misc]
         return changed
 
 
+class MockPinDrive(OnVirtualClock, GpioDrive):
+    """The gpio stepper driver on mock pins: its step train runs on the virtual clock."""
+
+
 class GpioSimWiring:
     """One controller's worth of mock pins between the gpio backend and the simulated board."""
 
     def __init__(self, board: SimBoard, pins: GpioPins = DEFAULT_PINS) -> None:
         self.board = board
         self.pins = pins
-        self.factory = MockFactory()
+        self.factory = MockFactory(pin_class=_ShortMemoryPin)
         # Pins made before the devices claim them, so the devices get these classes.
         self.step_pin = self.factory.pin(pins.step, pin_class=_StepPin, on_rise=self._motor_step)
         self.dir_pin = self.factory.pin(pins.direction)
@@ -94,12 +111,14 @@ class GpioSimWiring:
         self.board.step()
         self._drive(self.index_pin, self.board.index_active(), self.pins.index_active_high)
 
-    def parts(self, clock: ScopedClock) -> tuple[GpioSensors, GpioButton, GpioDrive, StripLights]:
+    def parts(
+        self, clock: ScopedClock
+    ) -> tuple[GpioSensors, GpioButton, MockPinDrive, StripLights]:
         self.board.clock = clock.base
         self.board.subscribe(self._square_changed)
         sensors = GpioSensors(self.pins, clock, self.factory)
         button = GpioButton(self.pins, clock, self.factory)
-        drive = GpioDrive(
+        drive = MockPinDrive(
             self.pins, clock, self.board.steps_per_place, 2000.0, 8000.0, factory=self.factory
         )
         self.sync_inputs()  # after every device set its pull, which drives a mock input

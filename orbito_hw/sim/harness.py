@@ -1,23 +1,24 @@
 """The whole controller on the simulated board, driven by board-script commands.
 
-``MockRun`` owns a virtual clock, the physical ``SimBoard`` (which survives power cuts)
-and the controller (which does not): a power cut kills the controller's clock and starts
-a new controller from the state directory, the marbles staying where they are.
+``MockRun`` owns a simulated world (``sim/world.py``: a virtual clock, the physical
+``SimBoard``, which survives power cuts, and the backend under test) and the controller
+(which does not): a power cut kills the controller's parts and starts a new controller from
+the state directory, the marbles staying where they are.
 """
 
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
+from orbito_hw.control.events import Event, EventListener
 from orbito_hw.control.journal import Journal
-from orbito_hw.control.referee import Event, Referee, Settings
+from orbito_hw.control.referee import Referee, Settings
 from orbito_hw.errors import OrbitoError
-from orbito_hw.hw.clock import ScopedClock, VirtualClock
-from orbito_hw.hw.interfaces import RGB, Board, Button, Lights, RingDrive, SquareSensors
-from orbito_hw.sim.board import SimBoard, SimError, seen, sim_parts
+from orbito_hw.hw.interfaces import RGB, Backend
+from orbito_hw.sim.board import SimError, seen
 from orbito_hw.sim.script import Command
+from orbito_hw.sim.world import SimWorld
 
 HUMAN_GAP = 0.3
 """Seconds between two things a person does to the board."""
@@ -26,14 +27,8 @@ PRESS_TIME = 0.1
 RINGS_TIMEOUT = 30.0
 SETTLE_AT_END = 3.0
 
-Finger = Callable[[bool], None]
-"""Presses (True) or releases (False) the board's button, as a person's finger would."""
-Parts = tuple[SquareSensors, Button, RingDrive, Lights, Finger]
-PartsFactory = Callable[[SimBoard, ScopedClock], Parts]
-"""Builds the controller's parts on the simulated board: the backend under test."""
 
-
-class CommandError(OrbitoError):
+class CommandError(OrbitoError, ValueError):
     """A board-script command the simulated board cannot carry out."""
 
 
@@ -42,16 +37,16 @@ class MockRun:
         self,
         state_dir: str | Path | None = None,
         settings: Settings | None = None,
-        parts: PartsFactory | str = "sim",
-        on_event: Callable[[Event], None] | None = None,
+        parts: Backend = "sim",
+        on_event: EventListener | None = None,
     ) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="orbito-hw-") if state_dir is None else None
         self.state_dir = Path(self._tmp.name if self._tmp else str(state_dir))
         self.settings = settings or Settings()
-        self.clock = VirtualClock()
-        self.physics = SimBoard(clock=self.clock)
-        self._parts = BACKENDS[parts] if isinstance(parts, str) else parts
-        self.events: list[Event] = []
+        self.world = SimWorld(parts)
+        self.clock, self.physics = self.world.clock, self.world.physics
+        self.events: list[dict[str, object]] = []  # as JSON, what SPEC.md's --events prints
+        self.typed_events: list[Event] = []
         self._on_event = on_event
         self.commands_run = 0
         self.source = "line"
@@ -59,14 +54,10 @@ class MockRun:
 
     # --- the controller's life ---------------------------------------------------
     def _boot(self) -> None:
-        self.scope = ScopedClock(self.clock)
-        sensors, button, drive, lights, finger = self._parts(self.physics, self.scope)
-        self.drive, self.lights, self.finger = drive, lights, finger
-        self.referee = Referee(
-            Board(self.scope, sensors, button, drive, lights),
-            Journal(self.state_dir),
-            self.settings,
-        )
+        parts = self.parts = self.world.boot()
+        self.scope, self.drive = parts.clock, parts.drive
+        self.lights, self.finger = parts.lights, parts.finger
+        self.referee = Referee(parts.board(), Journal(self.state_dir), self.settings)
         self.referee.add_listener(self._event)
         self.referee.start()
         self.advance(0.0)
@@ -74,13 +65,13 @@ class MockRun:
 
     def power_cut(self) -> None:
         self._settle_link()
-        self.scope.kill()
-        self._close_drive()  # the Pico is powered by the Pi: it goes down too
-        self.physics.unsubscribe_all()
+        self.world.power_cut(self.parts)  # the Pico is powered by the Pi: it goes down too
+        self.referee.journal.close()  # the dead controller's lock on the state directory goes
         self._boot()  # a marble held in a hand stays in the hand
 
     def _event(self, event: Event) -> None:
-        self.events.append(event)
+        self.typed_events.append(event)
+        self.events.append(event.to_json())
         if self._on_event is not None:
             self._on_event(event)
 
@@ -93,14 +84,9 @@ class MockRun:
     def _settle_link(self) -> None:
         """A drive on a real-time link (the simulated Pico) must finish what it was asked
         before virtual time runs on; its reports arrive as posted callbacks."""
-        wait_idle = getattr(self.drive, "wait_idle", None)
-        while wait_idle is not None and not wait_idle(0.0):
-            wait_idle(10.0)
+        while not self.drive.wait_idle(0.0):
+            self.drive.wait_idle(10.0)
             self.clock.advance(0.0)
-
-    def _close_drive(self) -> None:
-        if hasattr(self.drive, "wait_idle"):
-            self.drive.close()
 
     def wait_for_rings(self) -> None:
         """Players keep their hands off while the rings turn and the board checks itself."""
@@ -125,7 +111,9 @@ class MockRun:
         self.commands_run += 1
 
     def _do(self, c: Command, first_command: bool) -> None:
-        if c.name in ("lift", "put", "bounce", "reset"):
+        if c.name in ("lift", "put", "bounce", "reset", "press", "hold"):
+            # A person waits for the rings to stop (a slip makes them home for longer)
+            # before touching the board or pressing again.
             self.wait_for_rings()
         if c.name == "lift":
             assert c.square is not None
@@ -172,56 +160,8 @@ class MockRun:
         return seen(self.lights)
 
     def close(self) -> None:
-        self.scope.kill()
-        self._close_drive()
+        self.world.power_cut(self.parts)
         self.referee.close()
+        self.referee.journal.close()
         if self._tmp is not None:
             self._tmp.cleanup()
-
-
-def _sim_parts(board: SimBoard, clock: ScopedClock) -> Parts:
-    sensors, button, drive, lights = sim_parts(board, clock)
-    return sensors, button, drive, lights, button.set
-
-
-def _gpio_parts(board: SimBoard, clock: ScopedClock) -> Parts:
-    from orbito_hw.sim.gpio_pins import GpioSimWiring  # gpiozero and adafruit only when chosen
-
-    wiring = GpioSimWiring(board)  # fresh pins for every boot, as after a real power cut
-    sensors, button, drive, lights = wiring.parts(clock)
-    return sensors, button, drive, lights, wiring.finger
-
-
-class SimRings:
-    """The simulated board as the simulated Pico's motor port. The Pico's thread calls in
-    only while the harness waits on the link (``wait_idle``), never alongside it."""
-
-    def __init__(self, board: SimBoard) -> None:
-        self.board = board
-
-    def step(self, forward: bool) -> None:
-        if not forward:
-            raise SimError("the Pico drove the rings clockwise")
-        self.board.step()
-
-    def index_active(self) -> bool:
-        return self.board.index_active()
-
-    def read_squares(self) -> int:
-        return self.board.occupancy()
-
-
-def _serial_parts(board: SimBoard, clock: ScopedClock) -> Parts:
-    from orbito_hw.sim.pico import mock_serial_drive  # pyserial and a pty only when chosen
-
-    sensors, button, _, lights = sim_parts(board, clock)
-    drive = mock_serial_drive(clock, SimRings(board), board.steps_per_place)
-    return sensors, button, drive, lights, button.set
-
-
-BACKENDS: dict[str, PartsFactory] = {
-    "sim": _sim_parts,
-    "gpio": _gpio_parts,
-    "serial": _serial_parts,
-}
-"""The drivers ``run --mock --backend NAME`` runs against the simulated board."""

@@ -1,23 +1,36 @@
-"""The board-script language of SPEC.md: what hands and power do to the simulated board."""
+"""The board-script language of SPEC.md: what hands and power do to the simulated board.
+
+A script arrives as bytes from a file or a pipe: each line is decoded here as strict UTF-8
+(a byte-order mark at the very start is skipped), so a line that is not UTF-8 is refused by
+its number instead of guessed at or crashing the reader. Numbers are ASCII decimals only.
+"""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orbito_hw.errors import OrbitoError
+from orbito_hw.errors import OrbitoError, echo
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import is_square_name, parse_square, square_name
 
 COMMANDS = ("lift", "put", "press", "hold", "wait", "bounce", "slip", "power-cut", "reset")
 MAX_SECONDS = 3600.0
 MAX_SLIP = 100_000
+MAX_SCRIPT_BYTES = 8 << 20  # some 10,000 games; what is read of a script file, at most
+BOM = "\ufeff"  # a UTF-8 byte-order mark, which some editors put at the start of a file
+# Plain decimals as a person types them, or as Command.text() writes them ("1e-05"); not
+# float()'s "nan", "1_000" or digits of other scripts.
+_SECONDS = re.compile(r"(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]{1,3})?")
+_STEPS = re.compile(r"[0-9]{1,6}")  # MAX_SLIP has 6 digits
 
 
-class ScriptError(OrbitoError):
+class ScriptError(OrbitoError, ValueError):
     """A board script that cannot be run, naming the file and line."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Command:
     name: str
     line: int = 0
@@ -46,7 +59,7 @@ def parse_line(text: str, line: int = 0) -> Command | None:
         return None
     name, args = words[0], words[1:]
     if name not in COMMANDS:
-        raise ValueError(f"unknown command {name!r} (commands: {', '.join(COMMANDS)})")
+        raise ValueError(f"unknown command {echo(name)} (commands: {', '.join(COMMANDS)})")
     if name in ("lift", "bounce"):
         _arity(name, args, 1, 1, "a square")
         return Command(name, line, square=_square(args[0]))
@@ -67,12 +80,23 @@ def parse_line(text: str, line: int = 0) -> Command | None:
     return Command(name, line, colour=_colour(args[0]))
 
 
-def parse_script(text: str, source: str = "<script>") -> list[Command]:
-    """Every command of a script; ScriptError naming ``source`` and the line otherwise."""
+def decode_line(raw: bytes) -> str:
+    """One line of input as strict UTF-8; ValueError naming the first byte that is not."""
+    try:
+        return raw.decode("utf-8")  # strict on purpose: refuse, never guess
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"not UTF-8 text (byte {exc.start + 1} of the line is 0x{raw[exc.start]:02x})"
+        ) from None
+
+
+def parse_script(text: str | bytes, source: str = "<script>") -> list[Command]:
+    """Every command of a script, as text or as the bytes of a file; ScriptError naming
+    ``source`` and the line otherwise."""
     commands = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(_lines_of(text), 1):
         try:
-            command = parse_line(line, number)
+            command = parse_line(_text_of(line), number)
         except ValueError as exc:
             raise ScriptError(f"{source}:{number}: {exc}") from None
         if command is not None:
@@ -80,34 +104,46 @@ def parse_script(text: str, source: str = "<script>") -> list[Command]:
     return commands
 
 
+def _lines_of(text: str | bytes) -> Sequence[str | bytes]:
+    """The lines, a byte-order mark at the start skipped (some editors write one)."""
+    if isinstance(text, bytes):
+        return text.removeprefix(BOM.encode()).splitlines()
+    return text.removeprefix(BOM).splitlines()
+
+
+def _text_of(line: str | bytes) -> str:
+    return decode_line(line) if isinstance(line, bytes) else line
+
+
 def _arity(name: str, args: list[str], least: int, most: int, what: str) -> None:
     if not least <= len(args) <= most:
-        raise ValueError(f"{name} takes {what}, got {' '.join(args) or 'nothing'!r}")
+        got = echo(" ".join(args)) if args else "nothing"
+        raise ValueError(f"{name} takes {what}, got {got}")
 
 
 def _square(word: str) -> int:
     if not is_square_name(word):
-        raise ValueError(f"{word!r} is not a square (a1..d4)")
+        raise ValueError(f"{echo(word)} is not a square (a1..d4)")
     return parse_square(word)
 
 
 def _colour(word: str) -> Colour:
     if word not in ("black", "white"):
-        raise ValueError(f"{word!r} is not a colour (black or white)")
+        raise ValueError(f"{echo(word)} is not a colour (black or white)")
     return Colour(word)
 
 
 def _seconds(word: str) -> float:
-    try:
-        value = float(word)
-    except ValueError:
-        raise ValueError(f"{word!r} is not a number of seconds") from None
-    if not 0 <= value <= MAX_SECONDS:  # also refuses nan and inf
-        raise ValueError(f"{word} seconds is out of range (0 to {MAX_SECONDS:g})")
+    if not _SECONDS.fullmatch(word):
+        raise ValueError(f"{echo(word)} is not a number of seconds (like 2 or 0.5)")
+    value = float(word)
+    if not value <= MAX_SECONDS:
+        raise ValueError(f"{echo(word)} seconds is out of range (0 to {MAX_SECONDS:g})")
     return value
 
 
 def _steps(word: str) -> int:
-    if not word.isdigit() or int(word) > MAX_SLIP:
-        raise ValueError(f"{word!r} is not a number of steps (0 to {MAX_SLIP})")
+    # ASCII digits only: str.isdigit() takes "²", which int() then refuses in its own words.
+    if not _STEPS.fullmatch(word) or int(word) > MAX_SLIP:
+        raise ValueError(f"{echo(word)} is not a number of steps (a whole number 0 to {MAX_SLIP})")
     return int(word)

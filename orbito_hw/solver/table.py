@@ -51,7 +51,7 @@ _XZ_PRESET: Final = 6
 DATA_FILE: Final = "solution.bin"
 
 
-class SolutionError(OrbitoError):
+class SolutionError(OrbitoError, ValueError):
     """A solution file that cannot be used, or a question the table cannot answer."""
 
 

@@ -1,7 +1,9 @@
 """orbito-hw ring controller: the Pico's entry point (MicroPython on an RP2040).
 
-Everything that touches ``machine`` and ``rp2`` is in this file; the logic is in
-``orbito_fw`` and runs unchanged on the host. Pins (change them here to suit a board):
+``orbito-hw firmware install`` copies this file to the Pico's root as ``main.py``, which
+MicroPython runs at boot; it is never imported as ``orbito_fw.main``. Everything that
+touches ``machine`` and ``rp2`` is in this file; the rest of ``orbito_fw`` is the logic
+and runs unchanged on the host. Pins (change them here to suit a board):
 
 - GP2 STEP, GP3 DIR, GP4 ENABLE (active low) to the stepper driver (A4988, DRV8825, TMC2208)
 - GP5 index sensor (active low: an open-collector Hall sensor or slotted opto, pulled up)
@@ -15,6 +17,7 @@ import time
 
 import machine
 import rp2
+
 from orbito_fw.controller import RingController
 from orbito_fw.device import Device
 

@@ -1,0 +1,251 @@
+"""What the referee tells the world: one small frozen value per event.
+
+Listeners (the logs, the service's status line, the demo, the harness) read the fields;
+``to_json()`` writes SPEC.md's JSON object, keys in SPEC.md's order (``event``, ``game``,
+then the event's own fields), which ``run --mock --events`` prints byte for byte.
+``from_json`` reads such an object back, for consumers of the JSON lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from orbito_hw.control.lights import Palette
+from orbito_hw.hw.interfaces import RGB, parse_rgb, rgb_hex
+from orbito_hw.rules.game import Colour, Result
+from orbito_hw.rules.squares import SQUARES, line_names, mask_of, parse_square, square_name
+from orbito_hw.rules.squares import squares_of as _squares_of
+from orbito_hw.rules.turn import Turn
+
+Json = dict[str, object]
+
+
+@dataclass(frozen=True)
+class TurnPlayed:
+    """A turn (or an extra press) accepted and its ring move made; ``board`` is the
+    position after the move, in SPEC.md's POSITION form."""
+
+    kind: ClassVar[str] = "turn"
+    game: int
+    number: int
+    colour: Colour
+    turn: Turn
+    board: str
+
+    def to_json(self) -> Json:
+        return {
+            "event": self.kind,
+            "game": self.game,
+            "number": self.number,
+            "colour": self.colour.value,
+            "turn": self.turn.notation(),
+            "board": self.board,
+        }
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A press refused: why, and the squares at fault (lowest first)."""
+
+    kind: ClassVar[str] = "rejected"
+    game: int
+    reason: str
+    squares: tuple[int, ...] = ()
+
+    def to_json(self) -> Json:
+        return {"event": self.kind, "game": self.game, "reason": self.reason, **_square_names(self)}
+
+
+@dataclass(frozen=True)
+class Correction:
+    """The board stopped matching what the referee expects: these squares differ."""
+
+    kind: ClassVar[str] = "correction"
+    game: int
+    squares: tuple[int, ...] = ()
+
+    def to_json(self) -> Json:
+        return {"event": self.kind, "game": self.game, **_square_names(self)}
+
+
+@dataclass(frozen=True)
+class Corrected:
+    """The board matches again: play on."""
+
+    kind: ClassVar[str] = "corrected"
+    game: int
+
+    def to_json(self) -> Json:
+        return {"event": self.kind, "game": self.game}
+
+
+@dataclass(frozen=True)
+class GameOver:
+    """The game ended (SPEC.md's ``result`` event): the winning lines as square masks (in
+    the order the JSON lists them), and ``leds``, the colour each lit square shows for the
+    result, lowest square first."""
+
+    kind: ClassVar[str] = "result"
+    game: int
+    result: Result
+    lines: tuple[int, ...] = ()
+    leds: tuple[tuple[int, RGB], ...] = ()
+
+    @classmethod
+    def of(cls, game: int, result: Result, lines: tuple[int, ...], palette: Palette) -> GameOver:
+        """The event for ``result``, its LEDs worked out from the palette and the lines."""
+        leds = tuple(sorted(result_leds(result, lines, palette).items()))
+        return cls(game, result, tuple(sorted(lines, key=_line_key)), leds)
+
+    def to_json(self) -> Json:
+        return {
+            "event": self.kind,
+            "game": self.game,
+            "result": self.result.value,
+            "lines": line_names(list(self.lines)),
+            "leds": {square_name(sq): rgb_hex(colour) for sq, colour in self.leds},
+        }
+
+
+@dataclass(frozen=True)
+class NewGame:
+    """A new game began, ``first`` to move."""
+
+    kind: ClassVar[str] = "new-game"
+    game: int
+    first: Colour
+
+    def to_json(self) -> Json:
+        return {"event": self.kind, "game": self.game, "first": self.first.value}
+
+
+@dataclass(frozen=True)
+class FirstChosen:
+    """Before the first turn, a press on the empty board made ``colour`` the one to start."""
+
+    kind: ClassVar[str] = "first"
+    game: int
+    colour: Colour
+
+    def to_json(self) -> Json:
+        return {"event": self.kind, "game": self.game, "colour": self.colour.value}
+
+
+@dataclass(frozen=True)
+class Fault:
+    """The board cannot go on by itself (homing failed, the journal is unreadable...).
+
+    ``game`` is None for a fault read from a source that names no game."""
+
+    kind: ClassVar[str] = "fault"
+    game: int | None
+    reason: str
+
+    def to_json(self) -> Json:
+        head: Json = {"event": self.kind}
+        if self.game is not None:
+            head["game"] = self.game
+        return {**head, "reason": self.reason}
+
+
+Event = TurnPlayed | Rejected | Correction | Corrected | GameOver | NewGame | FirstChosen | Fault
+EventListener = Callable[[Event], None]
+
+
+def result_leds(result: Result, lines: tuple[int, ...], palette: Palette) -> dict[int, RGB]:
+    """The squares lit for a result and their colours: the winner's colour on the winning
+    line(s), or the whole board in the draw colour. What the result means, not how the
+    light show animates it."""
+    if result is Result.DRAW:
+        return dict.fromkeys(SQUARES, palette.draw)
+    winner = result.winner
+    assert winner is not None
+    mask = 0
+    for line in lines:
+        mask |= line
+    return dict.fromkeys(_squares_of(mask), palette.marble(winner))
+
+
+def _line_key(line: int) -> list[str]:
+    """Where a line comes in SPEC.md's list of lines (``line_names``' order)."""
+    return sorted(square_name(sq) for sq in _squares_of(line))
+
+
+def _square_names(event: Rejected | Correction) -> Json:
+    return {"squares": [square_name(sq) for sq in event.squares]}
+
+
+# --- reading the JSON back -----------------------------------------------------------
+
+
+def from_json(obj: Mapping[str, object]) -> Event | None:
+    """The event a JSON object describes; None for a kind this module does not know
+    (SPEC.md: consumers ignore those). KeyError names a missing field, ValueError a bad one.
+    A result without ``leds`` or a fault without ``game`` reads as having none."""
+    read = _READERS.get(str(obj.get("event")))
+    return read(obj) if read is not None else None
+
+
+def _int(obj: Mapping[str, object], key: str) -> int:
+    value = obj[key]
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{key} {value!r} is not a whole number")
+    return value
+
+
+def _str(obj: Mapping[str, object], key: str) -> str:
+    value = obj[key]
+    if not isinstance(value, str):
+        raise ValueError(f"{key} {value!r} is not text")
+    return value
+
+
+def _list(obj: Mapping[str, object], key: str) -> list[object]:
+    value = obj[key]
+    if not isinstance(value, list):
+        raise ValueError(f"{key} {value!r} is not a list")
+    return value
+
+
+def _square_list(value: object) -> tuple[int, ...]:
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise ValueError(f"{value!r} is not a list of squares")
+    return tuple(parse_square(name) for name in value)
+
+
+def _leds(value: object) -> tuple[tuple[int, RGB], ...]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"leds {value!r} is not an object of squares and colours")
+    return tuple(sorted((parse_square(str(sq)), parse_rgb(str(c))) for sq, c in value.items()))
+
+
+def _turn(o: Mapping[str, object]) -> TurnPlayed:
+    return TurnPlayed(
+        _int(o, "game"),
+        _int(o, "number"),
+        Colour.parse(_str(o, "colour")),
+        Turn.from_notation(_str(o, "turn")),
+        _str(o, "board"),
+    )
+
+
+def _game_over(o: Mapping[str, object]) -> GameOver:
+    lines = tuple(mask_of(_square_list(line)) for line in _list(o, "lines"))
+    result = Result(_str(o, "result"))
+    return GameOver(_int(o, "game"), result, lines, _leds(o.get("leds", {})))
+
+
+_READERS: dict[str, Callable[[Mapping[str, object]], Event]] = {
+    TurnPlayed.kind: _turn,
+    Rejected.kind: lambda o: Rejected(
+        _int(o, "game"), _str(o, "reason"), _square_list(o["squares"])
+    ),
+    Correction.kind: lambda o: Correction(_int(o, "game"), _square_list(o["squares"])),
+    Corrected.kind: lambda o: Corrected(_int(o, "game")),
+    GameOver.kind: _game_over,
+    NewGame.kind: lambda o: NewGame(_int(o, "game"), Colour.parse(_str(o, "first"))),
+    FirstChosen.kind: lambda o: FirstChosen(_int(o, "game"), Colour.parse(_str(o, "colour"))),
+    Fault.kind: lambda o: Fault(_int(o, "game") if "game" in o else None, _str(o, "reason")),
+}

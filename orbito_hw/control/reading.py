@@ -1,0 +1,139 @@
+"""Reading a turn off the board: which marble stands where, from the order of lifts and puts.
+
+Presence sensors cannot tell colours, so the reader follows the marbles themselves: a lift
+takes the marble off its square into the hand; a put sets down the marble last lifted, or,
+with an empty hand, a new marble from the supply of the player to move. The colours that
+gives say which legal turn the board shows, or why it shows none. Pure: no clock and no
+hardware; the referee feeds it debounced touches and asks on a press.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from orbito_hw.errors import IllegalTurnError
+from orbito_hw.rules.game import Colour, Position
+from orbito_hw.rules.squares import BB_SQUARES, square_name, squares_of
+from orbito_hw.rules.turn import EXTRA_PRESS, Turn
+
+
+@dataclass(frozen=True)
+class Marble:
+    """A marble on the board or in a hand; ``origin`` is where it stood when the turn
+    began, None for a marble placed this turn."""
+
+    colour: Colour
+    origin: int | None
+
+
+class TurnReader:
+    """The marbles of one turn, from ``position`` at its start, as touches move them."""
+
+    def __init__(self, position: Position) -> None:
+        self.position = position
+        self.marbles: dict[int, Marble] = {}
+        self.hand: list[Marble] = []  # the marble lifted last is the one put down next
+        for square in squares_of(position.occupied):
+            colour = position.colour_at(square)
+            assert colour is not None
+            self.marbles[square] = Marble(colour, square)
+
+    # --- touches -------------------------------------------------------------------
+    def touch(self, square: int, present: bool) -> None:
+        """One lift (``present`` False) or put; a lift of an empty square changes nothing."""
+        if present:
+            marble = self.hand.pop() if self.hand else Marble(self.position.to_move, None)
+            self.marbles[square] = marble
+        elif square in self.marbles:
+            self.hand.append(self.marbles.pop(square))
+
+    def back_to_supply(self) -> None:
+        """A marble taken from the supply and still in the hand goes back to the supply (on
+        a press); one lifted off the board stays in the hand: it has to come back."""
+        self.hand = [m for m in self.hand if m.origin is not None]
+
+    # --- what the board holds ---------------------------------------------------------
+    def holds(self, square: int) -> bool:
+        return square in self.marbles
+
+    def masks(self) -> tuple[int, int]:
+        """The black and the white squares as the reader knows them."""
+        black = white = 0
+        for square, marble in self.marbles.items():
+            if marble.colour is Colour.BLACK:
+                black |= BB_SQUARES[square]
+            else:
+                white |= BB_SQUARES[square]
+        return black, white
+
+    @property
+    def occupied(self) -> int:
+        """The squares that should read a marble."""
+        black, white = self.masks()
+        return black | white
+
+    @property
+    def touched(self) -> bool:
+        """Whether the board differs from the position at the start of the turn."""
+        return self.masks() != (self.position.black, self.position.white)
+
+    def colours(self, squares: Iterable[int]) -> tuple[tuple[int, Colour], ...]:
+        """The colour of the marble on each of ``squares`` that holds one."""
+        return tuple((sq, self.marbles[sq].colour) for sq in squares if sq in self.marbles)
+
+    # --- the turn ------------------------------------------------------------------------
+    def turn(self) -> Turn:
+        """The legal turn whose board the lifts and puts made (an extra press for a full
+        board left as it was); IllegalTurnError naming why there is none and the squares
+        at fault.
+
+        Marbles of one colour are alike, so the turn is judged on the colours alone (a
+        colour layout has at most one legal turn); which marble went where only explains
+        a refusal."""
+        if self.position.is_full and not self.touched:
+            self.position.check(EXTRA_PRESS)  # refused only when the game is over
+            return EXTRA_PRESS
+        masks = self.masks()
+        for turn in self.position.legal_turns():
+            if turn.place is not None and self.position.before_press(turn) == masks:
+                return turn
+        raise self._refusal()
+
+    def _refusal(self) -> IllegalTurnError:
+        """Why the board shows no legal turn, from which marble went where."""
+        placed = [sq for sq, m in self.marbles.items() if m.origin is None]
+        moved = [(m.origin, sq) for sq, m in self.marbles.items() if m.origin not in (None, sq)]
+        moved_squares = [s for pair in moved for s in pair if s is not None]
+        lifted = [m.origin for m in self.hand if m.origin is not None]
+        board = self.position.board()
+        fault: tuple[str, list[int]] | None = None
+        if lifted:
+            fault = (f"the marble lifted from {_names(lifted)} is not back on the board", lifted)
+        elif self.position.is_full:
+            fault = (
+                "the board is full: put the marbles back, press for an extra press",
+                moved_squares + placed,
+            )
+        elif not placed:
+            fault = ("place one of your own marbles, then press", [])
+        elif len(placed) > 1:
+            fault = (f"only one marble may be placed in a turn, not {len(placed)}", placed)
+        elif len(moved) > 1:
+            fault = ("only one opponent marble may be moved in a turn", moved_squares)
+        if fault:
+            return IllegalTurnError("?", fault[0], board, tuple(fault[1]))
+        src, dst = moved[0] if moved else (None, None)
+        turn = Turn(placed[0], src, dst)
+        try:
+            self.position.check(turn)
+        except IllegalTurnError as exc:
+            return exc  # the rules' own reason, naming their squares
+        mover = self.position.to_move
+        return IllegalTurnError(
+            turn.notation(), f"the board does not show {turn} for {mover}", board
+        )
+
+
+def _names(squares: list[int]) -> str:
+    return " and ".join(square_name(s) for s in squares)

@@ -1,0 +1,191 @@
+"""The simulated world, wired in one place: the physical board on a virtual clock, and a
+controller's worth of parts on it from each backend.
+
+``run --mock`` (the harness's ``MockRun``) and ``doctor --mock`` both take their parts from
+here, so each backend meets the simulated board in one place: ``sim`` (the simulated
+board's own parts), ``gpio`` (the gpio and neopixel drivers on gpiozero's mock pins) and
+``serial`` (the serial link to the Pico's firmware logic, behind a pty). The physical board
+outlives its controllers: a power cut kills the parts, and the next boot wires fresh ones
+to the same marbles.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, assert_never
+
+from orbito_hw.hw.clock import ScopedClock, VirtualClock
+from orbito_hw.hw.interfaces import (
+    Backend,
+    Board,
+    Button,
+    Lights,
+    SimulatedDrive,
+    SquareListener,
+    SquareSensors,
+)
+from orbito_hw.rules.squares import Mask, Square
+from orbito_hw.sim.board import SimBoard, SimButton, SimDrive, SimError, SimLights, SimSensors
+
+if TYPE_CHECKING:
+    from orbito_hw.hw.gpio import GpioPins
+
+Finger = Callable[[bool], None]
+"""Presses (True) or releases (False) the board's button, as a person's finger would."""
+
+
+@dataclass
+class SimParts:
+    """One controller's parts on the simulated board, and a person's finger on its button.
+
+    ``pins`` are the mock pins' numbers (the gpio backend only), ``pixel_of`` the strip
+    index of each square's pixel and ``status_pixel`` the status pixel's (a strip only),
+    ``max_speed`` the drive's top speed in steps per second: what the doctor names.
+    """
+
+    clock: ScopedClock
+    sensors: SquareSensors
+    button: Button
+    drive: SimulatedDrive
+    lights: Lights
+    finger: Finger
+    max_speed: float
+    pins: GpioPins | None = None
+    pixel_of: tuple[int, ...] = ()
+    status_pixel: int | None = None
+    powered_by_pi: tuple[Callable[[], None], ...] = ()
+    """Switches off what loses its power with the Pi's (the Pico on its USB port)."""
+
+    def board(self) -> Board:
+        return Board(self.clock, self.sensors, self.button, self.drive, self.lights)
+
+
+class SimWorld:
+    """The physical board on a virtual clock, and the backend its controllers' parts come
+    from. ``pins`` wire the gpio backend (a plausible default wiring otherwise);
+    ``crossed`` is a wiring fault: two squares' sensor wires swapped."""
+
+    def __init__(
+        self,
+        backend: Backend = "sim",
+        pins: GpioPins | None = None,
+        crossed: tuple[Square, Square] | None = None,
+    ) -> None:
+        self.backend = backend
+        self.pins = pins
+        self.crossed = crossed
+        self.clock = VirtualClock()
+        self.physics = SimBoard(clock=self.clock)
+
+    def boot(self) -> SimParts:
+        """A fresh controller's parts on the same physical board (after a power cut too)."""
+        scope = ScopedClock(self.clock)
+        if self.backend == "sim":
+            parts = self._sim_parts(scope)
+        elif self.backend == "gpio":
+            parts = self._gpio_parts(scope)
+        elif self.backend == "serial":
+            parts = self._serial_parts(scope)
+        else:
+            assert_never(self.backend)
+        return parts
+
+    def power_cut(self, parts: SimParts) -> None:
+        """The controller loses its power: its timers stop, what the Pi powers goes down
+        with it, and the board's sensor wires carry its listeners no more. The marbles stay
+        where they are (one held in a hand stays in the hand)."""
+        parts.clock.kill()
+        for switch_off in parts.powered_by_pi:
+            switch_off()
+        self.physics.unsubscribe_all()
+
+    # --- the backends ---------------------------------------------------------------------
+    def _sim_parts(self, scope: ScopedClock) -> SimParts:
+        button, drive = SimButton(scope), SimDrive(self.physics, scope)
+        return SimParts(
+            scope, self._sensors(), button, drive, SimLights(), button.set, drive.max_speed
+        )
+
+    def _gpio_parts(self, scope: ScopedClock) -> SimParts:
+        # gpiozero and adafruit only when chosen
+        from orbito_hw.sim.gpio_pins import DEFAULT_PINS, GpioSimWiring
+
+        wires = GpioSimWiring(self.physics, self.pins or DEFAULT_PINS)  # fresh pins each boot
+        if self.crossed is not None:
+            wires.cross_wires(*self.crossed)
+        sensors, button, drive, strip = wires.parts(scope)
+        return SimParts(
+            scope,
+            sensors,
+            button,
+            drive,
+            strip,
+            wires.finger,
+            drive.max_speed,
+            pins=wires.pins,
+            pixel_of=tuple(strip.pixel_of),
+            status_pixel=strip.status_pixel,
+        )
+
+    def _serial_parts(self, scope: ScopedClock) -> SimParts:
+        from orbito_hw.sim.pico import MOCK_SETTINGS, mock_serial_drive  # pyserial and a pty
+
+        button = SimButton(scope)
+        drive = mock_serial_drive(scope, SimRings(self.physics), self.physics.steps_per_place)
+        return SimParts(
+            scope,
+            self._sensors(),
+            button,
+            drive,
+            SimLights(),
+            button.set,
+            float(MOCK_SETTINGS["speed"]),
+            powered_by_pi=(drive.close,),  # the Pico is powered by the Pi's USB port
+        )
+
+    def _sensors(self) -> SquareSensors:
+        sensors = SimSensors(self.physics)
+        return sensors if self.crossed is None else CrossedSensors(sensors, *self.crossed)
+
+
+class SimRings:
+    """The simulated board as the simulated Pico's motor port. The Pico's thread calls in
+    only while the harness waits on the link (``wait_idle``), never alongside it."""
+
+    def __init__(self, board: SimBoard) -> None:
+        self.board = board
+
+    def step(self, forward: bool) -> None:
+        if not forward:
+            raise SimError("the Pico drove the rings clockwise")
+        self.board.step()
+
+    def index_active(self) -> bool:
+        return self.board.index_active()
+
+    def read_squares(self) -> Mask:
+        return self.board.occupancy()
+
+
+class CrossedSensors:
+    """Square sensors with two squares' wires crossed: each reads as the other."""
+
+    def __init__(self, inner: SquareSensors, a: Square, b: Square) -> None:
+        self.inner = inner
+        self.swap = {a: b, b: a}
+
+    def read(self) -> Mask:
+        mask = self.inner.read()
+        out = mask
+        for sq, other in self.swap.items():
+            out = out & ~(1 << other) | (mask >> sq & 1) << other
+        return out
+
+    def subscribe(self, listener: SquareListener) -> None:
+        self.inner.subscribe(
+            lambda sq, present, when: listener(self.swap.get(sq, sq), present, when)
+        )
+
+    def close(self) -> None:
+        self.inner.close()
