@@ -6,12 +6,14 @@ import asyncio
 import logging
 import signal
 from collections.abc import Callable
+from typing import Any
 
 from orbito_hw.app.assemble import build_board, doctor_wiring, open_lights
 from orbito_hw.app.config import Config
 from orbito_hw.app.logs import EventLogger
 from orbito_hw.app.service import Service
-from orbito_hw.control.events import Event, GameOver, TurnPlayed
+from orbito_hw.control.events import Event, Fault, GameOver, TurnPlayed
+from orbito_hw.control.guard import cut
 from orbito_hw.control.journal import Journal
 from orbito_hw.control.referee import Referee, Settings
 from orbito_hw.doctor.checks import CheckResult, Doctor, Person, Runner
@@ -44,10 +46,14 @@ def run_board(config: Config) -> int:
         referee = Referee(board, journal, settings(config))
         referee.add_listener(EventLogger())
         referee.add_listener(lambda event: _status(service, event))
+        # One exception policy (control/guard.py): what escapes a callback the referee's
+        # guard does not wrap stops the referee all the same, and the watchdog goes unfed.
+        loop.set_exception_handler(lambda loop, context: _loop_error(referee, loop, context))
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, loop.stop)
         referee.start()
-        service.start(loop)  # READY once the hardware is open and the journal read
+        # READY once the hardware is open and the journal read; pings while the referee works
+        service.start(loop, healthy=lambda: referee.healthy)
         log.info("orbito-hw running: %s", config.summary().splitlines()[1])
         for note in config.notes:
             log.warning("%s: %s", config.source, note)
@@ -65,6 +71,19 @@ def _status(service: Service, event: Event) -> None:
         service.status(f"game {event.game}, turn {event.number}: {event.turn}")
     elif isinstance(event, GameOver):
         service.status(f"game {event.game} over: {event.result}")
+    elif isinstance(event, Fault):
+        service.status(f"fault: {event.reason}")
+
+
+def _loop_error(referee: Referee, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """The loop's exception handler. An exception that escaped a callback (a backend's, the
+    light show's: one the referee's guard does not wrap) stops the referee as one the guard
+    catches would. What the loop reports without an exception goes to its own handler."""
+    exc = context.get("exception")
+    if not isinstance(exc, Exception):
+        loop.default_exception_handler(context)
+        return
+    referee.fail(f"the event loop ({cut(str(context.get('message', 'a callback')), 80)})", exc)
 
 
 def lights_off(config: Config) -> int:

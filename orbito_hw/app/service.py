@@ -19,6 +19,15 @@ Library choice: the protocol is written here, in a few lines, after checking the
 What matters most is ours anyway: the pinger is a timer on the asyncio loop itself
 (``loop.call_later``), never a thread, so a loop that is stuck stops feeding the watchdog
 and systemd restarts the service (``Restart=on-failure`` in the unit).
+
+A loop that runs is not enough: each ping also asks a health predicate (the referee's
+``healthy``), and none is sent while it is false. After an internal error the referee takes
+nothing in (control/guard.py) though the loop runs on; unfed, the watchdog has systemd
+restart the service (within ``WatchdogSec``), which carries on from the journal the error
+left untouched. A hardware fault (a homing that failed, a Pico unplugged) is not one: the
+referee shows it and a press retries (re-homing and re-checking the board, as a restart
+would), so the watchdog is fed on; restarting over a Pico that stays unplugged would only
+loop until systemd's start limit gave up on the board altogether.
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ import asyncio
 import logging
 import os
 import socket
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +77,8 @@ class Service:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._warned = False
+        self._healthy: Callable[[], bool] = lambda: True
+        self.starved = False  # whether pings were held back: the controller cannot work
 
     @property
     def enabled(self) -> bool:
@@ -103,9 +114,14 @@ class Service:
     def stopping(self) -> None:
         self.notify("STOPPING=1")
 
-    def start(self, loop: asyncio.AbstractEventLoop) -> None:
-        """Tell systemd the board is up and feed the watchdog from ``loop`` from now on."""
+    def start(
+        self, loop: asyncio.AbstractEventLoop, healthy: Callable[[], bool] | None = None
+    ) -> None:
+        """Tell systemd the board is up and feed the watchdog from ``loop`` from now on,
+        while ``healthy()`` holds (always, if not given)."""
         self._loop = loop
+        if healthy is not None:
+            self._healthy = healthy
         self.ready()
         if self.enabled and self.interval is not None:
             self._ping()
@@ -119,6 +135,18 @@ class Service:
 
     def _ping(self) -> None:
         assert self._loop is not None and self.interval is not None
-        self.notify("WATCHDOG=1")
+        if self._is_healthy():
+            self.notify("WATCHDOG=1")
+            self.starved = False
+        elif not self.starved:
+            self.starved = True
+            log.error("the controller cannot work: no more watchdog pings, systemd restarts it")
         # The next ping is a timer on the same loop: if the loop hangs, the pings stop.
         self._timer = self._loop.call_later(self.interval, self._ping)
+
+    def _is_healthy(self) -> bool:
+        try:
+            return self._healthy()
+        except Exception as exc:  # a predicate that cannot say is a no
+            log.error("the health check failed: %s: %s", type(exc).__name__, exc)
+            return False

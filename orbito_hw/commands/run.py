@@ -119,7 +119,7 @@ def _read_script(path: str) -> bytes | str:
 
 def run_events(path: str, state_dir: str | None, backend: Backend = "sim") -> int:
     """SPEC.md's events run: every event as a JSON line; exit 0, or 1 if the controller failed."""
-    from orbito_hw.sim.harness import CommandError, MockRun
+    from orbito_hw.sim.harness import CommandError, ControllerFailed, MockRun
     from orbito_hw.sim.script import parse_script
 
     commands = parse_script(_read_script(path), path)
@@ -133,7 +133,9 @@ def run_events(path: str, state_dir: str | None, backend: Backend = "sim") -> in
     except Exception as exc:  # the controller itself broke: say so, keep what it did say
         for event in events:
             emit(event.to_json())
-        fail(f"the controller failed: {type(exc).__name__}: {exc}", status=1)
+        # ControllerFailed: the referee stopped after an internal error, which it names
+        what = str(exc) if isinstance(exc, ControllerFailed) else f"{type(exc).__name__}: {exc}"
+        fail(f"the controller failed: {what}", status=1)
     finally:
         run.close()
     for event in events:
@@ -145,7 +147,7 @@ def run_interactive(state_dir: str | None, backend: Backend = "sim") -> int:
     """Board-script commands typed at a prompt; blocking reads, so an idle board costs no CPU."""
     from orbito_hw.app.logs import describe
     from orbito_hw.sim.demo import draw_board
-    from orbito_hw.sim.harness import CommandError, MockRun
+    from orbito_hw.sim.harness import CommandError, ControllerFailed, MockRun
     from orbito_hw.sim.script import parse_line
 
     person = sys.stdin.isatty() and sys.stdout.isatty()
@@ -181,6 +183,8 @@ def run_interactive(state_dir: str | None, backend: Backend = "sim") -> int:
             if sys.stdin.isatty():
                 print(draw_board(run, sys.stdout.isatty()), file=sys.stderr)
         run.finish()
+    except ControllerFailed as exc:  # its fault event was shown as it came
+        fail(f"the controller failed: {exc}", status=1)
     finally:
         run.close()
     return 0

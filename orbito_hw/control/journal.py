@@ -32,6 +32,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import NoReturn
 
+from orbito_hw.control.guard import VALUE_LIMIT, cut
 from orbito_hw.errors import IllegalTurnError, NotationError, OrbitoError
 from orbito_hw.rules.game import Colour, Position, ReplayError, replay
 from orbito_hw.rules.squares import BB_SQUARES, is_square_name, parse_square
@@ -41,10 +42,6 @@ FORMAT = 1
 MAX_BYTES = 16 * 1024 * 1024
 """A journal larger than this is damaged: a game holds at most 21 turns, and a turn in
 progress would need a touch a second for days on end to come near it."""
-SHOWN = 40
-"""At most this many characters of a value from the file go into an error message."""
-REASON = 160
-"""At most this many characters of a reason (the engine's, a library's, a lock holder's)."""
 
 Touch = tuple[str, str]
 """("lift" | "put", square name): one debounced sensor change of the turn in progress."""
@@ -208,9 +205,9 @@ def _shown(value: object) -> str:
     """A value from the file as a message shows it: JSON, ASCII, short (the file may hold
     megabytes in one string, or bytes no terminal should print)."""
     if isinstance(value, str):
-        return _clip(json.dumps(value[: SHOWN + 1]), SHOWN)
+        return cut(json.dumps(value[: VALUE_LIMIT + 1]), VALUE_LIMIT)
     if value is None or isinstance(value, bool | int | float):
-        return _clip(json.dumps(value), SHOWN)
+        return cut(json.dumps(value), VALUE_LIMIT)
     if isinstance(value, list):
         return "a list" if value else "[]"
     return "an object" if isinstance(value, dict) else type(value).__name__
@@ -218,7 +215,7 @@ def _shown(value: object) -> str:
 
 def _short(text: str) -> str:
     """A message from the engine or a library, as a journal fault repeats it."""
-    return _clip(text.encode("ascii", "backslashreplace").decode("ascii"), REASON)
+    return cut(text.encode("ascii", "backslashreplace").decode("ascii"))
 
 
 def _why(exc: OSError) -> str:
@@ -444,7 +441,7 @@ def _command() -> str:
         return "python"
     program = Path(sys.argv[0])
     name = f"python -m {program.parent.name}" if program.name == "__main__.py" else program.name
-    return _clip(" ".join([name, *sys.argv[1:]]), REASON)
+    return cut(" ".join([name, *sys.argv[1:]]))
 
 
 def _holder(fd: int) -> str:
@@ -454,8 +451,4 @@ def _holder(fd: int) -> str:
     except OSError:
         note = ""
     note = "".join(c if c.isprintable() else "?" for c in note).strip()
-    return _clip(note, REASON) or "pid unknown"
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return cut(note) or "pid unknown"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from orbito_hw.errors import IllegalTurnError
 from orbito_hw.rules.game import Colour, Position
-from orbito_hw.rules.squares import BB_SQUARES, square_name, squares_of
+from orbito_hw.rules.squares import BB_SQUARES, SQUARES, square_name, squares_of
 from orbito_hw.rules.turn import EXTRA_PRESS, Turn
 
 
@@ -41,7 +41,11 @@ class TurnReader:
 
     # --- touches -------------------------------------------------------------------
     def touch(self, square: int, present: bool) -> None:
-        """One lift (``present`` False) or put; a lift of an empty square changes nothing."""
+        """One lift (``present`` False) or put; a lift of an empty square changes nothing.
+        ValueError for a square that does not exist: it never enters the model (where
+        every later look at the board would trip over it)."""
+        if isinstance(square, bool) or not isinstance(square, int) or square not in SQUARES:
+            raise ValueError(f"{square!r:.40} is not a square (0..15)")
         if present:
             marble = self.hand.pop() if self.hand else Marble(self.position.to_move, None)
             self.marbles[square] = marble

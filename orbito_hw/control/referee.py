@@ -28,6 +28,7 @@ from orbito_hw.control.events import (
     Rejected,
     TurnPlayed,
 )
+from orbito_hw.control.guard import Guard, guarded
 from orbito_hw.control.journal import Journal, JournalError, Saved
 from orbito_hw.control.lights import LightShow, Palette, View
 from orbito_hw.control.reading import Marble, TurnReader
@@ -78,6 +79,9 @@ TRANSITIONS: dict[tuple[State, str], State] = {
 # A new game may start from any state but the ring moves.
 for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER, S.FAULT, S.STARTING):
     TRANSITIONS[(_state, "new_game")] = S.WAITING
+# The drive may fail between moves (a ring controller unplugged while the rings are idle).
+for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER):
+    TRANSITIONS[(_state, "fault")] = S.FAULT
 
 
 MAX_FINISHING_MOVES = 2
@@ -99,8 +103,11 @@ class Settings:
 
 class Referee:
     def __init__(self, board: Board, journal: Journal, settings: Settings | None = None) -> None:
-        self.board = board
-        self.clock = board.clock
+        # Every way in passes the guard (guard.py): the parts below check what they report
+        # and guard each callback the referee hands them, wherever it hands one over.
+        self.guard = Guard(on_fault=self._stopped, on_refusal=self._refused_input)
+        self.board = self.guard.board(board)
+        self.clock = self.board.clock
         self.journal = journal
         self.settings = settings or Settings()
         self.state = State.STARTING
@@ -112,10 +119,14 @@ class Referee:
         self._held = False
         self._refusal: View | None = None
         self._finishing = 0
-        self.show = LightShow(board.lights, self.clock, self.settings.palette)
-        self.sensors = Debouncer(board.sensors, self.clock, self.settings.debounce)
+        # The light show's own timers are not the referee's: the fault still blinks after
+        # the guard has stopped the referee.
+        self.show = LightShow(board.lights, board.clock, self.settings.palette)
+        self.sensors = Debouncer(self.board.sensors, self.clock, self.settings.debounce)
         self.sensors.subscribe(self._on_square)
-        board.button.subscribe(self._on_button)
+        self.board.button.subscribe(self._on_button)
+        self._drive_fault = ""  # what the drive last said between moves: a fault, or ""
+        self.board.drive.watch(self._on_drive_fault)
 
     # --- plumbing --------------------------------------------------------------
     @property
@@ -137,6 +148,36 @@ class Referee:
     def hand(self) -> list[Marble]:
         """The marbles lifted and not yet put down, the last lifted last."""
         return self.reader.hand
+
+    @property
+    def healthy(self) -> bool:
+        """False once an internal error has stopped the referee: it takes nothing in any more,
+        and the service stops feeding the watchdog so that systemd restarts it. A hardware
+        fault (``State.FAULT`` from a ring move) leaves it healthy: a press retries."""
+        return self.guard.healthy
+
+    def fail(self, where: str, exc: BaseException) -> None:
+        """An exception escaped ``where`` on the event loop (the loop's handler calls this):
+        the same internal error as one the guard catches."""
+        self.guard.fail(where, exc)
+
+    def _stopped(self, reason: str) -> None:
+        """The guard has stopped the referee after an internal error: every listener hears
+        of the fault (one that fails does not keep it from the others) and the status pixel
+        blinks the fault colour. Nothing is saved: the journal stays as the error left it."""
+        fault = Fault(self.saved.game, reason)
+        for listener in list(self._listeners):
+            try:
+                listener(fault)
+            except Exception as exc:
+                log.error("an event listener failed on the fault: %s: %s", type(exc).__name__, exc)
+        self.state = S.FAULT  # straight there: the machine's own steps are what failed
+        self.show.update(View("fault"))  # drawn from nothing of the model, which may be broken
+
+    def _refused_input(self, reason: str) -> None:
+        """An input refused at the boundary: a fault the players hear of; the model is as
+        it was and the referee plays on."""
+        self._emit(Fault(self.saved.game, reason))
 
     def add_listener(self, listener: EventListener) -> None:
         self._listeners.append(listener)
@@ -312,6 +353,8 @@ class Referee:
 
     def _verify(self) -> None:
         assert self.pending is not None
+        if self._drive_fault:  # the drive failed while the rings settled: no sensor to trust
+            return self._fault(self._drive_fault)
         black, white = self.position.before_press(self.pending)
         before, after = black | white, press(black | white)
         reading = self.board.sensors.read()
@@ -371,7 +414,20 @@ class Referee:
         self._emit(Fault(self.saved.game, reason))
         self._go("fault")
 
+    def _on_drive_fault(self, fault: str) -> None:
+        """The drive's word between moves (a ring controller unplugged while the rings are
+        idle): a fault, shown at once, so no turn is refused for squares the board cannot
+        read; or "" when it is back, and the board recovers as after a restart (home the
+        rings, check the board). A move or homing under way ends with its own report."""
+        self._drive_fault = fault
+        if fault and self.state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER):
+            self._fault(fault)
+        elif not fault and self.state is S.FAULT:
+            self._go("retry")
+            self.board.drive.home(self._started)
+
     # --- games ---------------------------------------------------------------------
+    @guarded("a new game")
     def new_game(self, first: Colour, next_game: bool | None = None) -> None:
         """Start a new game, ``first`` to move. It counts as the next game if ``next_game``
         says so, by default if the current one had begun (which then goes to the history)."""

@@ -8,6 +8,10 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+ExceptionHandler = Callable[[Exception, Callable[[], None]], None]
+"""What a clock does with an exception that escapes one of its callbacks: given the exception
+and the callback (``loop.set_exception_handler`` is asyncio's counterpart)."""
+
 
 @dataclass(order=True)
 class _Timer:
@@ -28,6 +32,13 @@ class VirtualClock:
         self._now = start
         self._timers: list[_Timer] = []
         self._seq = itertools.count()
+        self._on_exception: ExceptionHandler | None = None
+
+    def set_exception_handler(self, handler: ExceptionHandler | None) -> None:
+        """Hand every exception that escapes a timer to ``handler``, as an asyncio loop
+        hands it to its exception handler, and run the next timers on; with None (the
+        default) the exception goes up through ``advance`` to whoever let time pass."""
+        self._on_exception = handler
 
     def now(self) -> float:
         return self._now
@@ -56,7 +67,12 @@ class VirtualClock:
                 break
             timer = heapq.heappop(self._timers)
             self._now = max(self._now, timer.when)
-            timer.callback()
+            try:
+                timer.callback()
+            except Exception as exc:
+                if self._on_exception is None:
+                    raise
+                self._on_exception(exc, timer.callback)
         self._now = max(self._now, when)
 
 

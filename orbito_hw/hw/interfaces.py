@@ -118,6 +118,10 @@ class MoveReport:
 
 MoveListener = Callable[[MoveReport], None]
 
+FaultListener = Callable[[str], None]
+"""A ring drive's word between moves: the fault that stops it (``"the ring controller on
+/dev/ttyACM0 is gone (...)"``), or ``""`` once it works again (set up and homed)."""
+
 
 class RingDrive(Protocol):
     """The stepper that turns both rings, always counter-clockwise, one place per press."""
@@ -129,6 +133,13 @@ class RingDrive(Protocol):
     def home(self, done: MoveListener) -> None:
         """Step on until the index sensor says the rings sit on the squares (at most one
         place and a margin; a fault past that), then call ``done``."""
+        ...
+
+    def watch(self, on_fault: FaultListener) -> None:
+        """Call ``on_fault`` (through ``Clock.post``) when the drive fails or recovers
+        between moves, unasked: a ring controller unplugged while the rings are idle. A
+        move or homing under way reports its own fault in its ``MoveReport``. Drives that
+        cannot fail between moves (the Pi's own pins) never call it."""
         ...
 
     @property

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from orbito_fw.planner import MIN_ACCEL, US, Planner
 
-from orbito_hw.hw.interfaces import Clock, MoveListener, MoveReport
+from orbito_hw.hw.interfaces import Clock, FaultListener, MoveListener, MoveReport
 
 MIN_ACCELERATION = MIN_ACCEL
 """Steps/s^2: a gentler start would take longer than the planner's intervals can hold."""
@@ -83,6 +83,9 @@ class SteppedDrive:
             return
         limit = self.steps_per_place + self.steps_per_place // 4
         self._start([1.0 / self.home_speed] * limit, 0, done, until_index=True)
+
+    def watch(self, on_fault: FaultListener) -> None:
+        """Nothing to watch: the steps are made here, so every fault is a move's own."""
 
     def close(self) -> None:
         self._stop.set()

@@ -7,11 +7,22 @@ Pico reports it finished. After the link comes back from an unplug the rings are
 before the next move (homing on the index costs nothing when they already sit on it); if
 the Pico restarted mid-move the move's remaining steps are lost with its memory, so the
 rings are homed and the move is reported with a fault for the referee to check the board.
+
+Between moves the link's heartbeat watches the Pico: unplugged or silent, the drive tells
+its watchers (``watch``: the referee) at once that the ring controller is gone, and once
+the link is back, the Pico set up and the rings homed, that it works again (``""``). A job
+asked for while the link is lost fails at once with the same words.
+
+Nothing the Pico says reaches the referee unchecked: every number is read with its range
+(``STAT``, ``SQ``, square events); a square event that is not one (a square past d4, a
+field that is no number) is counted, logged and dropped, and the squares are read again
+(``SQ``) to be back in step; a reply that makes no sense fails its job with a fault.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import queue
 import threading
 import time
@@ -19,16 +30,19 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from orbito_fw import controller as fw
-from orbito_fw.protocol import fields
+from orbito_fw.protocol import MAX_SEQ, fields
 
-from orbito_hw.hw.interfaces import Clock, MoveListener, MoveReport, SquareListener
+from orbito_hw.hw.interfaces import Clock, FaultListener, MoveListener, MoveReport, SquareListener
 from orbito_hw.hw.serial_link import (
     ControllerRestarted,
     JobKind,
     LinkError,
     LinkSettings,
     SerialLink,
+    number,
 )
+
+log = logging.getLogger(__name__)
 
 # The firmware's fault and refusal words, as a person reads them.
 FAULTS = {
@@ -41,6 +55,23 @@ FAULTS = {
     fw.BAD_VALUE: "the ring controller refused the value",
     fw.NOT_HOMED: "the rings are not homed",
 }
+
+SQUARES = 16
+ALL_SQUARES = (1 << SQUARES) - 1
+STATES = (fw.IDLE, fw.MOVING, fw.HOMING, fw.FAULT)
+MAX_COUNT = 999_999_999  # the firmware's numbers are below 10 digits (device._int)
+RETRY_PAUSE = 0.1  # seconds between two tries to set up the Pico, when one failed
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    """A ``STAT`` reply, checked: the current or last move or homing."""
+
+    state: str
+    op: int  # the sequence number of the command that started it (-1: none yet)
+    steps: int
+    at_index: bool
+    fault: str  # the firmware's fault word, "" for none
 
 
 @dataclass
@@ -74,6 +105,8 @@ class SerialRingDrive:
         self._lock = threading.Condition()
         self._need_setup = True
         self._reconnects_seen = 0
+        self._watchers: list[FaultListener] = []
+        self._told = ""  # the fault the watchers last heard of ("" none)
         self.link.open()  # a wrong port or firmware version is reported here, at once
         try:
             self._setup()
@@ -91,9 +124,17 @@ class SerialRingDrive:
     def home(self, done: MoveListener) -> None:
         self._submit(_Job("home", 0, done))
 
+    def watch(self, on_fault: FaultListener) -> None:
+        self._watchers.append(on_fault)
+
     @property
     def moving(self) -> bool:
         return self._busy > 0
+
+    @property
+    def fault(self) -> str:
+        """What the watchers last heard: the fault between moves, or ""."""
+        return self._told
 
     def wait_idle(self, timeout: float) -> bool:
         """Block until every move and homing asked for has been reported (posted to the
@@ -136,18 +177,41 @@ class SerialRingDrive:
                 self._lock.notify_all()
 
     def _idle(self) -> None:
+        """Between jobs: events, the heartbeat, the link back; then tell the watchers."""
         try:
-            self.link.poll_events()  # waits one read timeout at most
+            self.link.poll_events()  # waits one read timeout at most; never raises
             self._check_reconnect()
-            if self._need_setup:
-                self._setup()
-        except Exception:  # the link gave up for now (or worse); the next job tries again
-            self._need_setup = True
-            if not self.link.closed:
-                time.sleep(0.1)
+            if not self.link.lost:
+                if self._need_setup:
+                    self._setup()
+                elif self.sensors.stale:
+                    self._resync_squares()
+        except LinkError as exc:  # no answer or nonsense while setting up: tried again
+            self._setup_failed(str(exc))
+            return
+        except Exception as exc:  # a bug: the worker must live on, and the referee hear
+            log.exception("the ring controller's worker failed between moves")
+            self._setup_failed(f"serial link failure: {exc!r}")
+            return
+        self._tell(self.link.lost or "")
+
+    def _setup_failed(self, fault: str) -> None:
+        self._need_setup = True
+        self._tell(self.link.lost or fault)
+        self.link.pause(RETRY_PAUSE)
+
+    def _tell(self, fault: str) -> None:
+        """Tell the watchers how the drive is, when that changed."""
+        if fault == self._told:
+            return
+        self._told = fault
+        for listener in list(self._watchers):
+            self.clock.post(functools.partial(listener, fault))
 
     def _do(self, job: _Job) -> MoveReport:
         try:
+            if self.link.lost and not self.link.reconnect_now():
+                return MoveReport(job.places, 0, False, fault=self.link.lost)
             self._check_reconnect()
             if self._need_setup:
                 self._setup()
@@ -163,6 +227,7 @@ class SerialRingDrive:
             self._need_setup = True
             return MoveReport(job.places, 0, False, fault=str(exc))
         except Exception as exc:  # the worker must live on: every job gets its report
+            log.exception("the ring controller's worker failed in a ring %s", job.kind)
             self._need_setup = True
             return MoveReport(job.places, 0, False, fault=f"serial link failure: {exc!r}")
 
@@ -180,18 +245,18 @@ class SerialRingDrive:
         """Start a move or a homing and follow it with STAT until it ends."""
         reply = self.link.request(*command)
         if reply[0] != "OK":
-            code = reply[1] if len(reply) > 1 else "?"
+            code = reply[1]
             if code == fw.FAULT:  # refused: name the latched fault
-                latched = fields(self.link.request("STAT")).get("fault", "?")
+                latched = self._status().fault or "?"
                 text = FAULTS.get(latched, latched)
                 return MoveReport(places, 0, False, fault=f"refused after a fault: {text}")
             return MoveReport(places, 0, False, fault=FAULTS.get(code, code))
         op = self.link.last_seq
         deadline = time.monotonic() + self.move_timeout
         while True:
-            stat = fields(self.link.request("STAT"))
-            if stat.get("state") in (fw.IDLE, fw.FAULT):
-                if stat.get("op") == str(op):
+            stat = self._status()
+            if stat.state in (fw.IDLE, fw.FAULT):
+                if stat.op == op:
                     break
                 # Not ours and not running: a Pico that restarted behind our back.
                 return MoveReport(places, 0, False, fault="the ring controller lost the move")
@@ -199,13 +264,21 @@ class SerialRingDrive:
                 self.link.request("STOP")
                 return MoveReport(places, 0, False, fault="the ring move did not finish")
             time.sleep(self.poll_interval)
-        fault = stat.get("fault", "-")
-        return MoveReport(
-            places,
-            int(stat.get("steps", "0")),
-            stat.get("index") == "1",
-            fault="" if fault == "-" else FAULTS.get(fault, fault),
-        )
+        return MoveReport(places, stat.steps, stat.at_index, FAULTS.get(stat.fault, stat.fault))
+
+    def _status(self) -> Status:
+        """``STAT``, every field checked (a protocol fault otherwise)."""
+        reply = self.link.request("STAT")
+        if reply[0] != "OK":
+            raise self.link.protocol_fault(f"refused STAT: {' '.join(reply)!r}")
+        info = fields(reply)
+        state, fault = info.get("state", ""), info.get("fault", "")
+        op = -1 if info.get("op") == "-1" else number(info.get("op", ""), MAX_SEQ)
+        steps = number(info.get("steps", ""), MAX_COUNT)
+        index = info.get("index", "")
+        if state not in STATES or op is None or steps is None or index not in ("0", "1"):
+            raise self.link.protocol_fault(f"answered STAT with {' '.join(reply)!r}")
+        return Status(state, op, steps, index == "1", "" if fault == "-" else fault)
 
     def _recover(self, job: _Job, why: str) -> MoveReport:
         """The Pico restarted during the job: set it up and home the rings."""
@@ -240,9 +313,29 @@ class SerialRingDrive:
         homed = None
         if self._reconnects_seen or self.link.reconnects:
             homed = self._operate(["HOME"], 0)
-        self.sensors.resync(fields(self.link.request("SQ")).get("mask", "0"))
+        self._resync_squares()
         self._need_setup = False
         return homed
+
+    def _resync_squares(self) -> None:
+        """Read every square (``SQ``) and report what changed while nobody listened."""
+        self.sensors.stale = False
+        reply = self.link.request("SQ")
+        mask = number(fields(reply).get("mask", ""), ALL_SQUARES)
+        if reply[0] != "OK" or mask is None:
+            self.sensors.stale = True
+            raise self.link.protocol_fault(f"answered SQ with {' '.join(reply)!r}")
+        self.sensors.resync(mask)
+
+
+def square_event(words: list[str]) -> tuple[int, bool] | None:
+    """``EV SQ <square> <0|1> <ms>`` as (square, present); None for anything else."""
+    if len(words) != 5 or words[:2] != ["EV", "SQ"] or words[3] not in ("0", "1"):
+        return None
+    square = number(words[2], SQUARES - 1)
+    if square is None or number(words[4], MAX_COUNT * 1000) is None:
+        return None
+    return square, words[3] == "1"
 
 
 class SerialSquareSensors:
@@ -250,6 +343,8 @@ class SerialSquareSensors:
 
     def __init__(self, drive: SerialRingDrive) -> None:
         self.drive = drive
+        self.stale = False  # an event was lost to nonsense: read every square again
+        self.bad_events = 0
         self._mask = 0
         self._listeners: list[SquareListener] = []
 
@@ -263,14 +358,18 @@ class SerialSquareSensors:
         self._listeners.clear()
 
     def on_event(self, words: list[str]) -> None:
-        """On the worker thread: ``EV SQ <square> <0|1> <ms>``."""
-        if len(words) >= 4 and words[1] == "SQ" and words[2].isdigit():
-            self._change(int(words[2]), words[3] == "1")
+        """On the worker thread: an event frame from the Pico, checked."""
+        event = square_event(words)
+        if event is None:
+            self.bad_events += 1
+            self.stale = True  # the worker reads every square again between jobs
+            self.drive.link.protocol_fault(f"sent the event {' '.join(words)!r}")
+            return
+        self._change(*event)
 
-    def resync(self, mask_text: str) -> None:
+    def resync(self, mask: int) -> None:
         """After (re)connecting: report every square that changed while nobody listened."""
-        mask = int(mask_text) if mask_text.isdigit() else 0
-        for square in range(16):
+        for square in range(SQUARES):
             if (mask ^ self._mask) >> square & 1:
                 self._change(square, bool(mask >> square & 1))
 

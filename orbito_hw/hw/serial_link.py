@@ -7,15 +7,26 @@ from memory) never acts twice. When the port goes away (the Pico unplugged) the 
 reopens it with a growing back-off and shakes hands again; if the Pico restarted in the
 meantime, what it was doing is lost and the caller hears so (``ControllerRestarted``).
 
+Between requests the link keeps a heartbeat: after ``heartbeat`` seconds without a frame
+from the Pico it sends ``PING``; no answer (every try) or the port gone and the link is
+*lost* (``lost`` says why), noticed within ``LinkSettings.silence_limit`` seconds even
+while the rings are idle. ``poll_events`` then tries to get it back, one try per back-off.
+
+Everything the Pico sends is checked before it goes on: a reply that does not answer its
+command is a ``ProtocolError``; a frame that fails the CRC is dropped by the ``Deframer``.
+Both are counted and logged, never a traceback in the link's thread.
+
 pyserial is imported here only, when a link is opened.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -34,12 +45,19 @@ try:  # pyserial lets termios errors through on POSIX (tcdrain on a vanished pty
 except ImportError:  # pragma: no cover - Windows
     _TERMIOS_ERRORS = ()
 
+log = logging.getLogger(__name__)
+
 EventListener = Callable[[list[str]], None]
 """Gets the words of each event frame the Pico sends (``["EV", "SQ", "5", "1", ...]``)."""
 
 JobKind = Literal["move", "home"]
 """What the host asks the ring controller to do with the rings: a move of some places, or
 homing on the index sensor. Each is one job on the link's worker, and one ``MoveReport``."""
+
+LOGGED_FAULTS = 10
+"""Protocol faults logged one by one; past these, one line per ``LOG_EVERY`` (a Pico that
+babbles must not fill the journal's disk with the same warning)."""
+LOG_EVERY = 100
 
 
 class LinkError(HardwareError):
@@ -50,6 +68,11 @@ class LinkError(HardwareError):
 
 class LinkTimeout(LinkError):
     """A request got no valid answer, however often it was sent."""
+
+
+class ProtocolError(LinkError):
+    """The Pico sent a well-framed frame (its CRC good) that says nothing this protocol
+    allows: a reply that does not answer its command, a field out of range."""
 
 
 class FirmwareVersionError(LinkError):
@@ -77,13 +100,35 @@ class LinkSettings:
     write_timeout: float = 0.5
     reply_timeout: float = 0.3  # one try of a request
     retries: int = 5  # tries after the first, with the same sequence number
+    heartbeat: float = 1.0  # PING after this long without a frame from the Pico
     backoff_first: float = 0.05  # reconnect back-off, doubling up to backoff_max
     backoff_max: float = 1.0
-    reconnect_timeout: float = 20.0  # give up reconnecting after this long
+    reconnect_timeout: float = 20.0  # a request gives up waiting for the link after this
+
+    @property
+    def request_limit(self) -> float:
+        """Seconds a request goes unanswered, every try, before it fails."""
+        return (self.retries + 1) * self.reply_timeout
+
+    @property
+    def silence_limit(self) -> float:
+        """Seconds from the Pico's last word to the link counting it lost, at most, while
+        the rings are idle: the heartbeat's wait, its PING's tries and one read."""
+        return self.heartbeat + self.request_limit + self.read_timeout
+
+
+def number(text: str, top: int) -> int | None:
+    """``text`` as a decimal 0..``top``, or None: how every number from the Pico is read
+    (never ``int()`` on its word alone: "+1", " 1" or a thousand digits are not numbers)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(top)):
+        return None
+    value = int(text)
+    return value if value <= top else None
 
 
 class SerialLink:
-    """One framed link; not thread-safe: one thread (the backend's worker) uses it."""
+    """One framed link; not thread-safe: one thread (the backend's worker) uses it, other
+    threads only ``wake`` or ``stop`` it."""
 
     def __init__(
         self,
@@ -98,19 +143,25 @@ class SerialLink:
         self.hello: Hello | None = None
         self.reconnects = 0
         self.reconnected = threading.Event()  # set at each reconnect (for tests to wait on)
+        self.lost = ""  # why the link is down, or "" while it works
+        self.protocol_faults = 0  # well-framed frames that made no sense
+        self.listener_faults = 0  # events whose listener raised (a bug: logged, not fatal)
         self.last_seq = 0
         self._seq = 0
         self._serial: serial.Serial | None = None
         self._deframer = Deframer()
+        self._frames: deque[tuple[int, list[str]]] = deque()  # read, not yet handed on
         self._closed = threading.Event()
+        self._heard = time.monotonic()  # the Pico's last good frame
+        self._retry_at = 0.0  # when a lost link is tried next (poll_events)
+        self._backoff = self.settings.backoff_first
 
     # -- opening and closing ------------------------------------------------------------
 
     def open(self) -> Hello:
         """Open the port and shake hands; raises LinkError with the reason."""
-        self._open_port()
         try:
-            return self._handshake()
+            return self._attempt()
         except LinkError:  # an OSError too: the answer was wrong, not the port
             self._close_port()
             raise
@@ -131,19 +182,38 @@ class SerialLink:
     def closed(self) -> bool:
         return self._closed.is_set()
 
+    def pause(self, seconds: float) -> None:
+        """Wait ``seconds``, or less if the link is stopped meanwhile."""
+        self._closed.wait(seconds)
+
+    @property
+    def bad_frames(self) -> int:
+        """Frames thrown away since the port was last opened: cut short or failing their
+        CRC or syntax (``Deframer``), and well-framed ones that made no sense."""
+        d = self._deframer
+        return d.cut + d.bad + self.protocol_faults
+
     # -- requests -------------------------------------------------------------------------
 
     def request(self, *words: str) -> list[str]:
-        """Send one command and return its reply's words (``["OK", ...]`` or
+        """Send one command and return its reply's words (``["OK", command, ...]`` or
         ``["ERR", code, ...]``), retrying and reconnecting as needed."""
         self.last_seq = seq = self._next_seq()
         while True:
             try:
-                return self._transact(seq, list(words))
+                return self._answer(words[0], self._transact(seq, list(words)))
             except LinkError:  # no answer however often sent: reconnecting would not help
                 raise
             except OSError as exc:  # pyserial's SerialException is an OSError
                 self._reconnect(exc)  # raises ControllerRestarted: then do not resend
+
+    def protocol_fault(self, what: str) -> ProtocolError:
+        """Count and log a frame from the Pico that makes no sense; the error to raise."""
+        self.protocol_faults += 1
+        count = self.protocol_faults
+        if count <= LOGGED_FAULTS or count % LOG_EVERY == 0:
+            log.warning("ring controller on %s: %s (protocol fault %d)", self.port, what, count)
+        return ProtocolError(f"the ring controller on {self.port} {what}")
 
     def wake(self) -> None:
         """From another thread: cut short a ``poll_events`` that is waiting on the port."""
@@ -153,17 +223,40 @@ class SerialLink:
                 port.cancel_read()
 
     def poll_events(self) -> None:
-        """Read whatever has come in (waiting one read timeout at most) and pass events on."""
+        """Between requests: read whatever has come in (waiting one read timeout at most)
+        and pass events on; PING a Pico quiet for ``heartbeat`` seconds; on a lost link,
+        one try to get it back once its back-off has passed. Never raises: a failure
+        makes the link ``lost``."""
+        if self._serial is None:
+            self._retry()
+            return
         try:
             self._await(-1, 0.0)
-        except OSError as exc:
-            self._reconnect(exc)
+            if time.monotonic() - self._heard >= self.settings.heartbeat:
+                self._answer("PING", self._transact(self._next_seq(), ["PING"]))
+        except (LinkError, OSError) as exc:  # no answer, nonsense, or the port gone
+            self._lose(str(exc))
+
+    def reconnect_now(self) -> bool:
+        """On a lost link, one try to get it back at once (a job is waiting): True when the
+        link works."""
+        if self._serial is None:
+            self._retry_at = 0.0
+            self._retry()
+        return not self.lost
 
     # -- inside ---------------------------------------------------------------------------
 
     def _next_seq(self) -> int:
         self._seq = self._seq % 65535 + 1
         return self._seq
+
+    def _answer(self, command: str, reply: list[str]) -> list[str]:
+        """``reply`` if it answers ``command`` (``OK <command> ...`` or ``ERR <code> ...``);
+        a protocol fault otherwise."""
+        if len(reply) >= 2 and (reply[0] == "ERR" or reply[:2] == ["OK", command]):
+            return reply
+        raise self.protocol_fault(f"answered {command} with {' '.join(reply)!r}")
 
     def _open_port(self) -> None:
         import serial
@@ -180,6 +273,7 @@ class SerialLink:
         except (OSError, ValueError) as exc:
             raise LinkError(f"cannot open the ring controller's port {self.port}: {exc}") from exc
         self._deframer = Deframer()
+        self._heard = time.monotonic()
         self._serial.reset_input_buffer()
 
     def _close_port(self) -> None:
@@ -188,15 +282,19 @@ class SerialLink:
             with contextlib.suppress(OSError):  # it may be gone already
                 port.close()
 
+    def _attempt(self) -> Hello:
+        """Open the port and shake hands, once."""
+        self._open_port()
+        return self._handshake()
+
     def _handshake(self) -> Hello:
         """HELLO: raises OSError when the port fails, LinkError for a wrong answer."""
         reply = self._transact(self._next_seq(), ["HELLO", str(PROTOCOL_VERSION), self.session])
         info = fields(reply)
-        if reply[:2] != ["OK", "HELLO"] or not info.get("proto", "").isdigit():
+        protocol = number(info.get("proto", ""), 65535)
+        if reply[:2] != ["OK", "HELLO"] or protocol is None:
             raise LinkError(f"the device on {self.port} is not an orbito-hw ring controller")
-        hello = Hello(
-            int(info["proto"]), info.get("fw", "?"), info.get("boot", ""), info.get("fault", "-")
-        )
+        hello = Hello(protocol, info.get("fw", "?"), info.get("boot", ""), info.get("fault", "-"))
         if hello.protocol != PROTOCOL_VERSION:
             raise FirmwareVersionError(
                 f"the ring controller on {self.port} runs firmware {hello.firmware} speaking "
@@ -207,8 +305,54 @@ class SerialLink:
         self.hello = hello
         return hello
 
+    def _lose(self, why: str) -> None:
+        """The port failed or the Pico fell silent: let go of the port and say so once;
+        ``poll_events`` tries again after the back-off."""
+        self._close_port()
+        if not self.lost:
+            self.lost = f"the ring controller on {self.port} is gone ({why})"
+            log.warning("%s", self.lost)
+            self._backoff = self.settings.backoff_first
+        self._retry_at = time.monotonic() + self._backoff
+
+    def _wrong_firmware(self, exc: FirmwareVersionError) -> None:
+        """Lost, for a reason only flashing the firmware mends: say that one."""
+        self._lose(str(exc))
+        if self.lost != str(exc):
+            log.warning("%s", exc)
+            self.lost = str(exc)
+
+    def _retry(self) -> None:
+        """One try to get a lost link back, if its back-off has passed (else a short
+        wait, as a read would have made)."""
+        wait = self._retry_at - time.monotonic()
+        if wait > 0:
+            self._closed.wait(min(wait, self.settings.read_timeout))
+            return
+        if self.closed:
+            return
+        try:
+            self._attempt()
+        except FirmwareVersionError as exc:  # flashed with another release meanwhile
+            self._wrong_firmware(exc)
+        except (LinkError, OSError):
+            self._close_port()
+        else:
+            self._found()
+            return
+        self._backoff = min(self._backoff * 2, self.settings.backoff_max)
+        self._retry_at = time.monotonic() + self._backoff
+
+    def _found(self) -> None:
+        """The link is back (the caller sets the Pico up again: ``reconnects`` counts)."""
+        if self.lost:
+            log.warning("the ring controller on %s is back", self.port)
+        self.lost = ""
+        self.reconnects += 1
+        self.reconnected.set()
+
     def _reconnect(self, cause: OSError) -> None:
-        """Reopen the port with a growing back-off and shake hands again."""
+        """In a request: reopen the port with a growing back-off and shake hands again."""
         self._close_port()
         before = self.hello
         s = self.settings
@@ -218,21 +362,21 @@ class SerialLink:
             if self._closed.wait(delay):
                 raise LinkError(f"the link to {self.port} was closed")
             try:
-                self._open_port()
-                hello = self._handshake()
+                hello = self._attempt()
                 break
-            except FirmwareVersionError:
+            except FirmwareVersionError as exc:
+                self._wrong_firmware(exc)
                 raise
             except (LinkError, OSError) as exc:
                 self._close_port()
                 if time.monotonic() > deadline:
+                    self._lose(str(cause))
                     raise LinkError(
                         f"lost the ring controller on {self.port} ({cause}) and could not "
                         f"reconnect in {s.reconnect_timeout:g} s: {exc}"
                     ) from exc
                 delay = min(delay * 2, s.backoff_max)
-        self.reconnects += 1
-        self.reconnected.set()
+        self._found()
         if before is not None and hello.boot != before.boot:
             raise ControllerRestarted(f"the ring controller on {self.port} restarted")
 
@@ -260,21 +404,44 @@ class SerialLink:
 
     def _await(self, seq: int, timeout: float) -> list[str] | None:
         """Read frames until the reply to ``seq`` comes or ``timeout`` passes; events on
-        the way go to the listener, stale replies (to earlier tries) are dropped."""
+        the way go to the listener, stale replies (to earlier tries) are dropped. Frames
+        read after the reply (an event in the same read) wait for the next call."""
         port = self._serial
         if port is None:
             raise OSError("port not open")
+        reply = self._take(seq)
         deadline = time.monotonic() + timeout
-        while True:
+        while reply is None:
             try:
                 data = port.read(max(1, port.in_waiting))
             except _TERMIOS_ERRORS as exc:
                 raise OSError(f"read failed: {exc}") from exc
-            for got, words in self._deframer.feed(data):
-                if words[0] == "EV":
-                    if self.on_event is not None:
-                        self.on_event(words)
-                elif got == seq:
-                    return words
-            if time.monotonic() >= deadline:
+            frames = self._deframer.feed(data)
+            if frames:
+                self._heard = time.monotonic()
+                self._frames.extend(frames)
+            reply = self._take(seq)
+            if reply is None and time.monotonic() >= deadline:
                 return None
+        return reply
+
+    def _take(self, seq: int) -> list[str] | None:
+        """Hand on the events read so far, up to the reply to ``seq`` (returned)."""
+        while self._frames:
+            got, words = self._frames.popleft()
+            if words[0] == "EV":
+                self._event(words)
+            elif got == seq:
+                return words
+        return None
+
+    def _event(self, words: list[str]) -> None:
+        """Hand an event on; a listener that raises is a bug to log, never the end of
+        the link's thread."""
+        if self.on_event is None:
+            return
+        try:
+            self.on_event(words)
+        except Exception:
+            self.listener_faults += 1
+            log.exception("ring controller on %s: the event %s was not handled", self.port, words)

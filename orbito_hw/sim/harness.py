@@ -9,9 +9,11 @@ the state directory, the marbles staying where they are.
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 from orbito_hw.control.events import Event, EventListener
+from orbito_hw.control.guard import timer_name
 from orbito_hw.control.journal import Journal
 from orbito_hw.control.referee import Referee, Settings
 from orbito_hw.errors import OrbitoError
@@ -30,6 +32,11 @@ SETTLE_AT_END = 3.0
 
 class CommandError(OrbitoError, ValueError):
     """A board-script command the simulated board cannot carry out."""
+
+
+class ControllerFailed(OrbitoError, RuntimeError):
+    """The controller stopped after an internal error (its fault event names it): on a real
+    board the watchdog would restart it; here the script stops (``run --events`` exits 1)."""
 
 
 class MockRun:
@@ -59,15 +66,27 @@ class MockRun:
         self.lights, self.finger = parts.lights, parts.finger
         self.referee = Referee(parts.board(), Journal(self.state_dir), self.settings)
         self.referee.add_listener(self._event)
+        # What escapes a timer on the virtual clock (the light show's, the simulated parts')
+        # becomes the referee's fault, as app/run.py's handler does on the asyncio loop.
+        self.clock.set_exception_handler(self._clock_error)
         self.referee.start()
         self.advance(0.0)
-        self.wait_for_rings()
+        self.wait_for_rings()  # a failure here is surfaced by the command that booted it
 
     def power_cut(self) -> None:
         self._settle_link()
         self.world.power_cut(self.parts)  # the Pico is powered by the Pi: it goes down too
         self.referee.journal.close()  # the dead controller's lock on the state directory goes
         self._boot()  # a marble held in a hand stays in the hand
+
+    def _clock_error(self, exc: Exception, callback: Callable[[], None]) -> None:
+        self.referee.fail(timer_name(callback), exc)
+
+    def check_controller(self) -> None:
+        """ControllerFailed if the referee has stopped after an internal error: nothing a
+        script does after it would be refereed."""
+        if not self.referee.healthy:
+            raise ControllerFailed(self.referee.guard.failure or "the referee has stopped")
 
     def _event(self, event: Event) -> None:
         self.typed_events.append(event)
@@ -100,6 +119,7 @@ class MockRun:
     def finish(self) -> None:
         self.wait_for_rings()
         self.advance(SETTLE_AT_END)
+        self.check_controller()
 
     # --- commands ----------------------------------------------------------------
     def run(self, command: Command, first_command: bool = False) -> None:
@@ -108,6 +128,7 @@ class MockRun:
         except SimError as exc:
             where = f"{self.source}:{command.line}: " if command.line else ""
             raise CommandError(f"{where}{command.text()}: {exc}") from None
+        self.check_controller()
         self.commands_run += 1
 
     def _do(self, c: Command, first_command: bool) -> None:

@@ -42,7 +42,7 @@ class MotorPort(Protocol):
         ...
 
 
-class _FirmwarePort:
+class FirmwarePort:
     """The firmware's hardware port on a MotorPort (the simulated driver has no enable)."""
 
     def __init__(self, rings: MotorPort) -> None:
@@ -86,6 +86,7 @@ class FakePico:
         self.boots = 0
         self.unplug_after: str = ""  # pull the cable right after this command, before its reply
         self.output_filter: Callable[[bytes], bytes] | None = None  # to corrupt replies
+        self._injected = bytearray()  # bytes to send as they are (``inject``)
         self._lock = threading.RLock()
         self._master: int | None = None
         self._slave: int | None = None
@@ -149,11 +150,17 @@ class FakePico:
     def plugged(self) -> bool:
         return self._master is not None
 
+    def inject(self, data: bytes) -> None:
+        """Send ``data`` to the host as it is, with the next output: noise on the line, or
+        frames the firmware would never send (a square past d4, fields out of range)."""
+        with self._lock:
+            self._injected += data
+
     # -- inside -------------------------------------------------------------------------
 
     def _boot(self) -> None:
         self.boots += 1
-        self.port = _FirmwarePort(self.rings)
+        self.port = FirmwarePort(self.rings)
         self.controller = RingController(self.port)
         self.device = Device(self.controller, os.urandom(4).hex())
 
@@ -192,6 +199,8 @@ class FakePico:
         out = device.take_output()
         if self.output_filter is not None and out:
             out = self.output_filter(out)
+        if master is not None and self._injected:
+            out, self._injected = bytes(self._injected) + out, bytearray()
         if master is not None and out:
             with contextlib.suppress(OSError):
                 os.write(master, out)

@@ -1,0 +1,373 @@
+"""One exception policy at the referee's boundary: nothing from outside reaches it unchecked,
+and nothing that goes wrong inside it goes unseen.
+
+Every way into the referee passes a ``Guard``: the square and button events, the ring
+drive's reports and every timer it sets (``Guard.board`` wraps the board's parts, so each
+callback the referee hands a part is guarded wherever the referee hands it over).
+
+- Arguments are checked before they reach the model. A square event for a square that does
+  not exist, a ``present`` or ``pressed`` that is not a bool, a time that is not a finite
+  number: the event is dropped and refused as a fault the players hear of (``on_refusal``),
+  and the referee plays on with its model unchanged. A ring drive's report that makes no
+  sense becomes a report of a hardware fault, which the referee already knows how to show
+  (and a press retries: the rings home and the board is checked again).
+- An exception escaping the referee's code is an internal error. The model may be half
+  changed, so the referee can no longer be trusted: the guard reports the fault once
+  (``on_fault``: the fault event, the status pixel), turns ``healthy`` off, and from then on
+  lets nothing in (no event, no timer, no new game), so nothing is saved over the journal
+  as the error left it. The service stops feeding systemd's watchdog while ``healthy`` is
+  off (app/service.py), and the restart carries on from that journal.
+
+The event loop under the referee has its own handler for whatever escapes elsewhere (a
+backend's posted callback, the light show's timers): app/run.py for asyncio, the harness for
+the virtual clock. Both hand the exception to ``Guard.fail``: one policy, one fault.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import math
+import traceback
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Concatenate, ParamSpec, Protocol, TypeVar
+
+from orbito_hw.errors import OrbitoError
+from orbito_hw.hw.interfaces import (
+    Board,
+    Button,
+    ButtonListener,
+    Clock,
+    FaultListener,
+    Lights,
+    MoveListener,
+    MoveReport,
+    RingDrive,
+    SquareListener,
+    SquareSensors,
+    TimerHandle,
+)
+from orbito_hw.rules.squares import BB_ALL, SQUARES, Mask, Square
+
+log = logging.getLogger(__name__)
+
+P = ParamSpec("P")
+
+REASON_LIMIT = 200
+"""Characters of an outside text (an exception's message, a drive's fault) kept in a fault
+event: enough to name the problem, never a megabyte copied into every log line."""
+VALUE_LIMIT = 40
+"""Characters of a refused value quoted back in a fault's reason."""
+
+
+class BoundaryError(OrbitoError, ValueError):
+    """A value from outside the referee (a part of the board, a backend) that it refuses."""
+
+
+# --- the checks: each returns the value, or raises BoundaryError naming it --------------------
+def named(value: object) -> str:
+    """``value`` as a fault's reason quotes it: short, and never raising itself."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 64:
+        return f"an int of {value.bit_length()} bits"  # repr of a huge int may itself raise
+    try:
+        text = repr(value)
+    except Exception:  # a repr that fails is a value we refuse all the same
+        return f"a {type(value).__name__} that cannot be shown"
+    return text if len(text) <= VALUE_LIMIT else f"{text[:VALUE_LIMIT]}..."
+
+
+def cut(text: str, limit: int = REASON_LIMIT) -> str:
+    """``text`` on one line, at most ``limit`` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[:limit] + "..."
+
+
+def check_square(value: object) -> Square:
+    # isinstance(True, int) holds: a bool is no square.
+    if isinstance(value, bool) or not isinstance(value, int) or value not in SQUARES:
+        raise BoundaryError(f"square {named(value)}, which does not exist (0..15)")
+    return value
+
+
+def check_flag(value: object, what: str) -> bool:
+    if not isinstance(value, bool):
+        raise BoundaryError(f"{what} {named(value)}, not True or False")
+    return value
+
+
+def check_time(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise BoundaryError(f"time {named(value)}, not a finite number of seconds")
+    return float(value)
+
+
+def check_mask(value: object) -> Mask:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= BB_ALL:
+        raise BoundaryError(f"reading {named(value)}, not a mask of the 16 squares")
+    return value
+
+
+def check_count(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise BoundaryError(f"{what} {named(value)}, not a count (0 or more)")
+    return value
+
+
+def check_report(value: object) -> MoveReport:
+    """A ring move's report with sane fields; its fault text cut to REASON_LIMIT."""
+    if not isinstance(value, MoveReport):
+        raise BoundaryError(f"{named(value)} instead of a move report")
+    if not isinstance(value.fault, str):
+        raise BoundaryError(f"fault {named(value.fault)}, not a text")
+    return MoveReport(
+        check_count(value.places, "places"),
+        check_count(value.steps, "steps"),
+        check_flag(value.at_index, "at_index"),
+        cut(value.fault),
+    )
+
+
+def describe(exc: BaseException) -> str:
+    """An exception in one line: its type, its message cut short, and where it was raised
+    (file, line and function of the innermost frame), for the journal's log."""
+    try:
+        message = cut(str(exc))
+    except Exception:
+        message = "(a message that cannot be shown)"
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name})"
+    return f"{type(exc).__name__}: {message}" + (where if frames else "")
+
+
+# --- the guard -------------------------------------------------------------------------------
+class Guard:
+    """Runs the referee's callbacks under the policy above.
+
+    ``on_fault(reason)`` shows an internal error (once: the referee is stopped after it);
+    ``on_refusal(reason)`` reports an input refused at the boundary (the referee plays on).
+    """
+
+    def __init__(self, on_fault: Callable[[str], None], on_refusal: Callable[[str], None]) -> None:
+        self._on_fault = on_fault
+        self._on_refusal = on_refusal
+        self.healthy = True
+        self.failure: str | None = None  # the reason of the internal error, once there is one
+        self._depth = 0  # guarded calls running now, one inside another
+        self._more = False  # whether an error came after the one that stopped the referee
+
+    def call(self, where: str, run: Callable[[], None]) -> None:
+        """Run ``run`` (a callback named ``where``, like "the square event") under the policy.
+
+        A guarded call inside another (a ring drive that reports at once, within the call
+        that asked it to move) lets its exception through: the outermost guard stops the
+        whole callback, so no line of the referee runs after the error."""
+        if not self.healthy:
+            log.debug("%s dropped: the referee has stopped after an internal error", where)
+            return
+        if self._depth:
+            run()
+            return
+        self._depth += 1
+        try:
+            run()
+        except Exception as exc:
+            self.fail(where, exc)
+        finally:
+            self._depth -= 1
+
+    def wrap(self, where: str, callback: Callable[P, None]) -> Callable[P, None]:
+        """``callback``, guarded: what the referee hands a part of the board or a timer."""
+
+        def guarded(*args: P.args, **kwargs: P.kwargs) -> None:
+            self.call(where, lambda: callback(*args, **kwargs))
+
+        return guarded
+
+    def fail(self, where: str, exc: BaseException) -> None:
+        """An exception escaped ``where``: stop the referee and show the fault, once."""
+        reason = f"internal error in {where}: {describe(exc)}"
+        log.debug("traceback of the %s", reason, exc_info=exc)  # --log-level debug shows it
+        if not self.healthy:
+            # Once: a timer that fails on every tick must not flood the log until the restart.
+            log.log(logging.DEBUG if self._more else logging.ERROR, "after the stop: %s", reason)
+            self._more = True
+            return
+        self.healthy = False
+        self.failure = reason
+        try:
+            self._on_fault(reason)
+        except Exception as shown:  # the fault must still reach the log and the watchdog
+            log.error("%s; showing the fault failed too: %s", reason, describe(shown))
+
+    def refuse(self, source: str, problem: BoundaryError) -> None:
+        """An input refused at the boundary: dropped before the model, reported as a fault."""
+        self._on_refusal(f"{source} sent {problem}; it was ignored")
+
+    def board(self, board: Board) -> GuardedBoard:
+        """A view of ``board`` whose parts check what they report and guard every callback
+        handed to them; the clock guards every timer. Closing stays with ``board``'s owner."""
+        return GuardedBoard(
+            GuardedClock(board.clock, self),
+            CheckedSensors(board.sensors, self),
+            CheckedButton(board.button, self),
+            CheckedDrive(board.drive, self),
+            board.lights,
+        )
+
+
+@dataclass(frozen=True)
+class GuardedBoard:
+    """The board's parts as the referee sees them through its guard (not a ``Board``: it
+    wires nothing and closes nothing)."""
+
+    clock: Clock
+    sensors: SquareSensors
+    button: Button
+    drive: RingDrive
+    lights: Lights
+
+
+class Guarded(Protocol):
+    guard: Guard
+
+
+G = TypeVar("G", bound=Guarded)
+
+
+def guarded(
+    where: str,
+) -> Callable[[Callable[Concatenate[G, P], None]], Callable[Concatenate[G, P], None]]:
+    """A method of an object with a ``guard``, run under it: for the entry points that are
+    called directly rather than handed to a part (``Referee.new_game``)."""
+
+    def decorate(method: Callable[Concatenate[G, P], None]) -> Callable[Concatenate[G, P], None]:
+        def run(self: G, /, *args: P.args, **kwargs: P.kwargs) -> None:
+            self.guard.call(where, lambda: method(self, *args, **kwargs))
+
+        functools.update_wrapper(run, method)  # its name and docstring
+        return run
+
+    return decorate
+
+
+def timer_name(callback: Callable[..., None]) -> str:
+    """A timer's callback as a fault names it: ``the timer Referee._verify`` (the method a
+    lambda was written in, for a lambda)."""
+    name = getattr(callback, "__qualname__", None) or type(callback).__name__
+    return f"the timer {str(name).split('.<locals>', 1)[0]}"
+
+
+class GuardedClock:
+    """The board's clock, every timer guarded."""
+
+    def __init__(self, clock: Clock, guard: Guard) -> None:
+        self.clock = clock
+        self.guard = guard
+
+    def now(self) -> float:
+        return self.clock.now()
+
+    def call_later(self, delay: float, callback: Callable[[], None]) -> TimerHandle:
+        return self.clock.call_later(delay, self.guard.wrap(timer_name(callback), callback))
+
+    def post(self, callback: Callable[[], None]) -> None:
+        self.clock.post(self.guard.wrap(timer_name(callback), callback))
+
+
+class CheckedSensors:
+    """The square sensors: each event checked before it goes on, each reading checked."""
+
+    source = "the square sensors"
+
+    def __init__(self, sensors: SquareSensors, guard: Guard) -> None:
+        self.sensors = sensors
+        self.guard = guard
+
+    def read(self) -> Mask:
+        # Called inside the referee's own code: a bad reading stops the callback it is in.
+        return check_mask(self.sensors.read())
+
+    def subscribe(self, listener: SquareListener) -> None:
+        def checked(square: object, present: object, when: object) -> None:
+            try:
+                args = (check_square(square), check_flag(present, "present"), check_time(when))
+            except BoundaryError as problem:
+                return self.guard.refuse(self.source, problem)
+            listener(*args)
+
+        self.sensors.subscribe(self.guard.wrap("the square event", checked))
+
+    def close(self) -> None:
+        self.sensors.close()
+
+
+class CheckedButton:
+    """The Orbito button: each event checked before it goes on."""
+
+    source = "the button"
+
+    def __init__(self, button: Button, guard: Guard) -> None:
+        self.button = button
+        self.guard = guard
+
+    def subscribe(self, listener: ButtonListener) -> None:
+        def checked(pressed: object, when: object) -> None:
+            try:
+                args = (check_flag(pressed, "pressed"), check_time(when))
+            except BoundaryError as problem:
+                return self.guard.refuse(self.source, problem)
+            listener(*args)
+
+        self.button.subscribe(self.guard.wrap("the button event", checked))
+
+    @property
+    def is_pressed(self) -> bool:
+        return check_flag(self.button.is_pressed, "is_pressed")
+
+    def close(self) -> None:
+        self.button.close()
+
+
+class CheckedDrive:
+    """The ring drive: each report checked; one that makes no sense is a hardware fault."""
+
+    source = "the ring drive"
+
+    def __init__(self, drive: RingDrive, guard: Guard) -> None:
+        self.drive = drive
+        self.guard = guard
+
+    def move(self, places: int, done: MoveListener) -> None:
+        self.drive.move(places, self._checked("the ring move's report", done))
+
+    def home(self, done: MoveListener) -> None:
+        self.drive.home(self._checked("the homing's report", done))
+
+    def _checked(self, where: str, done: MoveListener) -> Callable[[object], None]:
+        def checked(report: object) -> None:
+            try:
+                sane = check_report(report)
+            except BoundaryError as problem:
+                # The move's end is what takes the referee out of "rotating": it must come,
+                # as the fault it is (a press retries: the rings home, the board is checked).
+                sane = MoveReport(0, 0, False, fault=f"{self.source} sent {problem}")
+            done(sane)
+
+        return self.guard.wrap(where, checked)
+
+    def watch(self, on_fault: FaultListener) -> None:
+        def checked(fault: object) -> None:
+            # A word that is not a text is itself a fault of the drive's.
+            text = cut(fault) if isinstance(fault, str) else f"{self.source} sent {named(fault)}"
+            on_fault(text)
+
+        self.drive.watch(self.guard.wrap("the ring drive's fault report", checked))
+
+    @property
+    def moving(self) -> bool:
+        return check_flag(self.drive.moving, "moving")
+
+    def close(self) -> None:
+        self.drive.close()
