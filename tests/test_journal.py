@@ -423,7 +423,8 @@ def good_journals(draw: st.DrawFn) -> bytes:
         touches.append(["lift" if lift else "put", square_name(square)])
         occupied ^= BB_SQUARES[square]
     saved = {"game": draw(st.integers(1, 10**6)), "first": first.value, "turns": turns}
-    return journal_of({**saved, "pending": pending, "touches": touches})
+    announced = position.is_over and draw(st.booleans())
+    return journal_of({**saved, "pending": pending, "touches": touches, "announced": announced})
 
 
 @st.composite

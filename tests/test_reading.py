@@ -342,3 +342,31 @@ def test_illegal_layouts_are_refused_with_the_squares_at_fault(data: st.DataObje
         expected = {*src, dst[0], dst[1]}
     exc = refusal(position, hands.touches)
     assert set(exc.squares) == expected, exc.reason
+
+
+# --- what the journal keeps of a turn in progress ----------------------------------------------
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_replay_touches_rebuild_the_same_reader_in_a_bounded_run(data: st.DataObject) -> None:
+    position = data.draw(positions)
+    reader = TurnReader(position)
+    for square in data.draw(st.lists(st.integers(0, 15), max_size=60)):
+        reader.touch(square, not reader.holds(square))
+        if data.draw(st.booleans()) and not data.draw(st.integers(0, 9)):
+            reader.back_to_supply()
+    again = TurnReader(position)
+    touches = reader.replay_touches()
+    for put, square in touches:
+        assert again.holds(square) != put  # a lift of a marble, a put on an empty square
+        again.touch(square, put)
+    assert (again.marbles, again.hand) == (reader.marbles, reader.hand)
+    assert len(touches) <= 48
+
+
+def test_a_marble_lifted_and_put_back_a_thousand_times_leaves_nothing_to_replay() -> None:
+    position = Position.start(Colour.WHITE).play(Turn.from_notation("b1"))
+    reader = TurnReader(position)
+    for _ in range(1000):
+        reader.touch(parse_square("c1"), False)
+        reader.touch(parse_square("c1"), True)
+    assert reader.replay_touches() == []

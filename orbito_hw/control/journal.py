@@ -49,7 +49,12 @@ Touch = tuple[str, str]
 
 class JournalError(OrbitoError):
     """The journal on disk was damaged; it has been moved aside (the message says where),
-    so a fresh game may start."""
+    so a fresh game may start, or, when only the turn in progress was damaged, the game
+    carries on from ``recovered``: its accepted turns are never thrown away."""
+
+    def __init__(self, message: str, recovered: Saved | None = None) -> None:
+        super().__init__(message)
+        self.recovered = recovered
 
 
 class JournalUnavailableError(OrbitoError, OSError):
@@ -63,7 +68,12 @@ class StateDirBusyError(JournalUnavailableError):
 
 
 class JournalDamage(OrbitoError, ValueError):
-    """Why the bytes of a journal are not a journal this program can carry on from."""
+    """Why the bytes of a journal are not a journal this program can carry on from;
+    ``recovered`` holds its accepted turns when only the turn in progress was damaged."""
+
+    def __init__(self, message: str, recovered: Saved | None = None) -> None:
+        super().__init__(message)
+        self.recovered = recovered
 
 
 @dataclass
@@ -73,6 +83,9 @@ class Saved:
     turns: list[str] = field(default_factory=list)
     pending: str | None = None
     touches: list[Touch] = field(default_factory=list)
+    announced: bool = False
+    """The result of this (finished) game was announced and added to the history: after a
+    power cut it is shown again on the LEDs, never announced or archived a second time."""
 
     def position(self) -> Position:
         """The position after the committed turns (the engine checks each one)."""
@@ -86,6 +99,7 @@ class Saved:
             "turns": self.turns,
             "pending": self.pending,
             "touches": [list(t) for t in self.touches],
+            "announced": self.announced,
         }
 
     @classmethod
@@ -103,8 +117,17 @@ class Saved:
             raise JournalDamage(f"first {_shown(first)} is not black or white")
         saved = cls(game, Colour(first), _strings(data.get("turns"), "turns"))
         position = saved._replay()
-        saved.pending = _pending(position, data.get("pending"))
-        saved.touches = _touches(position, data.get("touches"), fits=bool(saved.turns))
+        # Journals written before "announced" was kept: a finished game in them had been
+        # announced before the cut.
+        announced = data.get("announced", position.is_over)
+        if type(announced) is not bool:
+            raise JournalDamage(f"announced {_shown(announced)} is not true or false")
+        saved.announced = announced
+        try:  # the accepted turns are good: damage from here on spares them
+            saved.pending = _pending(position, data.get("pending"))
+            saved.touches = _touches(position, data.get("touches"), fits=bool(saved.turns))
+        except JournalDamage as exc:
+            raise JournalDamage(str(exc), recovered=cls(game, saved.first, saved.turns)) from None
         return saved
 
     def _replay(self) -> Position:
@@ -264,7 +287,7 @@ class Journal:
             raw = self._read()
             saved = None if raw is None else parse_journal(raw)
         except JournalDamage as exc:
-            self._set_aside(str(exc))
+            self._set_aside(str(exc), exc.recovered)
         self._accounted = True
         return saved
 
@@ -298,7 +321,7 @@ class Journal:
         finally:
             os.close(fd)
 
-    def _set_aside(self, reason: str) -> NoReturn:
+    def _set_aside(self, reason: str, recovered: Saved | None = None) -> NoReturn:
         try:
             kept = self._move_aside()
         except OSError as exc:
@@ -307,7 +330,13 @@ class Journal:
                 f"({_why(exc)}): not starting over it; move it away by hand"
             ) from None
         self._accounted = True
-        raise JournalError(f"the journal {self.path} is damaged ({reason}); kept as {kept}")
+        carry_on = ""
+        if recovered is not None:
+            count = len(recovered.turns)
+            carry_on = f"; game {recovered.game} goes on from its {count} accepted turns"
+        raise JournalError(
+            f"the journal {self.path} is damaged ({reason}); kept as {kept}{carry_on}", recovered
+        )
 
     def _move_aside(self) -> Path:
         """Rename the journal to the first free ``game.json.damaged-N``. Nothing else writes
@@ -350,6 +379,8 @@ class Journal:
             }
         )
         history = self.directory / self.HISTORY
+        if _last_line(history) == line.encode():
+            return  # written just before a power cut: a game is kept once
         try:
             with open(history, "a", encoding="utf-8") as f:
                 f.write(line + "\n")
@@ -452,3 +483,16 @@ def _holder(fd: int) -> str:
         note = ""
     note = "".join(c if c.isprintable() else "?" for c in note).strip()
     return cut(note) or "pid unknown"
+
+
+def _last_line(path: Path) -> bytes | None:
+    """The last line of the history (its tail is enough), None if there is none."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 4096))
+            tail = f.read()
+    except OSError:
+        return None
+    lines = tail.rstrip(b"\n").rsplit(b"\n", 1)
+    return lines[-1] if tail else None

@@ -52,6 +52,35 @@ class TurnReader:
         elif square in self.marbles:
             self.hand.append(self.marbles.pop(square))
 
+    def replay_touches(self) -> list[tuple[bool, int]]:
+        """A short run of touches, (put?, square), that brings a fresh reader of the same
+        position to this reader's state: what the journal keeps of a turn in progress.
+
+        Its length is bounded by the board (at most 48: every marble there is is at most one
+        supply put, one lift and one put), not by the history of touches: a marble lifted
+        and put back a thousand times leaves nothing to replay."""
+        start = {sq: Marble(m.colour, sq) for sq, m in TurnReader(self.position).marbles.items()}
+        supply = Marble(self.position.to_move, None)
+        # 1. With the hand empty, the supply marbles this state holds (placed, or lifted back
+        # into the hand) go down on squares empty at the start: there are always enough,
+        # for the board never holds more than 16 marbles.
+        wanted = [m for m in [*self.marbles.values(), *self.hand] if m.origin is None]
+        empty = [sq for sq in range(16) if sq not in start]
+        empty.sort(key=lambda sq: self.marbles.get(sq) != supply)  # straight to their square
+        touches = [(True, sq) for sq in empty[: len(wanted)]]
+        now = {**start, **{sq: supply for sq in empty[: len(wanted)]}}
+        # 2. Lift what is not where it ends: first the hand's marbles, bottom of the hand
+        # first, then the ones still to put, in the reverse of the order they go down.
+        # (Supply marbles are alike: one already on its final square stays there.)
+        places = [(sq, m) for sq, m in sorted(self.marbles.items()) if now.get(sq) != m]
+        settled = {sq for sq, m in now.items() if self.marbles.get(sq) == m}
+        lifts: list[int] = []
+        for marble in [*self.hand, *(m for _, m in reversed(places))]:
+            sq = next(s for s, m in now.items() if m == marble and s not in settled | {*lifts})
+            lifts.append(sq)
+        touches += [(False, sq) for sq in lifts]
+        return touches + [(True, sq) for sq, _ in places]
+
     def back_to_supply(self) -> None:
         """A marble taken from the supply and still in the hand goes back to the supply (on
         a press); one lifted off the board stays in the hand: it has to come back."""

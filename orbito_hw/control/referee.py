@@ -204,7 +204,7 @@ class Referee:
             saved = self.journal.load()
         except JournalError as exc:
             self._emit(Fault(self.saved.game, str(exc)))
-            saved = None
+            saved = exc.recovered  # only the turn in progress was lost, if anything
         self.saved = saved or Saved(first=self.settings.first)
         self.reader = TurnReader(self.saved.position())
         self.pending = Turn.from_notation(self.saved.pending) if self.saved.pending else None
@@ -227,15 +227,11 @@ class Referee:
                 self.board.drive.move(1, self._moved)
                 return
             self._emit(self._commit(self.pending))  # the rings had turned: the turn stands
-            announce = self.position.is_over
-        else:
-            announce = False  # a finished game in the journal was announced before the cut
         if reading != self._expected():
             return self._enter_correction("mismatch")
         if self.position.is_over:
             self._go("resume_over")
-            if announce:
-                self._announce()
+            self._announce()  # unless it was, before the cut
         else:
             self._go("resume_turn" if self._touched() else "resume")
 
@@ -245,7 +241,11 @@ class Referee:
             if present == self.reader.holds(square):
                 return  # the sensor agrees with the board as we know it
             self.reader.touch(square, present)
-            self.saved.touches.append(("put" if present else "lift", square_name(square)))
+            # What the reader holds, not the history of touches: bounded by the board.
+            self.saved.touches = [
+                ("put" if put else "lift", square_name(sq))
+                for put, sq in self.reader.replay_touches()
+            ]
             self._save()
             self._refusal = None
             if self.state is S.WAITING and self._touched():
@@ -387,11 +387,17 @@ class Referee:
         return TurnPlayed(self.saved.game, len(self.saved.turns), mover, turn, board)
 
     def _announce(self) -> None:
+        """The result, once per game: a power cut after it (or a correction after the
+        restart) shows it again on the LEDs but never announces or archives it twice."""
         result = self.position.result
         assert result is not None
+        if self.saved.announced:
+            return
         lines = tuple(self.position.lines())
         self._emit(GameOver.of(self.saved.game, result, lines, self.settings.palette))
         self.journal.archive(self.saved, result.value)
+        self.saved.announced = True
+        self._save()
 
     # --- correction -------------------------------------------------------------------
     def _enter_correction(self, trigger: str) -> None:
