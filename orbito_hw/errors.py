@@ -66,3 +66,12 @@ def echo(text: str, limit: int = ECHO_LIMIT) -> str:
     if len(text) <= limit:
         return repr(text)
     return repr(text[:limit]) + f"... ({len(text)} characters)"
+
+
+def shown(value: object, limit: int = ECHO_LIMIT) -> str:
+    """Any value from outside (a config value, a JSON field) as ``echo`` shows text: its
+    repr, cut to ``limit`` characters."""
+    if isinstance(value, str):
+        return echo(value, limit)
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"

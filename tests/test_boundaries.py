@@ -470,3 +470,31 @@ def test_any_bytes_as_a_config_load_or_are_one_message(data: bytes) -> None:
             load_config(path)
         except ConfigError as exc:
             assert str(exc).startswith(str(path)) and "Traceback" not in str(exc)
+
+
+# --- every echo of outside input is bounded -----------------------------------------------------
+def test_a_huge_config_value_is_named_not_copied(tmp_path: Path) -> None:
+    path = tmp_path / "board.toml"
+    path.write_text(f'[board]\nfirst = "{"r" * 100_000}"\n')
+    with pytest.raises(ConfigError) as info:
+        load_config(path)
+    assert "100000 characters" in str(info.value) and "r" * 100 not in str(info.value)
+
+
+def test_a_huge_position_or_colour_is_named_not_copied() -> None:
+    from orbito_hw.errors import NotationError
+
+    for make in (lambda t: Position.from_board(t, Colour.BLACK), Colour.parse):
+        with pytest.raises(NotationError) as info:
+            make("x" * 100_000)
+        assert len(str(info.value)) < 400
+
+
+@pytest.mark.parametrize("spec", ["slip:²", "slip:0", "slip:999999999", "slip:" + "9" * 5000])
+def test_a_bad_simulated_slip_is_one_line(spec: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["doctor", "--mock", "--yes", "--fault", spec])
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "expected a positive number of steps" in err
+    assert len(err) < 300

@@ -24,7 +24,7 @@ import tomli_w
 
 from orbito_hw.control.lights import Palette
 from orbito_hw.control.referee import Settings
-from orbito_hw.errors import ConfigError
+from orbito_hw.errors import ConfigError, shown
 from orbito_hw.hw.interfaces import Backend, LightsBackend, parse_rgb, rgb_hex
 from orbito_hw.hw.planner import MIN_ACCELERATION
 from orbito_hw.hw.strip import SERPENTINE, pixels_along
@@ -256,7 +256,7 @@ def _is_number(value: object) -> bool:
 def _int_in(lo: int, hi: int) -> Check:
     def check(value: Any) -> str | None:
         if not _is_int(value):
-            return f"expected a whole number, got {value!r}"
+            return f"expected a whole number, got {shown(value)}"
         return None if lo <= value <= hi else f"{value} is out of range ({lo}..{hi})"
 
     return check
@@ -265,7 +265,7 @@ def _int_in(lo: int, hi: int) -> Check:
 def _positive(hi: float) -> Check:
     def check(value: Any) -> str | None:
         if not _is_number(value):
-            return f"expected a number, got {value!r}"
+            return f"expected a number, got {shown(value)}"
         return None if 0 < value <= hi else f"{value} is out of range (above 0, at most {hi:g})"
 
     return check
@@ -274,7 +274,7 @@ def _positive(hi: float) -> Check:
 def _number_in(lo: float, hi: float) -> Check:
     def check(value: Any) -> str | None:
         if not _is_number(value):
-            return f"expected a number, got {value!r}"
+            return f"expected a number, got {shown(value)}"
         return None if lo <= value <= hi else f"{value} is out of range ({lo:g}..{hi:g})"
 
     return check
@@ -284,20 +284,20 @@ def _choice(options: tuple[str, ...]) -> Check:
     def check(value: Any) -> str | None:
         if isinstance(value, str) and value in options:
             return None
-        return f"{value!r} is not one of {', '.join(options)}"
+        return f"{shown(value)} is not one of {', '.join(options)}"
 
     return check
 
 
 def _pin(value: Any) -> str | None:
     if not _is_int(value):
-        return f"expected a BCM GPIO number, got {value!r}"
+        return f"expected a BCM GPIO number, got {shown(value)}"
     return None if value in GPIO_PINS else f"pin {value} is not a GPIO (BCM 0..27)"
 
 
 def _colour(value: Any) -> str | None:
     if not isinstance(value, str):
-        return f'{value!r} is not a colour ("#rrggbb")'
+        return f'{shown(value)} is not a colour ("#rrggbb")'
     try:
         parse_rgb(value)
     except ValueError as exc:
@@ -309,7 +309,7 @@ def _text(value: Any) -> str | None:
     return (
         None
         if isinstance(value, str) and value.strip()
-        else f"expected a non-empty string, got {value!r}"
+        else f"expected a non-empty string, got {shown(value)}"
     )
 
 
@@ -331,7 +331,7 @@ def _path(value: Any) -> str | None:
 
 
 def _flag(value: Any) -> str | None:
-    return None if isinstance(value, bool) else f"expected true or false, got {value!r}"
+    return None if isinstance(value, bool) else f"expected true or false, got {shown(value)}"
 
 
 def _status_pixel(value: Any) -> str | None:
@@ -358,7 +358,7 @@ class _Reader:
         name = path.rsplit(".", 1)[-1]
         value = parent.get(name, {}) if path != "" else parent
         if not isinstance(value, dict):
-            self.problem(path, f"expected a table [{path}], got {value!r}")
+            self.problem(path, f"expected a table [{path}], got {shown(value)}")
             return {}
         prefix = f"{path}." if path else ""
         for key in value:
@@ -457,7 +457,7 @@ class _Reader:
             return ()
         t = sensors["pins"]
         if not isinstance(t, dict):
-            self.problem("sensors.pins", f"expected a table of square = pin, got {t!r}")
+            self.problem("sensors.pins", f"expected a table of square = pin, got {shown(t)}")
             return ()
         for key in t:
             if key not in SQUARE_NAMES:

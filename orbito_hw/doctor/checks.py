@@ -610,6 +610,7 @@ def parse_only(text: str) -> tuple[str, ...]:
     names = tuple(n.strip() for n in text.split(",") if n.strip())
     bad = [n for n in names if n not in CHECKS]
     if bad or not names:
-        what = f"no check called {', '.join(bad)}" if bad else "no check named"
+        shown = ", ".join(b if len(b) <= 40 else f"{b[:40]}... ({len(b)} characters)" for b in bad)
+        what = f"no check called {shown}" if bad else "no check named"
         raise ValueError(f"{what} (the checks are {', '.join(CHECKS)})")
     return names

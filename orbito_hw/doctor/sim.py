@@ -22,6 +22,7 @@ from orbito_hw.doctor.checks import (
     Runner,
     Wiring,
 )
+from orbito_hw.errors import ECHO_LIMIT, echo
 from orbito_hw.hw.clock import VirtualClock
 from orbito_hw.hw.interfaces import RGB, Backend, Board, Clock, Frame, Lights
 from orbito_hw.rules.game import Colour
@@ -32,6 +33,8 @@ from orbito_hw.sim.world import SimWorld
 if TYPE_CHECKING:
     from orbito_hw.hw.gpio import GpioPins
 
+MAX_SLIP = 100_000
+"""The most motor steps a simulated fault may lose (500 places at the mock's 200 a place)."""
 HUMAN_GAP = 0.3
 """Seconds a person takes to do what they are told."""
 PRESS_TIME = 0.1
@@ -67,15 +70,18 @@ class Faults:
                     a, b = (parse_square(n) for n in names)
                     swapped = (a, b)
                 elif kind == "slip":
-                    slip = int(arg) if arg.strip().isdigit() else 0
-                    if slip <= 0:
-                        raise ValueError("expected a positive number of steps")
+                    digits = arg.strip()  # ASCII only: "²".isdigit() is true, int() refuses it
+                    number = digits.isascii() and digits.isdigit() and len(digits) <= 6
+                    slip = int(digits) if number else 0
+                    if not 0 < slip <= MAX_SLIP:
+                        raise ValueError(f"expected a positive number of steps, at most {MAX_SLIP}")
                 elif kind == "dead-led":
                     dead = parse_square(arg.strip())
                 else:
                     raise ValueError("expected swap:SQ,SQ, slip:STEPS or dead-led:SQ")
             except ValueError as exc:
-                raise ValueError(f"--fault {spec}: {exc}") from None
+                named = spec if len(spec) <= ECHO_LIMIT else echo(spec)
+                raise ValueError(f"--fault {named}: {exc}") from None
         return cls(swapped, slip, dead)
 
 

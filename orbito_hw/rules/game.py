@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from enum import Enum
 
-from orbito_hw.errors import IllegalTurnError, NotationError, OrbitoError
+from orbito_hw.errors import IllegalTurnError, NotationError, OrbitoError, shown
 from orbito_hw.rules.squares import (
     BB_ADJACENT,
     BB_ALL,
@@ -43,7 +43,7 @@ class Colour(Enum):
         try:
             return cls(text)
         except ValueError:
-            raise NotationError(text, f"{text!r} is not a colour (black or white)") from None
+            raise NotationError(text, f"{shown(text)} is not a colour (black or white)") from None
 
     def __str__(self) -> str:
         return self.value
@@ -157,7 +157,7 @@ class Position:
         ranks = text.split("/")
         if len(ranks) != 4 or any(len(r) != 4 for r in ranks):
             raise NotationError(
-                text, f"malformed position {text!r}: expected 4 ranks of 4 of B, W or ."
+                text, f"malformed position {shown(text)}: expected 4 ranks of 4 of B, W or ."
             )
         black = white = 0
         for i, rank in enumerate(ranks):
@@ -169,11 +169,13 @@ class Position:
                     white |= bit
                 elif cell != ".":
                     raise NotationError(
-                        text, f"malformed position {text!r}: {cell!r} is not B, W or ."
+                        text, f"malformed position {shown(text)}: {shown(cell)} is not B, W or ."
                     )
         full = black | white == BB_ALL
         if extra_presses and not full:
-            raise NotationError(text, f"position {text!r} is not full, so it has no extra presses")
+            raise NotationError(
+                text, f"position {shown(text)} is not full, so it has no extra presses"
+            )
         result = result_after_press(black, white, full, extra_presses)
         return cls(black, white, to_move, extra_presses, result)
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Final, TypeAlias
 
+from orbito_hw.errors import shown
+
 Square: TypeAlias = int
 """A square, 0..15: ``rank * 4 + file`` (a1 = 0, d4 = 15)."""
 Mask: TypeAlias = int
@@ -43,7 +45,7 @@ def parse_square(name: str) -> Square:
     try:
         return _SQUARE_INDEX[name]
     except KeyError:
-        raise ValueError(f"{name!r} is not a square (files a-d, ranks 1-4)") from None
+        raise ValueError(f"{shown(name)} is not a square (files a-d, ranks 1-4)") from None
 
 
 def is_square_name(name: str) -> bool:
