@@ -1,20 +1,27 @@
 """The host's serial link and backend against the simulated Pico, over real pseudo-
 terminals: handshake and version check, exclusive open, timeouts, corrupted replies,
-ring moves, lost steps, square events, and unplugging mid-move (the move happens once)."""
+ring moves, lost steps, square events, unplugging mid-move (the move happens once), and
+the heartbeat: a Pico unplugged or silent while the rings are idle is a fault the referee
+shows within a few seconds, and the board resumes once it is back."""
 
 from __future__ import annotations
 
+import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import orbito_fw.device
 import pytest
 from orbito_fw.protocol import PROTOCOL_VERSION
 
+from orbito_hw.control.journal import Journal
+from orbito_hw.control.lights import Palette
+from orbito_hw.control.referee import Referee, Settings, State
 from orbito_hw.errors import OrbitoError
-from orbito_hw.hw.clock import VirtualClock
-from orbito_hw.hw.interfaces import MoveReport
+from orbito_hw.hw.clock import LoopClock, VirtualClock
+from orbito_hw.hw.interfaces import Board, MoveReport
 from orbito_hw.hw.serial_backend import SerialRingDrive
 from orbito_hw.hw.serial_link import (
     FirmwareVersionError,
@@ -23,8 +30,11 @@ from orbito_hw.hw.serial_link import (
     LinkTimeout,
     SerialLink,
 )
+from orbito_hw.rules.game import Colour
+from orbito_hw.sim.board import SimButton, SimLights
 from orbito_hw.sim.pico import FakePico, mock_serial_drive
 
+from .scripts import kinds
 from .standin_rings import StandInRings
 
 SPP = 50
@@ -295,3 +305,195 @@ def test_settings_the_pico_refuses_are_a_clear_error(pico: FakePico) -> None:
     link = SerialLink(pico.path)
     link.open()  # the port was let go
     link.close()
+
+
+# --- defect 8: a Pico lost while the rings are idle ---------------------------------------
+class Heard:
+    """What a drive's watchers are told between moves, in order; ``wait(n)`` for n."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self._cond = threading.Condition()
+
+    def __call__(self, fault: str) -> None:
+        with self._cond:
+            self.items.append(fault)
+            self._cond.notify_all()
+
+    def wait(self, count: int) -> list[str]:
+        with self._cond:
+            assert self._cond.wait_for(lambda: len(self.items) >= count, WAIT), self.items
+            return list(self.items)
+
+
+def test_the_default_heartbeat_notices_a_silent_pico_within_a_few_seconds() -> None:
+    # PING after 1 s of quiet, 6 tries of 0.3 s: the bound the players wait at most.
+    assert LinkSettings().silence_limit <= 3.0
+
+
+def test_unplugged_while_idle_the_watchers_hear_at_once_and_again_once_homed(
+    pico: FakePico, rings: StandInRings
+) -> None:
+    drive = drive_for(pico)
+    heard = Heard()
+    drive.watch(heard)
+    started = time.monotonic()
+    pico.unplug()
+    (gone,) = heard.wait(1)
+    assert time.monotonic() - started < QUICK_LINK.silence_limit
+    assert gone.startswith(f"the ring controller on {pico.path} is gone (") and drive.fault == gone
+    reports = Reports()
+    asked = time.monotonic()
+    drive.move(1, reports)  # with the link lost: refused at once, with the same words
+    assert reports.wait(1) == [MoveReport(1, 0, False, gone)]
+    assert time.monotonic() - asked < 1.0 and rings.pulses == 0
+    homes = pico.device.acted.get("HOME", 0)
+    rings.position += 7  # someone turned the rings while the cable was out
+    pico.replug()
+    assert heard.wait(2) == [gone, ""]  # said once the Pico is set up and the rings homed
+    assert pico.device.acted["HOME"] == homes + 1 and rings.position == SPP
+    assert len(heard.items) == 2  # each said once
+    drive.close()
+
+
+def test_a_pico_that_falls_silent_is_lost_within_the_heartbeat_bound(
+    pico: FakePico, rings: StandInRings
+) -> None:
+    settings = LinkSettings(
+        heartbeat=0.2, reply_timeout=0.05, retries=2, backoff_first=0.01, backoff_max=0.1
+    )
+    drive = SerialRingDrive(ThreadClock(), pico.path, FAST, settings)
+    heard = Heard()
+    drive.watch(heard)
+    pings = pico.device.acted.get("PING", 0)
+    started = time.monotonic()
+    pico.output_filter = lambda out: b""  # hung, or a UART bridge whose Pico is gone
+    (gone,) = heard.wait(1)
+    assert time.monotonic() - started < settings.silence_limit + 0.5  # a scheduling margin
+    assert "is gone (" in gone and gone.endswith("(no answer to PING (3 tries of 0.05 s))")
+    assert pico.device.acted["PING"] > pings  # the heartbeat asked
+    pico.output_filter = None
+    assert heard.wait(2)[1] == ""
+    reports = Reports()
+    drive.move(1, reports)
+    assert reports.wait(1) == [MoveReport(1, SPP, True)]
+    drive.close()
+
+
+def test_a_quiet_link_is_pinged_and_kept(pico: FakePico) -> None:
+    settings = LinkSettings(heartbeat=0.05)
+    drive = SerialRingDrive(ThreadClock(), pico.path, FAST, settings)
+    heard = Heard()
+    drive.watch(heard)
+    assert wait_until(lambda: pico.device.acted.get("PING", 0) >= 3)
+    assert heard.items == [] and drive.fault == ""
+    drive.close()
+
+
+def wait_until(condition: Callable[[], bool], timeout: float = WAIT) -> bool:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)
+    return True
+
+
+def spin(loop: asyncio.AbstractEventLoop, condition: Callable[[], bool], timeout: float) -> bool:
+    """Run ``loop`` until ``condition`` holds (True) or ``timeout`` seconds pass (False)."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        loop.run_until_complete(asyncio.sleep(0.005))
+    return True
+
+
+class PicoBoard:
+    """The referee on an event loop, its squares and rings on the fake Pico."""
+
+    def __init__(self, pico: FakePico, state_dir: Path) -> None:
+        self.loop = asyncio.new_event_loop()
+        clock = LoopClock(self.loop)
+        scanning = {**FAST, "scan": 1, "scan_ms": 1, "debounce_ms": 5}
+        self.drive = SerialRingDrive(clock, pico.path, scanning, QUICK_LINK)
+        self.button, self.lights = SimButton(clock), SimLights()
+        self.journal = Journal(state_dir)
+        board = Board(clock, self.drive.sensors, self.button, self.drive, self.lights)
+        self.referee = Referee(board, self.journal, Settings(debounce=0.0))  # the Pico debounces
+        self.events: list[dict[str, object]] = []
+        self.referee.add_listener(lambda event: self.events.append(event.to_json()))
+
+    def until(self, condition: Callable[[], bool], timeout: float = WAIT) -> bool:
+        return spin(self.loop, condition, timeout)
+
+    def until_state(self, state: State) -> bool:
+        return self.until(lambda: self.referee.state is state)
+
+    def press(self) -> None:
+        self.button.set(True)
+        self.until(lambda: False, 0.1)
+        self.button.set(False)
+
+    def close(self) -> None:
+        self.drive.close()  # before the loop: its worker posts to the loop
+        self.referee.close()
+        self.journal.close()
+        self.loop.close()
+
+
+@pytest.fixture
+def on_pico(pico: FakePico, tmp_path: Path) -> Iterator[PicoBoard]:
+    board = PicoBoard(pico, tmp_path)
+    yield board
+    board.close()
+
+
+def test_squares_on_the_pico_an_unplug_is_a_fault_not_a_refusal_and_replugged_it_resumes(
+    pico: FakePico, rings: StandInRings, on_pico: PicoBoard
+) -> None:
+    b, referee, events = on_pico, on_pico.referee, on_pico.events
+    referee.start()
+    assert b.until_state(State.WAITING)
+    rings.squares = 0b1  # black puts a marble on a1
+    assert b.until_state(State.TURN)
+    started = time.monotonic()
+    pico.unplug()
+    assert b.until_state(State.FAULT)
+    assert time.monotonic() - started < LinkSettings().silence_limit
+    (fault,) = kinds(events, "fault")
+    assert str(fault["reason"]).startswith(f"the ring controller on {pico.path} is gone (")
+    assert referee.show.view is not None and referee.show.view.mode == "fault"
+    assert b.until(lambda: b.lights.status == Palette().fault, 1.0)  # blinking it
+    # Meanwhile the squares cannot be read: a marble put and a press are no refusal.
+    rings.squares = 0b11
+    b.press()
+    b.until(lambda: False, 0.3)
+    assert kinds(events, "rejected") == [] and referee.state is State.FAULT
+    homes = pico.device.acted["HOME"]
+    rings.squares = 0b1  # the second marble taken back
+    rings.position += 7  # and the rings nudged
+    pico.replug()
+    assert b.until_state(State.TURN)  # a1 still being placed
+    assert pico.device.acted["HOME"] > homes and rings.position == SPP
+    b.press()  # the turn is played: the board referees again
+    assert b.until(lambda: bool(kinds(events, "turn")))
+    assert kinds(events, "turn")[0]["turn"] == "a1" and kinds(events, "rejected") == []
+
+
+def test_a_new_game_while_the_pico_is_away_waits_for_it(
+    pico: FakePico, rings: StandInRings, on_pico: PicoBoard
+) -> None:
+    b, referee, events = on_pico, on_pico.referee, on_pico.events
+    referee.start()
+    assert b.until_state(State.WAITING)
+    pico.unplug()
+    assert b.until_state(State.FAULT)
+    referee.new_game(Colour.WHITE)
+    assert referee.state is State.FAULT and len(kinds(events, "fault")) == 2
+    assert kinds(events, "new-game")[0]["first"] == "white"
+    pico.replug()
+    assert b.until_state(State.WAITING) and referee.position.to_move is Colour.WHITE
+    rings.squares = 0b1
+    assert b.until_state(State.TURN)
+    assert kinds(events, "rejected") == []

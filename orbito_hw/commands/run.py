@@ -93,8 +93,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.interactive:
         return run_interactive(args.state_dir, args.backend)
     from orbito_hw.sim.demo import run_demo
+    from orbito_hw.sim.harness import ControllerFailed
 
-    return run_demo(seed=args.seed, backend=args.backend)
+    try:
+        return run_demo(seed=args.seed, backend=args.backend)
+    except ControllerFailed as exc:  # as for --events: its fault was shown as it came
+        fail(f"the controller failed: {exc}", status=1)
 
 
 def _read_script(path: str) -> bytes | str:

@@ -450,6 +450,8 @@ class Referee:
         self._save()
         self._emit(NewGame(self.saved.game, first))
         self._go("new_game")
+        if self._drive_fault:  # still away: the new game starts once the board is back
+            return self._fault(self._drive_fault)
         if self.sensors.read():
             self._enter_board_not_empty()
 

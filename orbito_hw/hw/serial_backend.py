@@ -146,6 +146,7 @@ class SerialRingDrive:
     def close(self) -> None:
         self.link.stop()
         self._jobs.put(None)
+        self.link.wake()  # out of a read of the port that may be waiting for events
         self._worker.join(timeout=5)
         self.link.close()  # after the worker: never under a read in progress
         for action in self.on_close:

@@ -74,6 +74,8 @@ class ProtocolError(LinkError):
     """The Pico sent a well-framed frame (its CRC good) that says nothing this protocol
     allows: a reply that does not answer its command, a field out of range."""
 
+    what = ""  # the nonsense, without the port's name ("answered PING with 'OK STAT'")
+
 
 class FirmwareVersionError(LinkError):
     """The Pico runs firmware that speaks another protocol version."""
@@ -118,9 +120,12 @@ class LinkSettings:
 
 
 def number(text: str, top: int) -> int | None:
-    """``text`` as a decimal 0..``top``, or None: how every number from the Pico is read
-    (never ``int()`` on its word alone: "+1", " 1" or a thousand digits are not numbers)."""
+    """``text`` as a decimal 0..``top`` written as the firmware writes it (``str``), or
+    None: how every number from the Pico is read (never ``int()`` on its word alone: "+1",
+    "01", "1_0" or a thousand digits are no number the firmware sends)."""
     if not (text.isascii() and text.isdigit()) or len(text) > len(str(top)):
+        return None
+    if text[0] == "0" and text != "0":
         return None
     value = int(text)
     return value if value <= top else None
@@ -213,7 +218,9 @@ class SerialLink:
         count = self.protocol_faults
         if count <= LOGGED_FAULTS or count % LOG_EVERY == 0:
             log.warning("ring controller on %s: %s (protocol fault %d)", self.port, what, count)
-        return ProtocolError(f"the ring controller on {self.port} {what}")
+        error = ProtocolError(f"the ring controller on {self.port} {what}")
+        error.what = what
+        return error
 
     def wake(self) -> None:
         """From another thread: cut short a ``poll_events`` that is waiting on the port."""
@@ -230,11 +237,16 @@ class SerialLink:
         if self._serial is None:
             self._retry()
             return
+        s = self.settings
         try:
             self._await(-1, 0.0)
-            if time.monotonic() - self._heard >= self.settings.heartbeat:
+            if time.monotonic() - self._heard >= s.heartbeat:
                 self._answer("PING", self._transact(self._next_seq(), ["PING"]))
-        except (LinkError, OSError) as exc:  # no answer, nonsense, or the port gone
+        except LinkTimeout:
+            self._lose(f"no answer to PING ({s.retries + 1} tries of {s.reply_timeout:g} s)")
+        except ProtocolError as exc:
+            self._lose(exc.what)
+        except (LinkError, OSError) as exc:  # the port gone
             self._lose(str(exc))
 
     def reconnect_now(self) -> bool:

@@ -132,9 +132,10 @@ class MockRun:
         self.commands_run += 1
 
     def _do(self, c: Command, first_command: bool) -> None:
-        if c.name in ("lift", "put", "bounce", "reset", "press", "hold"):
+        if c.name in ("lift", "put", "bounce", "reset", "press", "hold", "slip"):
             # A person waits for the rings to stop (a slip makes them home for longer)
-            # before touching the board or pressing again.
+            # before touching the board or pressing again; a slip is for the NEXT ring
+            # move (SPEC.md), not the one still turning.
             self.wait_for_rings()
         if c.name == "lift":
             assert c.square is not None
