@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Concatenate, ParamSpec, Protocol, TypeVar
 
-from orbito_hw.errors import OrbitoError
+from orbito_hw.errors import ECHO_LIMIT, OrbitoError
 from orbito_hw.hw.interfaces import (
     Board,
     Button,
@@ -58,8 +58,9 @@ P = ParamSpec("P")
 REASON_LIMIT = 200
 """Characters of an outside text (an exception's message, a drive's fault) kept in a fault
 event: enough to name the problem, never a megabyte copied into every log line."""
-VALUE_LIMIT = 40
-"""Characters of a refused value quoted back in a fault's reason."""
+VALUE_LIMIT = ECHO_LIMIT
+"""Characters of a refused value quoted back in a fault's reason: as much as any message
+of the package quotes of its input."""
 
 
 class BoundaryError(OrbitoError, ValueError):
