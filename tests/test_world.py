@@ -167,3 +167,25 @@ def test_the_simulated_boards_wiring_names_its_mock_pins_and_strip() -> None:
     assert sim.wiring == Wiring(steps_per_place=sim.physics.steps_per_place, max_speed=2000.0)
     gpio.board.close()
     sim.board.close()
+
+
+def test_power_cuts_on_mock_pins_leave_no_devices_or_threads_behind() -> None:
+    import gc
+    import threading
+
+    from orbito_hw.sim.harness import MockRun
+    from orbito_hw.sim.script import parse_script
+
+    run = MockRun(parts="gpio")
+    try:
+        run.run_script(parse_script("reset white\nput b1\npress\npower-cut\n"))
+        gc.collect()
+        threads = threading.active_count()
+        for _ in range(20):
+            run.run_script(parse_script("power-cut\n"))
+        gc.collect()
+        # gpiozero's button keeps a thread per device: a dead controller's must go with it.
+        assert threading.active_count() <= threads
+        assert [e["turn"] for e in run.events if e["event"] == "turn"] == ["b1"]
+    finally:
+        run.close()

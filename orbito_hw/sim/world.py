@@ -126,6 +126,9 @@ class SimWorld:
             pins=wires.pins,
             pixel_of=tuple(strip.pixel_of),
             status_pixel=strip.status_pixel,
+            # The dead controller's gpiozero devices go with its process: left open, each
+            # boot would keep its devices, their threads and pins alive for good.
+            powered_by_pi=(sensors.close, button.close, drive.close, wires.factory.close),
         )
 
     def _serial_parts(self, scope: ScopedClock) -> SimParts:
