@@ -112,9 +112,11 @@ def test_a_turn_in_progress_is_journaled_in_size_bounded_by_the_board(tmp_path: 
     run = MockRun(tmp_path)
     try:
         run.run_script(parse_script("reset white\nput b1\npress\nput a2\n"))
-        size = (tmp_path / Journal.NAME).stat().st_size
-        run.run_script(parse_script("lift c1\nput c1\n" * 300 + "lift a2\nput a2\n" * 300))
-        assert (tmp_path / Journal.NAME).stat().st_size == size
+        sizes = set()
+        for _ in range(300):
+            run.run_script(parse_script("lift c1\nput c1\nlift a2\nput a2\n"))
+            sizes.add((tmp_path / Journal.NAME).stat().st_size)
+        assert max(sizes) < 2000  # bounded by the board, not by 1200 touches
         run.run_script(parse_script("power-cut\nlift c1\nput c2\npress\n"))
         assert [e["turn"] for e in kinds(run.events, "turn")] == ["b1", "c1-c2:a2"]
     finally:

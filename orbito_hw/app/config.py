@@ -30,6 +30,7 @@ from orbito_hw.hw.planner import MIN_ACCELERATION
 from orbito_hw.hw.strip import SERPENTINE, pixels_along
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import SQUARE_NAMES, parse_square
+from orbito_hw.solver import opponents
 
 DEFAULT_PATH: Final = Path("/etc/orbito-hw/config.toml")
 EXAMPLE_NAME: Final = "config.example.toml"
@@ -66,6 +67,15 @@ class BoardConfig:
     first: Colour = REFEREE.first
     state_dir: Path = Path("/var/lib/orbito-hw")
     new_game_hold_s: float = REFEREE.hold_time  # holding the button this long starts a new game
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    """Who plays: two people (``opponent`` "none"), or a person against the board playing
+    ``board_colour`` at the level ``opponent`` names (solver/opponents.py's LEVELS)."""
+
+    opponent: str = "none"
+    board_colour: Colour = Colour.WHITE
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +143,7 @@ class LightsConfig:
 class Config:
     source: str = "<built-in>"
     board: BoardConfig = field(default_factory=BoardConfig)
+    game: GameConfig = field(default_factory=GameConfig)
     backends: BackendsConfig = field(default_factory=BackendsConfig)
     sensors: SensorsConfig = field(default_factory=SensorsConfig)
     button: ButtonConfig = field(default_factory=ButtonConfig)
@@ -339,7 +350,7 @@ def _status_pixel(value: Any) -> str | None:
 
 
 RETIRED_COLOUR: Final = "ready"  # was documented, never shown: a file that still sets it is told so
-TABLES: Final = ("board", "backends", "sensors", "button", "drive", "serial", "lights")
+TABLES: Final = ("board", "game", "backends", "sensors", "button", "drive", "serial", "lights")
 
 
 class _Reader:
@@ -401,6 +412,7 @@ class _Reader:
         config = Config(
             source=source,
             board=self.board(top, base_dir),
+            game=self.game(top),
             backends=backends,
             sensors=self.sensors(top, backends.sensors == "gpio"),
             button=self.button(top, backends.button == "gpio"),
@@ -423,6 +435,14 @@ class _Reader:
             state_dir=base_dir / (state_dir or "."),
             new_game_hold_s=float(hold or d.new_game_hold_s),
         )
+
+    def game(self, top: dict[str, Any]) -> GameConfig:
+        t = self.table(top, "game", ("opponent", "board_colour"))
+        d = GameConfig()
+        names = ("none", *(level.name for level in opponents.LEVELS))
+        opponent = self.get(t, "game.opponent", _choice(names), d.opponent)
+        colour = self.get(t, "game.board_colour", _choice(("black", "white")), str(d.board_colour))
+        return GameConfig(opponent or d.opponent, Colour(colour or d.board_colour))
 
     def backends(self, top: dict[str, Any]) -> BackendsConfig:
         t = self.table(top, "backends", ("sensors", "button", "drive", "lights"))

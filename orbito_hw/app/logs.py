@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import TextIO
 
 from orbito_hw.control.events import (
+    BoardTurn,
     Corrected,
     Correction,
     Event,
@@ -149,6 +150,9 @@ def describe(event: Event | Mapping[str, object]) -> tuple[int, str]:
     if isinstance(event, GameOver):
         outcome = "draw" if event.result.winner is None else f"{event.result} wins"
         return logging.INFO, f"{game} over: {outcome} ({_lines(event.lines)})"
+    if isinstance(event, BoardTurn):
+        text = f"{game} turn {event.number}: the board plays {event.colour} {event.turn}"
+        return logging.INFO, f"{text}: make it on the board and press"
     if isinstance(event, Fault):
         return logging.ERROR, f"{game}: fault: {event.reason}"
     return logging.DEBUG, f"{game}: event {json.dumps(event.to_json(), sort_keys=True)}"

@@ -15,10 +15,11 @@ from orbito_hw.app.service import Service
 from orbito_hw.control.events import Event, Fault, GameOver, TurnPlayed
 from orbito_hw.control.guard import cut
 from orbito_hw.control.journal import Journal
-from orbito_hw.control.referee import Referee, Settings
+from orbito_hw.control.referee import BoardPlayer, Referee, Settings
 from orbito_hw.doctor.checks import CheckResult, Doctor, Person, Runner
 from orbito_hw.hw.clock import LoopClock
 from orbito_hw.hw.interfaces import Board, Clock
+from orbito_hw.solver.opponents import level_opponent, parse_level
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +33,16 @@ def settings(config: Config) -> Settings:
         debounce=0.0 if scanned_by_pico else config.sensors.debounce_ms / 1000,
         hold_time=config.board.new_game_hold_s,
         palette=config.lights.colours,
+        opponent=board_player(config),
     )
+
+
+def board_player(config: Config) -> BoardPlayer | None:
+    """The board as a player, from ``[game]``: None for two people."""
+    if config.game.opponent == "none":
+        return None
+    level = level_opponent(parse_level(config.game.opponent))
+    return BoardPlayer(config.game.board_colour, level.choose)
 
 
 def run_board(config: Config) -> int:

@@ -12,6 +12,7 @@ from orbito_hw.hw.interfaces import BACKENDS, Backend  # the names only: no driv
 
 if TYPE_CHECKING:
     from orbito_hw.control.events import Event
+    from orbito_hw.control.referee import Settings
 
 
 def register(sub: Any) -> None:
@@ -32,7 +33,14 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--state-dir", metavar="DIR", help="where the journal lives (default: a fresh temp dir)"
     )
-    p.add_argument("--seed", type=int, default=None, help="random seed of the demo game")
+    p.add_argument(
+        "--seed", type=int, default=None, help="random seed of the demo game and the board's turns"
+    )
+    p.add_argument(
+        "--opponent",
+        metavar="LEVEL:COLOUR",
+        help="the board plays COLOUR at LEVEL (perfect, 5..1, random), e.g. perfect:white",
+    )
     p.add_argument(
         "--config", metavar="PATH", help="the board's config (default /etc/orbito-hw/config.toml)"
     )
@@ -74,6 +82,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 ("--interactive", args.interactive),
                 ("--backend", args.backend != "sim"),
                 ("--state-dir", args.state_dir),
+                ("--opponent", args.opponent),
             )
             if given
         ]
@@ -88,17 +97,38 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"--backend {args.backend!r} is not one of: {', '.join(BACKENDS)}")
     if args.events and args.interactive:
         raise UsageError("--events and --interactive do not go together")
+    settings = _mock_settings(args.opponent, args.seed)
     if args.events:
-        return run_events(args.events, args.state_dir, args.backend)
+        return run_events(args.events, args.state_dir, args.backend, settings, args.seed)
     if args.interactive:
-        return run_interactive(args.state_dir, args.backend)
+        return run_interactive(args.state_dir, args.backend, settings, args.seed)
     from orbito_hw.sim.demo import run_demo
     from orbito_hw.sim.harness import ControllerFailed
 
     try:
-        return run_demo(seed=args.seed, backend=args.backend)
+        return run_demo(seed=args.seed, backend=args.backend, settings=settings)
     except ControllerFailed as exc:  # as for --events: its fault was shown as it came
         fail(f"the controller failed: {exc}", status=1)
+
+
+def _mock_settings(opponent: str | None, seed: int | None) -> Settings | None:
+    """The simulated controller's settings: the board as a player, from ``--opponent``."""
+    if opponent is None:
+        return None
+    from orbito_hw.control.referee import Settings
+    from orbito_hw.errors import ConfigError
+    from orbito_hw.rules.game import Colour
+    from orbito_hw.sim.harness import board_player
+    from orbito_hw.solver.opponents import parse_level
+
+    level_name, colon, colour_name = opponent.partition(":")
+    if not colon or colour_name not in ("black", "white"):
+        raise UsageError(f"--opponent {opponent!r} is not LEVEL:COLOUR (like perfect:white)")
+    try:
+        level = parse_level(level_name)
+    except ConfigError as exc:
+        raise UsageError(f"--opponent: {exc}") from None
+    return Settings(opponent=board_player(level, Colour(colour_name), seed))
 
 
 def _read_script(path: str) -> bytes | str:
@@ -121,14 +151,20 @@ def _read_script(path: str) -> bytes | str:
     return data
 
 
-def run_events(path: str, state_dir: str | None, backend: Backend = "sim") -> int:
+def run_events(
+    path: str,
+    state_dir: str | None,
+    backend: Backend = "sim",
+    settings: Settings | None = None,
+    seed: int | None = None,
+) -> int:
     """SPEC.md's events run: every event as a JSON line; exit 0, or 1 if the controller failed."""
     from orbito_hw.sim.harness import CommandError, ControllerFailed, MockRun
     from orbito_hw.sim.script import parse_script
 
     commands = parse_script(_read_script(path), path)
     events: list[Event] = []
-    run = MockRun(state_dir, parts=backend, on_event=events.append)
+    run = MockRun(state_dir, settings, parts=backend, on_event=events.append, seed=seed)
     run.source = path
     try:
         run.run_script(commands)
@@ -147,7 +183,12 @@ def run_events(path: str, state_dir: str | None, backend: Backend = "sim") -> in
     return 0
 
 
-def run_interactive(state_dir: str | None, backend: Backend = "sim") -> int:
+def run_interactive(
+    state_dir: str | None,
+    backend: Backend = "sim",
+    settings: Settings | None = None,
+    seed: int | None = None,
+) -> int:
     """Board-script commands typed at a prompt; blocking reads, so an idle board costs no CPU."""
     from orbito_hw.app.logs import describe
     from orbito_hw.sim.demo import draw_board
@@ -163,7 +204,7 @@ def run_interactive(state_dir: str | None, backend: Backend = "sim") -> int:
         else:
             emit(event.to_json())
 
-    run = MockRun(state_dir, parts=backend, on_event=show)
+    run = MockRun(state_dir, settings, parts=backend, on_event=show, seed=seed)
     prompt = "orbito> " if sys.stdin.isatty() else ""
     lines = input_lines(sys.stdin)  # decoded line by line: a line that is not UTF-8 is refused
     first = True

@@ -134,6 +134,29 @@ class FirstChosen:
 
 
 @dataclass(frozen=True)
+class BoardTurn:
+    """The board, playing ``colour``, shows its turn ``number`` on the LEDs for a person to
+    make for it (an extra press: ``*``, the person presses); ``by`` says who chose it."""
+
+    kind: ClassVar[str] = "board-turn"
+    game: int
+    number: int
+    colour: Colour
+    turn: Turn
+    by: str = "board"
+
+    def to_json(self) -> Json:
+        return {
+            "event": self.kind,
+            "game": self.game,
+            "number": self.number,
+            "colour": self.colour.value,
+            "turn": self.turn.notation(),
+            "by": self.by,
+        }
+
+
+@dataclass(frozen=True)
 class Fault:
     """The board cannot go on by itself (homing failed, the journal is unreadable...).
 
@@ -150,7 +173,17 @@ class Fault:
         return {**head, "reason": self.reason}
 
 
-Event = TurnPlayed | Rejected | Correction | Corrected | GameOver | NewGame | FirstChosen | Fault
+Event = (
+    TurnPlayed
+    | Rejected
+    | Correction
+    | Corrected
+    | GameOver
+    | NewGame
+    | FirstChosen
+    | BoardTurn
+    | Fault
+)
 EventListener = Callable[[Event], None]
 
 
@@ -247,5 +280,12 @@ _READERS: dict[str, Callable[[Mapping[str, object]], Event]] = {
     GameOver.kind: _game_over,
     NewGame.kind: lambda o: NewGame(_int(o, "game"), Colour.parse(_str(o, "first"))),
     FirstChosen.kind: lambda o: FirstChosen(_int(o, "game"), Colour.parse(_str(o, "colour"))),
+    BoardTurn.kind: lambda o: BoardTurn(
+        _int(o, "game"),
+        _int(o, "number"),
+        Colour.parse(_str(o, "colour")),
+        Turn.from_notation(_str(o, "turn")),
+        _str(o, "by"),
+    ),
     Fault.kind: lambda o: Fault(_int(o, "game") if "game" in o else None, _str(o, "reason")),
 }

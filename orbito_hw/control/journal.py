@@ -86,6 +86,9 @@ class Saved:
     announced: bool = False
     """The result of this (finished) game was announced and added to the history: after a
     power cut it is shown again on the LEDs, never announced or archived a second time."""
+    board_turn: str | None = None
+    """The turn the board, playing against a person, chose for the position after ``turns``
+    and shows on the LEDs: after a power cut it shows the same turn again."""
 
     def position(self) -> Position:
         """The position after the committed turns (the engine checks each one)."""
@@ -100,6 +103,8 @@ class Saved:
             "pending": self.pending,
             "touches": [list(t) for t in self.touches],
             "announced": self.announced,
+            # Only against the board: a two-person journal is as it always was.
+            **({"board_turn": self.board_turn} if self.board_turn is not None else {}),
         }
 
     @classmethod
@@ -126,6 +131,7 @@ class Saved:
         try:  # the accepted turns are good: damage from here on spares them
             saved.pending = _pending(position, data.get("pending"))
             saved.touches = _touches(position, data.get("touches"), fits=bool(saved.turns))
+            saved.board_turn = _pending(position, data.get("board_turn"), "the board's turn")
         except JournalDamage as exc:
             raise JournalDamage(str(exc), recovered=cls(game, saved.first, saved.turns)) from None
         return saved
@@ -159,19 +165,20 @@ def _strings(value: object, name: str) -> list[str]:
     return list(value)
 
 
-def _pending(position: Position, token: object) -> str | None:
-    """The turn accepted but not yet committed: it must be one the position allows."""
+def _pending(position: Position, token: object, what: str = "the turn in progress") -> str | None:
+    """The turn accepted but not yet committed (or the board's chosen turn, ``what``): it
+    must be one the position allows."""
     if token is None:
         return None
     if not isinstance(token, str):
-        raise JournalDamage(f"the turn in progress {_shown(token)} is not a turn")
+        raise JournalDamage(f"{what} {_shown(token)} is not a turn")
     try:
         position.check(Turn.from_notation(token))
     except NotationError:
-        raise JournalDamage(f"the turn in progress {_shown(token)} is malformed") from None
+        raise JournalDamage(f"{what} {_shown(token)} is malformed") from None
     except IllegalTurnError as exc:
         raise JournalDamage(
-            f"the turn in progress {_shown(token)} does not fit the board: {_short(exc.reason)}"
+            f"{what} {_shown(token)} does not fit the board: {_short(exc.reason)}"
         ) from None
     return token
 

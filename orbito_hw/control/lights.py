@@ -13,6 +13,7 @@ from typing import Literal
 from orbito_hw.hw.interfaces import RGB, Clock, Lights, TimerHandle, rgb_hex
 from orbito_hw.rules.game import Colour, Result
 from orbito_hw.rules.squares import SQUARES, Mask, Square, square_name, squares_of
+from orbito_hw.rules.turn import Turn
 
 ViewMode = Literal["starting", "play", "refused", "rotating", "correction", "result", "fault"]
 """What the board is showing: each mode is drawn its own way (``LightShow._compose``)."""
@@ -29,6 +30,11 @@ class Palette:
     draw: RGB = (255, 150, 0)  # #ff9600: the whole board, pulsing, after a draw
     moving: RGB = (40, 40, 40)  # #282828: status pixel while the rings turn or home: hands off
     fault: RGB = (255, 0, 255)  # #ff00ff: status pixel, blinking: a hardware fault
+    # The board's own turn, for a person to make for it (the placed marble blinks in the
+    # board's marble colour): lift here, put it there, and the status pixel says whose turn.
+    board_from: RGB = (255, 200, 0)  # #ffc800, blinking: the opponent marble to move
+    board_to: RGB = (0, 255, 0)  # #00ff00, steady: where that marble goes
+    board: RGB = (160, 0, 255)  # #a000ff: status pixel: the board's turn, make it for me
 
     def marble(self, colour: Colour) -> RGB:
         return self.black if colour is Colour.BLACK else self.white
@@ -50,6 +56,7 @@ class View:
     extra: tuple[Square, ...] = ()
     result: Result | None = None
     lines: tuple[Mask, ...] = ()
+    board_turn: Turn | None = None  # the board's turn to make for it ("play", "refused")
 
 
 def result_frame(result: Result, lines: tuple[Mask, ...], palette: Palette) -> dict[Square, RGB]:
@@ -120,7 +127,9 @@ class LightShow:
         turn_colour = p.marble(view.to_move) if view.to_move else None
         if view.mode == "refused":
             on = self._phase % 2 == 0
-            return (dict.fromkeys(view.squares, p.error) if on else {}), p.error, True
+            lit = self._board_turn(view) if view.board_turn else {}
+            lit.update(dict.fromkeys(view.squares, p.error) if on else {})
+            return lit, p.error, True
         if view.mode == "correction":
             lit = {sq: p.marble(c) for sq, c in view.missing}
             lit.update(dict.fromkeys(view.extra, p.error))
@@ -137,7 +146,26 @@ class LightShow:
             return {}, p.moving, False
         if view.mode == "fault":
             return {}, p.fault if self._phase % 2 == 0 else None, True
+        if view.board_turn is not None:
+            return self._board_turn(view), p.board, True
         return {}, turn_colour, False
+
+    def _board_turn(self, view: View) -> dict[int, RGB]:
+        """The board's turn: the marble to move blinks in ``board_from``, its target is
+        steady ``board_to``, the square to place on blinks in the board's marble colour,
+        out of step with the source (the place may be the square the marble left: it then
+        alternates between the two colours, each step in turn)."""
+        turn, p = view.board_turn, self.palette
+        assert turn is not None and view.to_move is not None
+        first_half = self._phase % 2 == 0
+        lit: dict[int, RGB] = {}
+        if turn.move_from is not None and turn.move_to is not None:
+            lit[turn.move_to] = p.board_to
+            if first_half:
+                lit[turn.move_from] = p.board_from
+        if turn.place is not None and not first_half:
+            lit[turn.place] = p.marble(view.to_move)
+        return lit
 
     def close(self) -> None:
         self._stop()

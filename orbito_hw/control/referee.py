@@ -11,12 +11,13 @@ light show.
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 
 from orbito_hw.control.debounce import Debouncer
 from orbito_hw.control.events import (
+    BoardTurn,
     Corrected,
     Correction,
     Event,
@@ -39,6 +40,11 @@ from orbito_hw.rules.squares import mask_of, parse_square, press, square_name, s
 from orbito_hw.rules.turn import Turn
 
 log = logging.getLogger(__name__)
+
+MAX_TOUCHES = 64
+"""Touches of a turn in progress journaled as they come; past this many the journal keeps
+what the reader holds instead (at most 48 touches), so a marble lifted and put back a
+thousand times costs no more to journal than a turn made at once."""
 
 
 class State(Enum):
@@ -93,12 +99,22 @@ class TransitionError(OrbitoError, RuntimeError):
 
 
 @dataclass(frozen=True)
+class BoardPlayer:
+    """The board playing ``colour`` against a person: ``choose`` gives its turn in a position
+    of a game still going on (any callable: the control layer needs no solver class)."""
+
+    colour: Colour
+    choose: Callable[[Position], Turn]
+
+
+@dataclass(frozen=True)
 class Settings:
     first: Colour = Colour.BLACK
     debounce: float = 0.05  # seconds a square must hold still; 0 passes changes straight on
     hold_time: float = 2.0
     settle: float = 0.05
     palette: Palette = field(default_factory=Palette)
+    opponent: BoardPlayer | None = None  # None: two people at the board
 
 
 class Referee:
@@ -119,6 +135,8 @@ class Referee:
         self._held = False
         self._refusal: View | None = None
         self._finishing = 0
+        self.opponent = self.settings.opponent
+        self._board_turn_told = False  # the board-turn event of this position was emitted
         # The light show's own timers are not the referee's: the fault still blinks after
         # the guard has stopped the referee.
         self.show = LightShow(board.lights, board.clock, self.settings.palette)
@@ -234,6 +252,7 @@ class Referee:
             self._announce()  # unless it was, before the cut
         else:
             self._go("resume_turn" if self._touched() else "resume")
+            self._offer()  # the same turn as before the cut: it is in the journal
 
     # --- squares -------------------------------------------------------------------
     def _on_square(self, square: int, present: bool, when: float) -> None:
@@ -241,11 +260,13 @@ class Referee:
             if present == self.reader.holds(square):
                 return  # the sensor agrees with the board as we know it
             self.reader.touch(square, present)
-            # What the reader holds, not the history of touches: bounded by the board.
-            self.saved.touches = [
-                ("put" if put else "lift", square_name(sq))
-                for put, sq in self.reader.replay_touches()
-            ]
+            self.saved.touches.append(("put" if present else "lift", square_name(square)))
+            if len(self.saved.touches) > MAX_TOUCHES:
+                # What the reader holds, not the history of touches: bounded by the board.
+                self.saved.touches = [
+                    ("put" if put else "lift", square_name(sq))
+                    for put, sq in self.reader.replay_touches()
+                ]
             self._save()
             self._refusal = None
             if self.state is S.WAITING and self._touched():
@@ -296,8 +317,10 @@ class Referee:
         if self.state is S.WAITING and not self.saved.turns:
             self.saved.first = self.saved.first.other
             self.reader = TurnReader(Position.start(self.saved.first))
+            self._rechoose()
             self._save()
             self._emit(FirstChosen(self.saved.game, self.saved.first))
+            self._offer()
             self._draw()
         else:
             self._press()
@@ -320,12 +343,25 @@ class Referee:
             turn = self.reader.turn()
         except IllegalTurnError as exc:
             return self._refuse(exc.reason, mask_of(exc.squares))
+        wanted = self.board_turn
+        if wanted is not None and turn != wanted:
+            # Another legal turn on the board's move: the board plays its own turn only.
+            return self._refuse(f"the board's turn is {wanted}, not {turn}", self._off(wanted))
         self._accept(turn)
+
+    def _off(self, wanted: Turn) -> int:
+        """The squares where the board differs from ``wanted`` made on it."""
+        black, white = self.reader.masks()
+        if wanted.is_extra_press:
+            want_black, want_white = self.position.black, self.position.white
+        else:
+            want_black, want_white = self.position.before_press(wanted)
+        return (black ^ want_black) | (white ^ want_white)
 
     def _refuse(self, reason: str, squares: int) -> None:
         at_fault = tuple(squares_of(squares))
         self._emit(Rejected(self.saved.game, reason, at_fault))
-        self._refusal = View("refused", self.position.to_move, at_fault)
+        self._refusal = View("refused", self.position.to_move, at_fault, board_turn=self.board_turn)
         self._draw()
 
     def _accept(self, turn: Turn) -> None:
@@ -373,6 +409,8 @@ class Referee:
         self._emit(turn_event)  # after the transition, so the lights already show the next turn
         if self.position.is_over:
             self._announce()
+        else:
+            self._offer()
 
     def _commit(self, turn: Turn) -> TurnPlayed:
         """Make ``turn`` part of the game, on disk first; returns its turn event."""
@@ -382,6 +420,7 @@ class Referee:
         self.saved.pending = None
         self.saved.touches = []
         self.pending = None
+        self._rechoose()  # journaled with the turn: a power cut shows the same choice again
         self._save()
         board = self.position.board()
         return TurnPlayed(self.saved.game, len(self.saved.turns), mover, turn, board)
@@ -415,6 +454,7 @@ class Referee:
             self._announce()
         else:
             self._go("fixed_turn" if self._touched() else "fixed")
+            self._offer()
 
     def _fault(self, reason: str) -> None:
         self._emit(Fault(self.saved.game, reason))
@@ -447,6 +487,7 @@ class Referee:
         self.pending = None
         self._refusal = None
         self.sensors.resync()
+        self._rechoose()
         self._save()
         self._emit(NewGame(self.saved.game, first))
         self._go("new_game")
@@ -454,6 +495,56 @@ class Referee:
             return self._fault(self._drive_fault)
         if self.sensors.read():
             self._enter_board_not_empty()
+        self._offer()
+
+    # --- the board as a player ------------------------------------------------------
+    @property
+    def board_turn(self) -> Turn | None:
+        """The turn the board chose and shows, when it is the board's move; else None."""
+        token = self.saved.board_turn
+        return Turn.from_notation(token) if token is not None and self._boards_move() else None
+
+    def _boards_move(self) -> bool:
+        opponent = self.opponent
+        position = self.position
+        return opponent is not None and not position.is_over and position.to_move is opponent.colour
+
+    def _rechoose(self) -> None:
+        """A new position: forget the board's old choice and, on its move, choose again
+        (the caller journals it, before it is shown)."""
+        self.saved.board_turn = None
+        self._board_turn_told = False
+        self._choose()
+
+    def _choose(self) -> None:
+        if self.opponent is None or not self._boards_move():
+            self.saved.board_turn = None
+        elif self.saved.board_turn is None:
+            self.saved.board_turn = self.opponent.choose(self.position).notation()
+
+    def _offer(self) -> None:
+        """On the board's move: its turn chosen and journaled (if not yet), told once per
+        position and run, and shown on the LEDs."""
+        if self.state not in (S.WAITING, S.TURN):
+            return
+        before = self.saved.board_turn
+        self._choose()
+        if self.saved.board_turn != before:
+            self._save()
+        turn = self.board_turn
+        if turn is not None and not self._board_turn_told:
+            self._board_turn_told = True
+            number = len(self.saved.turns) + 1
+            self._emit(BoardTurn(self.saved.game, number, self.position.to_move, turn))
+        self._draw()
+
+    @guarded("a change of opponent")
+    def set_opponent(self, opponent: BoardPlayer | None) -> None:
+        """The board plays ``opponent`` (None: nobody) from now on, in this position too."""
+        self.opponent = opponent
+        self._rechoose()
+        self._save()
+        self._offer()
 
     def _enter_board_not_empty(self) -> None:
         """A new game on a board that still holds marbles: treat them as a turn to clear."""
@@ -478,7 +569,7 @@ class Referee:
             return View("rotating", to_move)
         if self.state in (S.STARTING, S.FAULT):
             return View("starting" if self.state is S.STARTING else "fault", to_move)
-        return self._refusal or View("play", to_move)
+        return self._refusal or View("play", to_move, board_turn=self.board_turn)
 
     def _draw(self) -> None:
         self.show.update(self.view())

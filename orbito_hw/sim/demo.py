@@ -13,6 +13,7 @@ import sys
 from typing import TextIO
 
 from orbito_hw.control.events import Event, GameOver, Rejected, TurnPlayed
+from orbito_hw.control.referee import Settings
 from orbito_hw.hw.interfaces import Backend, rgb_hex
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import square_name
@@ -41,6 +42,12 @@ def turn_commands(turn: Turn, rng: random.Random) -> list[Command]:
     return [*hands, Command("press")]
 
 
+def _board_turn(run: MockRun) -> Turn:
+    turn = run.referee.board_turn
+    assert turn is not None, "the board shows no turn on its move"
+    return turn
+
+
 def draw_board(run: MockRun, colour: bool) -> str:
     """The marbles on the simulated board; a lit square on its LED's colour (or in brackets
     without colours), then the lit LEDs and the status pixel by name."""
@@ -67,7 +74,14 @@ def draw_board(run: MockRun, colour: bool) -> str:
     return "\n".join(rows)
 
 
-def run_demo(seed: int | None = None, out: TextIO | None = None, backend: Backend = "sim") -> int:
+def run_demo(
+    seed: int | None = None,
+    out: TextIO | None = None,
+    backend: Backend = "sim",
+    settings: Settings | None = None,
+) -> int:
+    """A game of two opponents; with ``settings.opponent``, the board plays that colour
+    itself, and the simulated person makes the turns it shows."""
     out = out or sys.stdout
     rng = random.Random(seed)
     from orbito_hw.solver.opponents import make_opponent
@@ -92,7 +106,11 @@ def run_demo(seed: int | None = None, out: TextIO | None = None, backend: Backen
             print(f"result: {who}", file=out)
             print(draw_board(run, colour), file=out)
 
-    run = MockRun(parts=backend, on_event=on_event)
+    run = MockRun(None, settings, parts=backend, on_event=on_event, seed=seed)
+    board = settings.opponent if settings is not None else None
+    if board is not None:
+        names[board.colour] = "the board"
+        players[board.colour] = lambda position: _board_turn(run)
     try:
         first = rng.choice(list(Colour))
         run.run(Command("reset", colour=first), first_command=True)

@@ -10,17 +10,20 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from orbito_hw.control.events import Event, EventListener
 from orbito_hw.control.guard import timer_name
 from orbito_hw.control.journal import Journal
-from orbito_hw.control.referee import Referee, Settings
+from orbito_hw.control.referee import BoardPlayer, Referee, Settings
 from orbito_hw.errors import OrbitoError
 from orbito_hw.hw.interfaces import RGB, Backend
+from orbito_hw.rules.game import Colour
 from orbito_hw.sim.board import SimError, seen
 from orbito_hw.sim.script import Command
 from orbito_hw.sim.world import SimWorld
+from orbito_hw.solver.opponents import Level, level_opponent, parse_level
 
 HUMAN_GAP = 0.3
 """Seconds between two things a person does to the board."""
@@ -28,6 +31,11 @@ PRESS_TIME = 0.1
 """How long a short press holds the button down."""
 RINGS_TIMEOUT = 30.0
 SETTLE_AT_END = 3.0
+
+
+def board_player(level: Level, colour: Colour, seed: int | None = None) -> BoardPlayer:
+    """The board playing ``colour`` at ``level``, its choices drawn from ``seed``."""
+    return BoardPlayer(colour, level_opponent(level, seed).choose)
 
 
 class CommandError(OrbitoError, ValueError):
@@ -46,10 +54,14 @@ class MockRun:
         settings: Settings | None = None,
         parts: Backend = "sim",
         on_event: EventListener | None = None,
+        seed: int | None = None,
     ) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="orbito-hw-") if state_dir is None else None
         self.state_dir = Path(self._tmp.name if self._tmp else str(state_dir))
         self.settings = settings or Settings()
+        self.seed = seed  # of the board's choices, when it plays (the opponent directive)
+        # An opponent directive waiting for the next reset: (the player or None,) or ().
+        self._next_opponent: tuple[BoardPlayer | None, ...] = ()
         self.world = SimWorld(parts)
         self.clock, self.physics = self.world.clock, self.world.physics
         self.events: list[dict[str, object]] = []  # as JSON, what SPEC.md's --events prints
@@ -159,11 +171,36 @@ class MockRun:
         elif c.name == "power-cut":
             self.power_cut()
             return
+        elif c.name == "opponent":
+            self._opponent(c)
+            return
         elif c.name == "reset":
             assert c.colour is not None
             self.physics.clear()
+            if self._next_opponent:
+                self._play_opponent(self._next_opponent[0], now=False)
             self.referee.new_game(c.colour, next_game=not first_command)
         self.advance(HUMAN_GAP)
+
+    def _opponent(self, c: Command) -> None:
+        """SPEC.md: from the next ``reset``, or at once if no marble was placed in this game."""
+        player = None
+        if c.level is not None:
+            assert c.colour is not None
+            player = board_player(parse_level(c.level), c.colour, self.seed)
+        referee = self.referee
+        if referee.saved.turns or referee.pending is not None or referee.reader.touched:
+            self._next_opponent = (player,)
+        else:
+            self._play_opponent(player, now=True)
+
+    def _play_opponent(self, player: BoardPlayer | None, now: bool) -> None:
+        self._next_opponent = ()
+        self.settings = replace(self.settings, opponent=player)  # the next boots too
+        if now:
+            self.referee.set_opponent(player)
+        else:
+            self.referee.opponent = player  # the new game about to start chooses with it
 
     def _put(self, c: Command) -> None:
         assert c.square is not None

@@ -14,8 +14,20 @@ from dataclasses import dataclass
 from orbito_hw.errors import OrbitoError, echo
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import is_square_name, parse_square, square_name
+from orbito_hw.solver.opponents import parse_level
 
-COMMANDS = ("lift", "put", "press", "hold", "wait", "bounce", "slip", "power-cut", "reset")
+COMMANDS = (
+    "lift",
+    "put",
+    "press",
+    "hold",
+    "wait",
+    "bounce",
+    "slip",
+    "power-cut",
+    "reset",
+    "opponent",
+)
 MAX_SECONDS = 3600.0
 MAX_SLIP = 100_000
 MAX_SCRIPT_BYTES = 8 << 20  # some 10,000 games; what is read of a script file, at most
@@ -38,9 +50,12 @@ class Command:
     colour: Colour | None = None
     seconds: float = 0.0
     steps: int = 0
+    level: str | None = None  # opponent: the level's name; None (with no colour): nobody
 
     def text(self) -> str:
         parts = [self.name]
+        if self.name == "opponent":
+            parts.append(self.level or "none")
         if self.square is not None:
             parts.append(square_name(self.square))
         if self.colour is not None:
@@ -76,6 +91,11 @@ def parse_line(text: str, line: int = 0) -> Command | None:
     if name == "slip":
         _arity(name, args, 1, 1, "a number of motor steps")
         return Command(name, line, steps=_steps(args[0]))
+    if name == "opponent":
+        if args == ["none"]:
+            return Command(name, line)
+        _arity(name, args, 2, 2, "a level and a colour, or none")
+        return Command(name, line, colour=_colour(args[1]), level=parse_level(args[0]).name)
     _arity(name, args, 1, 1, "black or white")
     return Command(name, line, colour=_colour(args[0]))
 
