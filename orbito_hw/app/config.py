@@ -76,6 +76,7 @@ class GameConfig:
 
     opponent: str = "none"
     board_colour: Colour = Colour.WHITE
+    hints: bool = False  # a press before any touch shows the best turn; blunders held back once
 
 
 @dataclass(frozen=True, slots=True)
@@ -437,12 +438,13 @@ class _Reader:
         )
 
     def game(self, top: dict[str, Any]) -> GameConfig:
-        t = self.table(top, "game", ("opponent", "board_colour"))
+        t = self.table(top, "game", ("opponent", "board_colour", "hints"))
         d = GameConfig()
         names = ("none", *(level.name for level in opponents.LEVELS))
         opponent = self.get(t, "game.opponent", _choice(names), d.opponent)
         colour = self.get(t, "game.board_colour", _choice(("black", "white")), str(d.board_colour))
-        return GameConfig(opponent or d.opponent, Colour(colour or d.board_colour))
+        hints = bool(self.get(t, "game.hints", _flag, d.hints))
+        return GameConfig(opponent or d.opponent, Colour(colour or d.board_colour), hints)
 
     def backends(self, top: dict[str, Any]) -> BackendsConfig:
         t = self.table(top, "backends", ("sensors", "button", "drive", "lights"))

@@ -34,6 +34,7 @@ def settings(config: Config) -> Settings:
         hold_time=config.board.new_game_hold_s,
         palette=config.lights.colours,
         opponent=board_player(config),
+        hints=config.game.hints,
     )
 
 

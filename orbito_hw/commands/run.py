@@ -42,6 +42,11 @@ def register(sub: Any) -> None:
         help="the board plays COLOUR at LEVEL (perfect, 5..1, random), e.g. perfect:white",
     )
     p.add_argument(
+        "--hints",
+        action="store_true",
+        help="a press before any touch shows the best turn; a blunder is held back once",
+    )
+    p.add_argument(
         "--config", metavar="PATH", help="the board's config (default /etc/orbito-hw/config.toml)"
     )
     p.add_argument(
@@ -83,6 +88,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 ("--backend", args.backend != "sim"),
                 ("--state-dir", args.state_dir),
                 ("--opponent", args.opponent),
+                ("--hints", args.hints),
             )
             if given
         ]
@@ -97,7 +103,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"--backend {args.backend!r} is not one of: {', '.join(BACKENDS)}")
     if args.events and args.interactive:
         raise UsageError("--events and --interactive do not go together")
-    settings = _mock_settings(args.opponent, args.seed)
+    settings = _mock_settings(args.opponent, args.seed, args.hints)
     if args.events:
         return run_events(args.events, args.state_dir, args.backend, settings, args.seed)
     if args.interactive:
@@ -111,11 +117,13 @@ def cmd_run(args: argparse.Namespace) -> int:
         fail(f"the controller failed: {exc}", status=1)
 
 
-def _mock_settings(opponent: str | None, seed: int | None) -> Settings | None:
-    """The simulated controller's settings: the board as a player, from ``--opponent``."""
-    if opponent is None:
-        return None
+def _mock_settings(opponent: str | None, seed: int | None, hints: bool) -> Settings | None:
+    """The simulated controller's settings: the board as a player, from ``--opponent``,
+    and hints, from ``--hints``."""
     from orbito_hw.control.referee import Settings
+
+    if opponent is None:
+        return Settings(hints=True) if hints else None
     from orbito_hw.errors import ConfigError
     from orbito_hw.rules.game import Colour
     from orbito_hw.sim.harness import board_player
@@ -128,7 +136,7 @@ def _mock_settings(opponent: str | None, seed: int | None) -> Settings | None:
         level = parse_level(level_name)
     except ConfigError as exc:
         raise UsageError(f"--opponent: {exc}") from None
-    return Settings(opponent=board_player(level, Colour(colour_name), seed))
+    return Settings(opponent=board_player(level, Colour(colour_name), seed), hints=hints)
 
 
 def _read_script(path: str) -> bytes | str:

@@ -157,6 +157,46 @@ class BoardTurn:
 
 
 @dataclass(frozen=True)
+class Hint:
+    """Hints on, a press before any marble was touched: the best turn for ``colour`` (the
+    ``move`` of ``analyse``) and what it is worth ("win", "draw" or "loss")."""
+
+    kind: ClassVar[str] = "hint"
+    game: int
+    colour: Colour
+    turn: Turn
+    value: str
+
+    def to_json(self) -> Json:
+        return {
+            "event": self.kind,
+            "game": self.game,
+            "colour": self.colour.value,
+            "turn": self.turn.notation(),
+            "value": self.value,
+        }
+
+
+@dataclass(frozen=True)
+class BlunderWarning:
+    """Hints on, a press whose turn throws the value away: held back; ``value`` is what the
+    position is worth to the mover after it ("draw" or "loss"). A second press plays it."""
+
+    kind: ClassVar[str] = "warning"
+    game: int
+    turn: Turn
+    value: str
+
+    def to_json(self) -> Json:
+        return {
+            "event": self.kind,
+            "game": self.game,
+            "turn": self.turn.notation(),
+            "value": self.value,
+        }
+
+
+@dataclass(frozen=True)
 class Fault:
     """The board cannot go on by itself (homing failed, the journal is unreadable...).
 
@@ -182,6 +222,8 @@ Event = (
     | NewGame
     | FirstChosen
     | BoardTurn
+    | Hint
+    | BlunderWarning
     | Fault
 )
 EventListener = Callable[[Event], None]

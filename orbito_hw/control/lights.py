@@ -15,7 +15,9 @@ from orbito_hw.rules.game import Colour, Result
 from orbito_hw.rules.squares import SQUARES, Mask, Square, square_name, squares_of
 from orbito_hw.rules.turn import Turn
 
-ViewMode = Literal["starting", "play", "refused", "rotating", "correction", "result", "fault"]
+ViewMode = Literal[
+    "starting", "play", "refused", "rotating", "correction", "result", "fault", "hint", "warning"
+]
 """What the board is showing: each mode is drawn its own way (``LightShow._compose``)."""
 
 
@@ -35,6 +37,18 @@ class Palette:
     board_from: RGB = (255, 200, 0)  # #ffc800, blinking: the opponent marble to move
     board_to: RGB = (0, 255, 0)  # #00ff00, steady: where that marble goes
     board: RGB = (160, 0, 255)  # #a000ff: status pixel: the board's turn, make it for me
+    # A hint (hints on): the best turn shown like the board's own, the status pixel says
+    # what it is worth to the side to move.
+    hint_win: RGB = (0, 255, 120)  # #00ff78: status pixel: the best turn wins
+    hint_draw: RGB = (255, 220, 0)  # #ffdc00: status pixel: the best turn draws
+    hint_loss: RGB = (255, 60, 0)  # #ff3c00: status pixel: every turn loses
+    # A blunder warning (hints on): the squares of the turn held back and the status pixel
+    # blink in this colour; a second press plays the turn.
+    warning: RGB = (255, 0, 120)  # #ff0078, blinking
+
+    def hint(self, value: str) -> RGB:
+        """The status pixel for a hint worth ``value`` ("win", "draw" or "loss")."""
+        return {"win": self.hint_win, "draw": self.hint_draw}.get(value, self.hint_loss)
 
     def marble(self, colour: Colour) -> RGB:
         return self.black if colour is Colour.BLACK else self.white
@@ -57,6 +71,8 @@ class View:
     result: Result | None = None
     lines: tuple[Mask, ...] = ()
     board_turn: Turn | None = None  # the board's turn to make for it ("play", "refused")
+    value: str | None = None  # "hint": what the best turn is worth; "warning": after the turn
+    hint_turn: Turn | None = None  # "hint": the best turn, shown like the board's own
 
 
 def result_frame(result: Result, lines: tuple[Mask, ...], palette: Palette) -> dict[Square, RGB]:
@@ -142,6 +158,12 @@ class LightShow:
                 return lit, p.draw, True
             on = self._phase % 2 == 0
             return (lit if on else {}), next(iter(lit.values()), None), True
+        if view.mode == "hint" and view.hint_turn is not None:
+            return self._board_turn(view, view.hint_turn), p.hint(view.value or ""), True
+        if view.mode == "warning":
+            on = self._phase % 2 == 0
+            lit = dict.fromkeys(view.squares, p.warning) if on else {}
+            return lit, p.warning if on else None, True
         if view.mode in ("rotating", "starting"):
             return {}, p.moving, False
         if view.mode == "fault":
@@ -150,12 +172,12 @@ class LightShow:
             return self._board_turn(view), p.board, True
         return {}, turn_colour, False
 
-    def _board_turn(self, view: View) -> dict[int, RGB]:
+    def _board_turn(self, view: View, shown: Turn | None = None) -> dict[int, RGB]:
         """The board's turn: the marble to move blinks in ``board_from``, its target is
         steady ``board_to``, the square to place on blinks in the board's marble colour,
         out of step with the source (the place may be the square the marble left: it then
         alternates between the two colours, each step in turn)."""
-        turn, p = view.board_turn, self.palette
+        turn, p = shown or view.board_turn, self.palette
         assert turn is not None and view.to_move is not None
         first_half = self._phase % 2 == 0
         lit: dict[int, RGB] = {}

@@ -14,9 +14,11 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING
 
 from orbito_hw.control.debounce import Debouncer
 from orbito_hw.control.events import (
+    BlunderWarning,
     BoardTurn,
     Corrected,
     Correction,
@@ -25,6 +27,7 @@ from orbito_hw.control.events import (
     Fault,
     FirstChosen,
     GameOver,
+    Hint,
     NewGame,
     Rejected,
     TurnPlayed,
@@ -38,6 +41,10 @@ from orbito_hw.hw.interfaces import Board, MoveReport, TimerHandle
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import mask_of, parse_square, press, square_name, squares_of
 from orbito_hw.rules.turn import Turn
+from orbito_hw.solver.layout import Value, decode
+
+if TYPE_CHECKING:
+    from orbito_hw.solver.table import Solution
 
 log = logging.getLogger(__name__)
 
@@ -90,6 +97,9 @@ for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER):
     TRANSITIONS[(_state, "fault")] = S.FAULT
 
 
+_RANK = {Value.LOSS: 0, Value.DRAW: 1, Value.WIN: 2}
+"""Values in order, for telling a turn that throws the value away."""
+
 MAX_FINISHING_MOVES = 2
 """Whole places a ring move may be finished by, before the players are asked to look."""
 
@@ -115,6 +125,7 @@ class Settings:
     settle: float = 0.05
     palette: Palette = field(default_factory=Palette)
     opponent: BoardPlayer | None = None  # None: two people at the board
+    hints: bool = False  # a press before any touch shows the best turn; blunders are held back
 
 
 class Referee:
@@ -137,6 +148,9 @@ class Referee:
         self._finishing = 0
         self.opponent = self.settings.opponent
         self._board_turn_told = False  # the board-turn event of this position was emitted
+        self.hints = self.settings.hints
+        self._hint: View | None = None  # the hint or warning shown, until a touch
+        self._warned: tuple[Turn, int] | None = None  # the turn held back, and the reading
         # The light show's own timers are not the referee's: the fault still blinks after
         # the guard has stopped the referee.
         self.show = LightShow(board.lights, board.clock, self.settings.palette)
@@ -269,6 +283,7 @@ class Referee:
                 ]
             self._save()
             self._refusal = None
+            self._forget_hint()  # a touch: the hint goes, a warning is called off
             if self.state is S.WAITING and self._touched():
                 self._go("touch")
             elif self.state is S.TURN and not self._touched():
@@ -342,11 +357,15 @@ class Referee:
         try:
             turn = self.reader.turn()
         except IllegalTurnError as exc:
+            if self._hinting():
+                return self._show_hint()
             return self._refuse(exc.reason, mask_of(exc.squares))
         wanted = self.board_turn
         if wanted is not None and turn != wanted:
             # Another legal turn on the board's move: the board plays its own turn only.
             return self._refuse(f"the board's turn is {wanted}, not {turn}", self._off(wanted))
+        if wanted is None and self._held_back(turn):
+            return
         self._accept(turn)
 
     def _off(self, wanted: Turn) -> int:
@@ -358,8 +377,71 @@ class Referee:
             want_black, want_white = self.position.before_press(wanted)
         return (black ^ want_black) | (white ^ want_white)
 
+    # --- hints and the blunder warning ---------------------------------------------------
+    def _hinting(self) -> bool:
+        """A press asks for a hint: hints on, a person's move, no marble touched (on a full
+        board an untouched press is the extra press, a turn: it is played, not hinted)."""
+        return (
+            self.hints
+            and self.board_turn is None
+            and not self._touched()
+            and not self.position.is_full
+        )
+
+    def _solution(self) -> Solution:
+        # Loaded on the first hint only: importing the controller stays light.
+        from orbito_hw.solver.table import shipped_solution
+
+        return shipped_solution()
+
+    def _show_hint(self) -> None:
+        analysis = self._solution().analyse(self.position)
+        value = analysis.value.value
+        self._emit(Hint(self.saved.game, self.position.to_move, analysis.move, value))
+        self._hint = View("hint", self.position.to_move, value=value, hint_turn=analysis.move)
+        self._draw()
+
+    def _held_back(self, turn: Turn) -> bool:
+        """Hints on, ``turn`` throws the value away for the person: warn and hold it back,
+        unless it is the very turn warned of, the board unchanged since (then it is meant)."""
+        if not self.hints:
+            return False
+        reading = self.sensors.read()
+        if self._warned == (turn, reading):
+            self._forget_hint()
+            return False
+        worths = dict(self._solution().turn_bytes(self.position))
+        before = self._solution().score(self.position).value
+        after = decode(worths[turn]).value
+        if _RANK[after] >= _RANK[before]:
+            return False
+        self._warned = (turn, reading)
+        self._emit(BlunderWarning(self.saved.game, turn, after.value))
+        squares = tuple(squares_of(self._off_start()))
+        self._hint = View("warning", self.position.to_move, squares, value=after.value)
+        self._draw()
+        return True
+
+    def _off_start(self) -> int:
+        """The squares where the board differs from the position at the start of the turn."""
+        black, white = self.reader.masks()
+        return (black ^ self.position.black) | (white ^ self.position.white)
+
+    def _forget_hint(self) -> None:
+        self._hint = None
+        self._warned = None
+
+    @guarded("hints on or off")
+    def set_hints(self, on: bool) -> None:
+        """Hints and the blunder warning on or off, at once."""
+        self.hints = on
+        if not on and self._hint is not None:
+            self._forget_hint()
+            self._draw()
+
     def _refuse(self, reason: str, squares: int) -> None:
         at_fault = tuple(squares_of(squares))
+        self._forget_hint()
         self._emit(Rejected(self.saved.game, reason, at_fault))
         self._refusal = View("refused", self.position.to_move, at_fault, board_turn=self.board_turn)
         self._draw()
@@ -420,6 +502,7 @@ class Referee:
         self.saved.pending = None
         self.saved.touches = []
         self.pending = None
+        self._forget_hint()
         self._rechoose()  # journaled with the turn: a power cut shows the same choice again
         self._save()
         board = self.position.board()
@@ -486,6 +569,7 @@ class Referee:
         self.reader = TurnReader(Position.start(first))
         self.pending = None
         self._refusal = None
+        self._forget_hint()
         self.sensors.resync()
         self._rechoose()
         self._save()
@@ -569,7 +653,8 @@ class Referee:
             return View("rotating", to_move)
         if self.state in (S.STARTING, S.FAULT):
             return View("starting" if self.state is S.STARTING else "fault", to_move)
-        return self._refusal or View("play", to_move, board_turn=self.board_turn)
+        shown = self._refusal or self._hint
+        return shown or View("play", to_move, board_turn=self.board_turn)
 
     def _draw(self) -> None:
         self.show.update(self.view())

@@ -174,6 +174,10 @@ class MockRun:
         elif c.name == "opponent":
             self._opponent(c)
             return
+        elif c.name == "hints":
+            self.settings = replace(self.settings, hints=c.on)  # the next boots too
+            self.referee.set_hints(c.on)
+            return
         elif c.name == "reset":
             assert c.colour is not None
             self.physics.clear()

@@ -27,6 +27,7 @@ COMMANDS = (
     "power-cut",
     "reset",
     "opponent",
+    "hints",
 )
 MAX_SECONDS = 3600.0
 MAX_SLIP = 100_000
@@ -51,11 +52,14 @@ class Command:
     seconds: float = 0.0
     steps: int = 0
     level: str | None = None  # opponent: the level's name; None (with no colour): nobody
+    on: bool = False  # hints: on or off
 
     def text(self) -> str:
         parts = [self.name]
         if self.name == "opponent":
             parts.append(self.level or "none")
+        if self.name == "hints":
+            parts.append("on" if self.on else "off")
         if self.square is not None:
             parts.append(square_name(self.square))
         if self.colour is not None:
@@ -96,6 +100,11 @@ def parse_line(text: str, line: int = 0) -> Command | None:
             return Command(name, line)
         _arity(name, args, 2, 2, "a level and a colour, or none")
         return Command(name, line, colour=_colour(args[1]), level=parse_level(args[0]).name)
+    if name == "hints":
+        _arity(name, args, 1, 1, "on or off")
+        if args[0] not in ("on", "off"):
+            raise ValueError(f"hints {echo(args[0])}: expected on or off")
+        return Command(name, line, on=args[0] == "on")
     _arity(name, args, 1, 1, "black or white")
     return Command(name, line, colour=_colour(args[0]))
 
