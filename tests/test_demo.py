@@ -26,3 +26,16 @@ def test_the_demo_plays_a_whole_legal_game_and_announces_its_result() -> None:
 
 def test_the_cli_main_job_exits_0(capsys: object) -> None:
     assert main(["run", "--mock", "--seed", "1"]) == 0
+
+
+def test_the_default_demo_is_the_board_against_a_person_its_turns_lit() -> None:
+    out = io.StringIO()
+    assert run_demo(seed=5, out=out) == 0
+    text = out.getvalue()
+    assert "black plays the board, white plays casual" in text
+    shown = re.findall(r"^the board shows its turn: (\S+)$", text, flags=re.M)
+    played = re.findall(r"^turn \d+: black (\S+)$", text, flags=re.M)
+    assert shown and shown == played  # the person made each turn the board showed, as shown
+    # each shown turn is lit: some LED is on in one of the two halves of its blink
+    blocks = text.split("the board shows its turn: ")[1:]
+    assert all(re.search(r"LEDs: [a-d][1-4] #", block.split("turn ")[0]) for block in blocks)

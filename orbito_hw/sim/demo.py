@@ -1,5 +1,7 @@
-"""The demo game of ``orbito-hw run --mock``: two opponents from the solution table, a
-strong one and a casual one, play on the simulated board.
+"""The demo game of ``orbito-hw run --mock``: the board plays black at level ``DEMO_LEVEL``
+against a simulated casual person, who makes the board's turns as the LEDs show them; with
+settings that have no board player, two opponents from the solution table, a strong one and a
+casual one, play each other.
 
 The players' turns become what hands would do (lifts, puts, hesitations, the press), so
 the demo runs the real controller, not a shortcut; the board and its LEDs are drawn in
@@ -18,8 +20,12 @@ from orbito_hw.hw.interfaces import Backend, rgb_hex
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import square_name
 from orbito_hw.rules.turn import Turn
-from orbito_hw.sim.harness import MockRun
+from orbito_hw.sim.harness import MockRun, board_player
 from orbito_hw.sim.script import Command
+from orbito_hw.solver.opponents import parse_level
+
+# The board's level in the default demo: strong, yet it now and then lets the person back in.
+DEMO_LEVEL = "5"
 
 
 def turn_commands(turn: Turn, rng: random.Random) -> list[Command]:
@@ -74,15 +80,27 @@ def draw_board(run: MockRun, colour: bool) -> str:
     return "\n".join(rows)
 
 
+def show_board_turn(run: MockRun, colour: bool, out: TextIO) -> None:
+    """The board's turn as the person sees it: both halves of its blink (the marble to move,
+    then the square to place on), half a blink apart on the virtual clock."""
+    print(f"the board shows its turn: {_board_turn(run)}", file=out)
+    print(draw_board(run, colour), file=out)
+    run.advance(run.referee.show.blink_period)
+    print(draw_board(run, colour).splitlines()[-1], file=out)
+
+
 def run_demo(
     seed: int | None = None,
     out: TextIO | None = None,
     backend: Backend = "sim",
     settings: Settings | None = None,
 ) -> int:
-    """A game of two opponents; with ``settings.opponent``, the board plays that colour
-    itself, and the simulated person makes the turns it shows."""
+    """A game against the board (black, at ``DEMO_LEVEL``) by default; with ``settings``, the
+    board plays ``settings.opponent`` if any, else two opponents play each other. The
+    simulated person makes the turns the board shows; each is drawn lit before it is made."""
     out = out or sys.stdout
+    if settings is None:
+        settings = Settings(opponent=board_player(parse_level(DEMO_LEVEL), Colour.BLACK, seed))
     rng = random.Random(seed)
     from orbito_hw.solver.opponents import make_opponent
 
@@ -107,7 +125,7 @@ def run_demo(
             print(draw_board(run, colour), file=out)
 
     run = MockRun(None, settings, parts=backend, on_event=on_event, seed=seed)
-    board = settings.opponent if settings is not None else None
+    board = settings.opponent
     if board is not None:
         names[board.colour] = "the board"
         players[board.colour] = lambda position: _board_turn(run)
@@ -121,6 +139,8 @@ def run_demo(
         )
         while run.referee.position.result is None:
             position = run.referee.position
+            if board is not None and position.to_move is board.colour:
+                show_board_turn(run, colour, out)
             for command in turn_commands(players[position.to_move](position), rng):
                 run.run(command)
         run.finish()
