@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from orbito_hw.control.lights import Palette
+from orbito_hw.control.lights import result_frame as result_leds  # what a result means
 from orbito_hw.hw.interfaces import RGB, parse_rgb, rgb_hex
 from orbito_hw.rules.game import Colour, Result
-from orbito_hw.rules.squares import SQUARES, line_names, mask_of, parse_square, square_name
+from orbito_hw.rules.squares import line_names, mask_of, parse_square, square_name
 from orbito_hw.rules.squares import squares_of as _squares_of
 from orbito_hw.rules.turn import Turn
 
@@ -227,20 +228,6 @@ Event = (
     | Fault
 )
 EventListener = Callable[[Event], None]
-
-
-def result_leds(result: Result, lines: tuple[int, ...], palette: Palette) -> dict[int, RGB]:
-    """The squares lit for a result and their colours: the winner's colour on the winning
-    line(s), or the whole board in the draw colour. What the result means, not how the
-    light show animates it."""
-    if result is Result.DRAW:
-        return dict.fromkeys(SQUARES, palette.draw)
-    winner = result.winner
-    assert winner is not None
-    mask = 0
-    for line in lines:
-        mask |= line
-    return dict.fromkeys(_squares_of(mask), palette.marble(winner))
 
 
 def _line_key(line: int) -> list[str]:
