@@ -64,7 +64,6 @@ class MockRun:
         self._next_opponent: tuple[BoardPlayer | None, ...] = ()
         self.world = SimWorld(parts)
         self.clock, self.physics = self.world.clock, self.world.physics
-        self.events: list[dict[str, object]] = []  # as JSON, what SPEC.md's --events prints
         self.typed_events: list[Event] = []
         self._on_event = on_event
         self.commands_run = 0
@@ -100,9 +99,14 @@ class MockRun:
         if not self.referee.healthy:
             raise ControllerFailed(self.referee.guard.failure or "the referee has stopped")
 
+    @property
+    def events(self) -> list[dict[str, object]]:
+        """The events so far as JSON, what SPEC.md's ``--events`` prints (made when asked:
+        a long run keeps its typed events only)."""
+        return [event.to_json() for event in self.typed_events]
+
     def _event(self, event: Event) -> None:
         self.typed_events.append(event)
-        self.events.append(event.to_json())
         if self._on_event is not None:
             self._on_event(event)
 
