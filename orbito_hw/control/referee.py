@@ -368,10 +368,11 @@ class Referee:
             return
         self._accept(turn)
 
-    def _off(self, wanted: Turn) -> int:
-        """The squares where the board differs from ``wanted`` made on it."""
+    def _off(self, wanted: Turn | None = None) -> int:
+        """The squares where the board differs from ``wanted`` made on it (None, or an
+        extra press: from the position at the start of the turn)."""
         black, white = self.reader.masks()
-        if wanted.is_extra_press:
+        if wanted is None or wanted.is_extra_press:
             want_black, want_white = self.position.black, self.position.white
         else:
             want_black, want_white = self.position.before_press(wanted)
@@ -410,22 +411,18 @@ class Referee:
         if self._warned == (turn, reading):
             self._forget_hint()
             return False
-        worths = dict(self._solution().turn_bytes(self.position))
-        before = self._solution().score(self.position).value
+        solution = self._solution()
+        worths = dict(solution.turn_bytes(self.position))
+        before = solution.score(self.position).value
         after = decode(worths[turn]).value
         if _RANK[after] >= _RANK[before]:
             return False
         self._warned = (turn, reading)
         self._emit(BlunderWarning(self.saved.game, turn, after.value))
-        squares = tuple(squares_of(self._off_start()))
+        squares = tuple(squares_of(self._off()))
         self._hint = View("warning", self.position.to_move, squares, value=after.value)
         self._draw()
         return True
-
-    def _off_start(self) -> int:
-        """The squares where the board differs from the position at the start of the turn."""
-        black, white = self.reader.masks()
-        return (black ^ self.position.black) | (white ^ self.position.white)
 
     def _forget_hint(self) -> None:
         self._hint = None
