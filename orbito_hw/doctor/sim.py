@@ -28,13 +28,12 @@ from orbito_hw.hw.interfaces import RGB, Backend, Board, Clock, Frame, Lights
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import SQUARE_NAMES, Square, parse_square
 from orbito_hw.sim.board import SimBoard, seen
+from orbito_hw.sim.script import MAX_SLIP, parse_steps
 from orbito_hw.sim.world import SimWorld
 
 if TYPE_CHECKING:
     from orbito_hw.hw.gpio import GpioPins
 
-MAX_SLIP = 100_000
-"""The most motor steps a simulated fault may lose (500 places at the mock's 200 a place)."""
 HUMAN_GAP = 0.3
 """Seconds a person takes to do what they are told."""
 PRESS_TIME = 0.1
@@ -70,10 +69,11 @@ class Faults:
                     a, b = (parse_square(n) for n in names)
                     swapped = (a, b)
                 elif kind == "slip":
-                    digits = arg.strip()  # ASCII only: "²".isdigit() is true, int() refuses it
-                    number = digits.isascii() and digits.isdigit() and len(digits) <= 6
-                    slip = int(digits) if number else 0
-                    if not 0 < slip <= MAX_SLIP:
+                    try:
+                        slip = parse_steps(arg.strip())
+                    except ValueError:
+                        slip = 0
+                    if slip == 0:
                         raise ValueError(f"expected a positive number of steps, at most {MAX_SLIP}")
                 elif kind == "dead-led":
                     dead = parse_square(arg.strip())

@@ -94,7 +94,7 @@ def parse_line(text: str, line: int = 0) -> Command | None:
         return Command(name, line, seconds=_seconds(args[0]))
     if name == "slip":
         _arity(name, args, 1, 1, "a number of motor steps")
-        return Command(name, line, steps=_steps(args[0]))
+        return Command(name, line, steps=parse_steps(args[0]))
     if name == "opponent":
         if args == ["none"]:
             return Command(name, line)
@@ -171,7 +171,9 @@ def _seconds(word: str) -> float:
     return value
 
 
-def _steps(word: str) -> int:
+def parse_steps(word: str) -> int:
+    """A number of motor steps lost (``slip``, and the doctor's ``--fault slip:N``).
+    ValueError naming the word."""
     # ASCII digits only: str.isdigit() takes "²", which int() then refuses in its own words.
     if not _STEPS.fullmatch(word) or int(word) > MAX_SLIP:
         raise ValueError(f"{echo(word)} is not a number of steps (a whole number 0 to {MAX_SLIP})")
