@@ -10,14 +10,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orbito_hw.control.events import (
+    BlunderWarning,
+    BoardTurn,
     Corrected,
     Correction,
     Event,
     Fault,
     FirstChosen,
     GameOver,
+    Hint,
     NewGame,
     Rejected,
+    TakeBack,
+    TakenBack,
     TurnPlayed,
     from_json,
     result_leds,
@@ -71,6 +76,28 @@ WIRE: list[tuple[Event, str]] = [
     ),
     (NewGame(4, Colour.WHITE), '{"event": "new-game", "game": 4, "first": "white"}'),
     (FirstChosen(1, Colour.WHITE), '{"event": "first", "game": 1, "colour": "white"}'),
+    (
+        BoardTurn(1, 3, Colour.WHITE, Turn.from_notation("b2-b3:c2")),
+        '{"event": "board-turn", "game": 1, "number": 3, "colour": "white", "turn": "b2-b3:c2", '
+        '"by": "board"}',
+    ),
+    (
+        Hint(2, Colour.BLACK, Turn.from_notation("a2"), "win"),
+        '{"event": "hint", "game": 2, "colour": "black", "turn": "a2", "value": "win"}',
+    ),
+    (
+        BlunderWarning(2, Turn.from_notation("d1"), "loss"),
+        '{"event": "warning", "game": 2, "turn": "d1", "value": "loss"}',
+    ),
+    (
+        TakeBack(1, 4, Turn.from_notation("c1-c2:a2")),
+        '{"event": "takeback", "game": 1, "number": 4, "turn": "c1-c2:a2"}',
+    ),
+    (
+        TakenBack(1, 4, "..../..W./..../B...", Colour.WHITE),
+        '{"event": "taken-back", "game": 1, "number": 4, "board": "..../..W./..../B...", '
+        '"to_move": "white"}',
+    ),
     (Fault(1, "homing timed out"), '{"event": "fault", "game": 1, "reason": "homing timed out"}'),
     (Fault(None, "no journal"), '{"event": "fault", "reason": "no journal"}'),
 ]
@@ -92,6 +119,11 @@ def test_every_kind_the_referee_emits_has_a_wire_line() -> None:
         GameOver,
         NewGame,
         FirstChosen,
+        BoardTurn,
+        Hint,
+        BlunderWarning,
+        TakeBack,
+        TakenBack,
         Fault,
     }
 
@@ -180,6 +212,11 @@ events = st.one_of(
     game_overs(),
     st.builds(NewGame, games, colours),
     st.builds(FirstChosen, games, colours),
+    st.builds(BoardTurn, games, st.integers(1, 200), colours, turns(), st.just("remote")),
+    st.builds(Hint, games, colours, turns(), st.sampled_from(["win", "draw", "loss"])),
+    st.builds(BlunderWarning, games, turns(), st.sampled_from(["draw", "loss"])),
+    st.builds(TakeBack, games, st.integers(1, 200), turns()),
+    st.builds(TakenBack, games, st.integers(1, 200), st.just("..../..../..../B..."), colours),
     st.builds(Fault, st.none() | games, text),
 )
 
@@ -193,7 +230,7 @@ def test_json_reads_back_as_the_same_event(event: Event) -> None:
 
 
 def test_unknown_kinds_read_as_none_and_missing_or_bad_fields_are_named() -> None:
-    assert from_json({"event": "hint", "game": 1, "turn": "a2"}) is None
+    assert from_json({"event": "ring-song", "game": 1, "turn": "a2"}) is None
     assert from_json({}) is None
     with pytest.raises(KeyError, match="number"):
         from_json({"event": "turn", "game": 1})

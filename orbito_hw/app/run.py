@@ -42,8 +42,9 @@ def board_player(config: Config) -> BoardPlayer | None:
     """The board as a player, from ``[game]``: None for two people."""
     if config.game.opponent == "none":
         return None
-    level = level_opponent(parse_level(config.game.opponent))
-    return BoardPlayer(config.game.board_colour, level.choose)
+    level = parse_level(config.game.opponent)
+    choose = level_opponent(level).choose
+    return BoardPlayer(config.game.board_colour, choose, f"board:{level.name}")
 
 
 def run_board(config: Config) -> int:

@@ -198,6 +198,46 @@ class BlunderWarning:
 
 
 @dataclass(frozen=True)
+class TakeBack:
+    """A take-back began: turn ``number`` (``turn``, the last that stands) is taken back;
+    the rings turn back one place and the LEDs show what to undo."""
+
+    kind: ClassVar[str] = "takeback"
+    game: int
+    number: int
+    turn: Turn
+
+    def to_json(self) -> Json:
+        return {
+            "event": self.kind,
+            "game": self.game,
+            "number": self.number,
+            "turn": self.turn.notation(),
+        }
+
+
+@dataclass(frozen=True)
+class TakenBack:
+    """The board shows the position before turn ``number`` again (``board``, in SPEC.md's
+    POSITION form, ``to_move`` to play): the turn is gone from the game."""
+
+    kind: ClassVar[str] = "taken-back"
+    game: int
+    number: int
+    board: str
+    to_move: Colour
+
+    def to_json(self) -> Json:
+        return {
+            "event": self.kind,
+            "game": self.game,
+            "number": self.number,
+            "board": self.board,
+            "to_move": self.to_move.value,
+        }
+
+
+@dataclass(frozen=True)
 class Fault:
     """The board cannot go on by itself (homing failed, the journal is unreadable...).
 
@@ -225,6 +265,8 @@ Event = (
     | BoardTurn
     | Hint
     | BlunderWarning
+    | TakeBack
+    | TakenBack
     | Fault
 )
 EventListener = Callable[[Event], None]
@@ -315,6 +357,21 @@ _READERS: dict[str, Callable[[Mapping[str, object]], Event]] = {
         Colour.parse(_str(o, "colour")),
         Turn.from_notation(_str(o, "turn")),
         _str(o, "by"),
+    ),
+    Hint.kind: lambda o: Hint(
+        _int(o, "game"),
+        Colour.parse(_str(o, "colour")),
+        Turn.from_notation(_str(o, "turn")),
+        _str(o, "value"),
+    ),
+    BlunderWarning.kind: lambda o: BlunderWarning(
+        _int(o, "game"), Turn.from_notation(_str(o, "turn")), _str(o, "value")
+    ),
+    TakeBack.kind: lambda o: TakeBack(
+        _int(o, "game"), _int(o, "number"), Turn.from_notation(_str(o, "turn"))
+    ),
+    TakenBack.kind: lambda o: TakenBack(
+        _int(o, "game"), _int(o, "number"), _str(o, "board"), Colour.parse(_str(o, "to_move"))
     ),
     Fault.kind: lambda o: Fault(_int(o, "game") if "game" in o else None, _str(o, "reason")),
 }

@@ -111,10 +111,12 @@ class TransitionError(OrbitoError, RuntimeError):
 @dataclass(frozen=True)
 class BoardPlayer:
     """The board playing ``colour`` against a person: ``choose`` gives its turn in a position
-    of a game still going on (any callable: the control layer needs no solver class)."""
+    of a game still going on (any callable: the control layer needs no solver class);
+    ``player`` names it as the archive and the page do (SPEC.md's PLAYER: ``board:LEVEL``)."""
 
     colour: Colour
     choose: Callable[[Position], Turn]
+    player: str = "board"
 
 
 @dataclass(frozen=True)

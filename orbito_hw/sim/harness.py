@@ -35,7 +35,7 @@ SETTLE_AT_END = 3.0
 
 def board_player(level: Level, colour: Colour, seed: int | None = None) -> BoardPlayer:
     """The board playing ``colour`` at ``level``, its choices drawn from ``seed``."""
-    return BoardPlayer(colour, level_opponent(level, seed).choose)
+    return BoardPlayer(colour, level_opponent(level, seed).choose, f"board:{level.name}")
 
 
 class CommandError(OrbitoError, ValueError):
