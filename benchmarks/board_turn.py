@@ -73,8 +73,9 @@ def timed_game(level: Level, board: Colour, seed: int, times: list[float]) -> No
             position = referee.position
             turn = referee.board_turn if position.to_move is board else person.choose(position)
             assert turn is not None, "the board shows no turn on its move"
-            for command in turn_commands(turn, rng):
+            for command in turn_commands(turn, rng, position.to_move is board):
                 run.run(command)
+            run.wait_for_rings()  # a press counts on release: the rings may still turn
         run.finish()
     finally:
         run.close()

@@ -24,6 +24,8 @@ COMMAND_MODULES = [
     "orbito_hw.commands.solve",
     "orbito_hw.commands.doctor",
     "orbito_hw.commands.firmware",
+    "orbito_hw.commands.games",
+    "orbito_hw.commands.web",
 ]
 
 

@@ -22,10 +22,13 @@ def random_game(rng: random.Random, first: Colour | None = None) -> tuple[Colour
     return first, turns
 
 
-def game_script(first: Colour, turns: list[Turn], rng: random.Random) -> list[Command]:
+def game_script(
+    first: Colour, turns: list[Turn], rng: random.Random, board: bool = False
+) -> list[Command]:
+    """A reset, then ``turns`` made by hand (as the board shows them, with ``board``)."""
     commands = [Command("reset", colour=first)]
     for turn in turns:
-        commands += turn_commands(turn, rng)
+        commands += turn_commands(turn, rng, board)
     return commands
 
 
@@ -47,3 +50,12 @@ def run_script(text_or_commands: str | list[Command], state_dir: str | None = No
 
 def kinds(events: list[Event], *names: str) -> list[Event]:
     return [e for e in events if e["event"] in names]
+
+
+def undo_commands(turn: Turn) -> list[Command]:
+    """What a person does to undo ``turn`` once the rings have turned back: the placed marble
+    off the board, the moved marble back where it came from (an extra press: nothing)."""
+    commands = [Command("lift", square=turn.place)] if turn.place is not None else []
+    if turn.move_from is not None and turn.move_to is not None:
+        commands += [Command("lift", square=turn.move_to), Command("put", square=turn.move_from)]
+    return commands

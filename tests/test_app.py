@@ -3,8 +3,10 @@ default pin factory, an asyncio loop, systemd's notify socket faked, SIGTERM to 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import replace
@@ -126,3 +128,148 @@ def test_the_controller_runs_a_turn_through_the_pico_on_its_serial_port(
     saved = Journal(tmp_path / "state").load()
     assert saved is not None and saved.turns == ["a1"]
     assert physics.position_string() == "..../..../..../.B.."  # the rings carried it to b1
+
+
+class FakeLgpioError(Exception):
+    """lgpio's own error class: not a GPIOZeroError, OSError or RuntimeError."""
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+        super().__init__(value)
+
+    def __str__(self) -> str:
+        return repr(self.value)  # as lgpio.error prints: with quotes
+
+
+def test_a_busy_pin_is_one_line_naming_its_key_and_pin(
+    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # On a real OS lgpio raises lgpio.error('GPIO busy') for a line another process holds
+    # or the kernel claimed (an SPI chip select): the system test's gpioset check.
+    import types
+
+    from orbito_hw.app.assemble import build_board
+    from orbito_hw.errors import HardwareError
+    from orbito_hw.hw.clock import LoopClock
+
+    monkeypatch.setitem(sys.modules, "lgpio", types.SimpleNamespace(error=FakeLgpioError))
+    base = load_config(EXAMPLE)
+    config = replace(
+        base, backends=BackendsConfig(sensors="gpio", button="gpio", drive="gpio", lights="none")
+    )
+    real_pin = mock_pins.pin
+    opened: list[int] = []
+
+    def pin(spec: int, **kwargs: object) -> object:
+        if spec == 8:  # d1: GPIO8, SPI's chip select 0 unless the overlay frees it
+            raise FakeLgpioError("GPIO busy")
+        opened.append(spec)
+        return real_pin(spec, **kwargs)
+
+    monkeypatch.setattr(mock_pins, "pin", pin)
+    loop = asyncio.new_event_loop()
+    try:
+        with pytest.raises(HardwareError) as caught:
+            build_board(config, LoopClock(loop))
+    finally:
+        loop.close()
+    message = str(caught.value)
+    assert message.startswith(f"{config.source}: sensors.pins.d1 = 8: GPIO 8 is busy"), message
+    assert "\n" not in message and "Traceback" not in message
+    assert opened == [5, 6, 7]  # a1..c1 were opened first, and closed again: free to open
+    from gpiozero import DigitalInputDevice
+
+    for spec in (5, 6, 7):
+        DigitalInputDevice(spec).close()
+
+
+def test_the_service_waits_for_the_pico_and_starts_once_it_is_plugged_in(
+    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orbito_hw.app import run as app_run
+    from orbito_hw.app.config import parse_config
+    from orbito_hw.rules.game import Colour
+    from orbito_hw.sim.board import SimBoard
+    from orbito_hw.sim.pico import FakePico
+    from orbito_hw.sim.world import SimRings
+
+    monkeypatch.setattr(app_run, "PORT_POLL_S", 0.05)
+    notify = str(tmp_path / "notify")
+    systemd = FakeSystemd(notify)
+    monkeypatch.setenv("NOTIFY_SOCKET", notify)
+    physics = SimBoard(steps_per_place=800)
+    pico = FakePico(SimRings(physics))
+    pico.start()
+    port = tmp_path / "orbito-ring"  # what udev makes once the Pico is plugged in
+    config = parse_config(
+        f"""
+        [backends]
+        sensors = "serial"
+        button = "gpio"
+        drive = "serial"
+        lights = "none"
+        [button]
+        pin = 17
+        [drive]
+        max_speed = 8000.0
+        acceleration = 80000.0
+        [serial]
+        port = "{port}"
+        [board]
+        state_dir = "{tmp_path / "state"}"
+        """
+    )
+    button = mock_pins.pin(17)
+
+    def player() -> None:
+        threading.Event().wait(0.5)  # the service waits ...
+        port.symlink_to(pico.path)  # ... until the Pico is plugged in
+        threading.Event().wait(1.0)
+        physics.put(0, Colour.BLACK)
+        threading.Event().wait(0.3)
+        button.drive_low()
+        threading.Event().wait(0.1)
+        button.drive_high()
+        threading.Event().wait(1.5)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=player, daemon=True).start()
+    try:
+        assert run_board(config) == 0
+    finally:
+        pico.close()
+    texts = [text for _, text in systemd.close()]
+    assert texts[0] == "READY=1"
+    assert texts[1].startswith(f"STATUS=waiting for the ring controller: no {port} yet")
+    saved = Journal(tmp_path / "state").load()
+    assert saved is not None and saved.turns == ["a1"]
+
+
+def test_a_service_stopped_while_it_waits_for_the_pico_exits_cleanly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orbito_hw.app.config import parse_config
+
+    notify = str(tmp_path / "notify")
+    systemd = FakeSystemd(notify)
+    monkeypatch.setenv("NOTIFY_SOCKET", notify)
+    config = parse_config(
+        f"""
+        [backends]
+        sensors = "serial"
+        button = "gpio"
+        drive = "serial"
+        lights = "none"
+        [button]
+        pin = 17
+        [serial]
+        port = "{tmp_path / "nowhere"}"
+        [board]
+        state_dir = "{tmp_path / "state"}"
+        """
+    )
+    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGTERM)).start()
+    assert run_board(config) == 0
+    texts = [text for _, text in systemd.close()]
+    assert texts[0] == "READY=1" and texts[-1] == "STOPPING=1"
+    assert any("waiting for the ring controller" in t for t in texts)

@@ -26,8 +26,10 @@ from orbito_hw.rules.squares import square_name
 from orbito_hw.rules.turn import Turn
 from orbito_hw.sim.demo import run_demo, turn_commands
 from orbito_hw.sim.harness import MockRun, board_player
-from orbito_hw.sim.script import parse_script
+from orbito_hw.sim.script import Command, parse_script
 from orbito_hw.solver.opponents import parse_level
+
+from .scripts import undo_commands
 
 BACKENDS: list[Backend] = ["sim", "gpio", "serial"]
 
@@ -41,6 +43,22 @@ def play(run: MockRun, script: str) -> None:
     for command in parse_script(script):
         run.run(command)
     run.wait_for_rings()
+
+
+def take_back_by_hand(run: MockRun) -> None:
+    """Hold the button and undo what the LEDs ask: the last turn, and against the board
+    the person's turn before the board's own."""
+    saved = run.referee.saved
+    standing = list(saved.turns)
+    turns = [Turn.from_notation(t) for t in standing]
+    board = run.settings.opponent
+    mover = replay(saved.first, saved.turns[:-1]).to_move
+    undo = [turns[-1]] + (turns[-2:-1] if board is not None and mover is board.colour else [])
+    run.run(Command("hold", seconds=2.5))
+    for turn in undo:
+        run.run_script(undo_commands(turn))
+        run.wait_for_rings()
+    assert run.referee.saved.turns == standing[: len(turns) - len(undo)]
 
 
 def board_turns(run: MockRun) -> list[BoardTurn]:
@@ -62,7 +80,7 @@ def test_a_whole_game_against_the_board(parts: Backend, level: str) -> None:
             else:
                 assert shown is None
                 turn = rng.choice(list(position.legal_turns()))
-            for command in turn_commands(turn, rng):
+            for command in turn_commands(turn, rng, turn == shown):
                 run.run(command)
             run.wait_for_rings()
         run.finish()
@@ -85,8 +103,9 @@ def random_person_against_random_board(seed: int) -> MockRun:
     run = against("random", Colour.WHITE, seed=seed)
     while run.referee.position.result is None:
         position = run.referee.position
-        turn = run.referee.board_turn or rng.choice(list(position.legal_turns()))
-        for command in turn_commands(turn, rng):
+        shown = run.referee.board_turn
+        turn = shown or rng.choice(list(position.legal_turns()))
+        for command in turn_commands(turn, rng, turn == shown):
             run.run(command)
         run.wait_for_rings()
     return run
@@ -250,8 +269,9 @@ def test_random_people_never_get_another_turn_accepted_on_the_boards_move(
     seed: int, steps: int
 ) -> None:
     """People who make the board's turn right or wrong (another legal turn, the placed
-    marble on another square) and power cuts: every board turn accepted is the one shown,
-    and the journal replays through the engine."""
+    marble on another square) and undo it step by step, take turns back, and power cuts:
+    every board turn accepted is the one shown last for its number, and the journal replays
+    through the engine."""
     rng = random.Random(seed)
     run = against(rng.choice(["perfect", "random", "3"]), rng.choice(list(Colour)), seed=seed)
     try:
@@ -265,26 +285,30 @@ def test_random_people_never_get_another_turn_accepted_on_the_boards_move(
             if action < 0.1:
                 play(run, "power-cut\n")
                 continue
-            if shown is None or action < 0.5:
+            if action < 0.25 and referee.saved.turns:
+                take_back_by_hand(run)
+                continue
+            if shown is None or action < 0.6:
                 turn = shown or rng.choice(legal)
             else:
                 turn = rng.choice(legal)  # often not the board's
-            for command in turn_commands(turn, rng):
+            for command in turn_commands(turn, rng, turn == shown):
                 run.run(command)
             run.wait_for_rings()
             if isinstance(run.typed_events[-1], Rejected):
-                play(run, f"reset {run.referee.saved.first.value}\n")  # start over
-        shown_by_number: dict[tuple[int, int], list[Turn]] = {}
+                run.run_script(undo_commands(turn))  # step by step, back to the start
+                run.wait_for_rings()
+                assert not run.referee.reader.touched
+        colour = run.settings.opponent.colour if run.settings.opponent else None
+        last_shown: dict[tuple[int, int], Turn] = {}
         for event in run.typed_events:
             if isinstance(event, BoardTurn):
-                shown_by_number.setdefault((event.game, event.number), []).append(event.turn)
-        colour = run.settings.opponent.colour if run.settings.opponent else None
-        for event in run.typed_events:
+                last_shown[(event.game, event.number)] = event.turn
             if isinstance(event, TurnPlayed) and event.colour is colour:
-                assert event.turn in shown_by_number[(event.game, event.number)]
-                assert len(set(shown_by_number[(event.game, event.number)])) == 1
+                assert event.turn == last_shown[(event.game, event.number)]
         saved = run.referee.saved
         assert Saved.from_json(saved.to_json()).position() == saved.position()
+        assert run.referee.position == replay(saved.first, saved.turns)
     finally:
         run.close()
 
@@ -380,5 +404,52 @@ def test_lifting_a_wrong_marble_back_off_shows_the_boards_turn_again() -> None:
         play(run, f"lift {_name(wrong.place)}\n")
         assert run.lights_frame()[1] == palette.board  # undone: the board's turn again
         assert run.referee.board_turn == shown
+    finally:
+        run.close()
+
+
+@pytest.mark.parametrize("parts", BACKENDS)
+def test_the_boards_turn_made_in_the_wrong_order_is_refused_then_accepted(parts: Backend) -> None:
+    """The board shows move, then place: a person who places first and then moves makes the
+    right layout the wrong way round; lifting the placed marble and placing it again after
+    the move is accepted."""
+    rng = random.Random(11)
+    run = against("random", Colour.WHITE, parts, seed=11)
+    try:
+        play(run, "reset black\n")
+        shown = run.referee.board_turn
+        while shown is None or shown.move_from in (None, shown.place):  # not both on one square
+            assert run.referee.position.result is None, "no board turn with a move"
+            turn = shown or rng.choice(list(run.referee.position.legal_turns()))
+            for command in turn_commands(turn, rng, turn == shown):
+                run.run(command)
+            run.wait_for_rings()
+            shown = run.referee.board_turn
+        assert shown.place is not None and shown.move_to is not None
+        place, src, dst = (square_name(s) for s in (shown.place, shown.move_from, shown.move_to))
+        play(run, f"put {place}\nlift {src}\nput {dst}\npress\n")
+        refusal = run.typed_events[-1]
+        assert isinstance(refusal, Rejected) and "first" in refusal.reason
+        assert refusal.squares == (shown.place,)
+        number = len(run.referee.saved.turns)
+        play(run, f"lift {place}\nput {place}\npress\n")
+        played = run.typed_events[-1]
+        assert isinstance(played, TurnPlayed) and played.turn == shown
+        assert played.number == number + 1
+    finally:
+        run.close()
+
+
+def test_a_power_cut_keeps_the_order_the_turn_was_made_in(tmp_path: object) -> None:
+    run = against("random", Colour.WHITE, seed=11)
+    try:
+        play(run, "reset black\nput a1\nlift a1\nput b1\n")  # a lift of its own placed marble
+        assert not run.referee.reader.placed_first
+        saved = run.referee.saved
+        saved.placed_first = True
+        assert Saved.from_json(saved.to_json()).placed_first
+        bad = {**saved.to_json(), "placed_first": "yes"}
+        with pytest.raises(JournalDamage, match="placed_first"):
+            Saved.from_json(bad)
     finally:
         run.close()

@@ -35,7 +35,10 @@ from orbito_hw.rules.squares import SQUARE_NAMES
 
 # A path the schema takes: not blank, no NUL, short names; newlines, quotes, "\\" and any
 # other character welcome.
-PATH = st.text(st.characters(exclude_characters="\0"), min_size=1, max_size=50).filter(str.strip)
+# A file holds no lone surrogate (it is UTF-8, decoded strictly): such text is no path in it.
+PATH = st.text(
+    st.characters(exclude_characters="\0", exclude_categories=("Cs",)), min_size=1, max_size=50
+).filter(str.strip)
 COLOUR_NAMES = [f.name for f in dataclasses.fields(LightsConfig().colours)]
 
 

@@ -117,6 +117,86 @@ def test_a_dead_led_is_named_by_the_person_who_saw_it(backend: str) -> None:
         assert "strip pixel 6, lights.order" in problem  # b2 is 7th along the serpentine
 
 
+# --- the rings turn back (a take-back) --------------------------------------------------
+def rings_lines(mock: MockDoctor, person: object = None) -> tuple[CheckResult, list[str]]:
+    """The rings check alone on a prepared board, and every line it printed."""
+    lines: list[str] = []
+    doctor = Doctor(mock.board, person or mock.person, mock.wiring, lines.append)
+    mock.person.out = lines.append
+    runner = Runner(mock.clock, doctor.run(("rings",)))
+    runner.start()
+    while not runner.done:
+        due = mock.clock.next_due()
+        assert due is not None, "the doctor waits for something that never comes"
+        mock.clock.run_until(due)
+    assert runner.error is None and runner.result is not None
+    (result,) = runner.result
+    return result, lines
+
+
+@pytest.mark.parametrize("backend", ["sim", "gpio"])
+def test_the_rings_turn_back_one_place_clockwise_and_forward_again(backend: str) -> None:
+    mock = mock_doctor(backend, out=lambda _: None)
+    result, lines = rings_lines(mock)
+    assert result.passed and not result.notes, result.problems
+    after_question = lines[lines.index("> y") + 1 :]
+    assert after_question == [
+        "put a marble on a1: it shows which way the rings turn back",
+        "  PASS back one place: on the index (200 steps)",
+        "  PASS back one place: clockwise (the sensors read a2)",
+        "  PASS forward again: on the index (200 steps)",
+        "take the marble off a1",
+        "rings: PASS",
+    ]
+    assert mock.physics.places == 12 and mock.physics.aligned
+    assert mock.physics.occupancy() == 0  # the marble taken off again
+
+
+@pytest.mark.parametrize("backend", ["sim", "gpio"])
+def test_a_dir_that_never_switches_is_named_by_the_turn_back(backend: str) -> None:
+    mock = mock_doctor(backend, out=lambda _: None)
+    mock.physics.dir_stuck = True  # the driver's DIR wire is off: every step goes forward
+    result, lines = rings_lines(mock)
+    pin = "drive.dir_pin = 24" if backend == "gpio" else "drive.dir_pin"
+    assert result.problems == [
+        "back one place turned the rings counter-clockwise (the sensors read b1): DIR does "
+        f"not switch: check {pin} and its wire to the driver"
+    ]
+    assert not any("forward again" in line for line in lines)  # no use going on
+    assert "take the marble put on a1 off the board" in lines
+    assert mock.physics.occupancy() == 0
+
+
+def test_lost_steps_on_the_turn_back_are_reported_with_the_steps_homing_took() -> None:
+    mock = mock_doctor("sim", out=lambda _: None)
+    tell = mock.person.tell
+
+    def stall_on_the_way_back(request: Request) -> None:
+        if request.action == "put":
+            mock.physics.slip = 40  # the next move, the one back, loses 40 steps
+        tell(request)
+
+    mock.person.tell = stall_on_the_way_back  # type: ignore[method-assign]
+    result, lines = rings_lines(mock)
+    (problem,) = result.problems
+    # 160 steps back of 200, and homing goes on forward only: 160 steps to the place the
+    # rings turned back from.
+    assert problem.startswith("back one place ended off the index: homing took 160 steps")
+    assert not any("clockwise (the sensors" in line for line in lines)  # homed: way unknown
+    assert mock.physics.occupancy() == 0
+
+
+def test_with_no_marble_seen_the_turn_back_is_checked_on_the_index_only() -> None:
+    mock = mock_doctor("sim", out=lambda _: None)
+    nobody = ConsolePerson(mock.clock, lambda _: None, can_ask=False)  # hands nothing
+    result, _ = rings_lines(mock, nobody)
+    assert result.passed and result.notes == [
+        "the turning not confirmed by a person",
+        "the way back not seen: no sensor read the marble on a1",
+    ]
+    assert mock.physics.places == 12 and mock.physics.aligned  # back and forward again
+
+
 class DeadSensor:
     """Square sensors with one sensor that never reads anything."""
 

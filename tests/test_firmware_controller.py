@@ -79,6 +79,39 @@ def test_the_steps_follow_the_planned_timing() -> None:
     assert min(gaps) == 1000  # 1000 steps/s at the top, never faster
 
 
+def step_stamps(places: int) -> tuple[list[int], StandInRings]:
+    """When each step of a move of ``places`` is made, from a homed start at 0 µs."""
+    ctl, rings = controller(speed=1000, accel=20000)
+    now = homed(ctl)
+    assert ctl.start_move(places, 2, now) == ""
+    stamps = []
+    while ctl.busy:
+        before = rings.pulses
+        wake = ctl.poll(now)
+        if rings.pulses > before:
+            stamps.append(now)
+        now = max(now, wake)
+    assert ctl.at_index and ctl.mismatches == 0
+    return stamps, rings
+
+
+@pytest.mark.parametrize("places", [1, 3])
+def test_a_move_back_turns_clockwise_on_the_same_ramp(places: int) -> None:
+    ahead, _ = step_stamps(places)
+    back, rings = step_stamps(-places)
+    assert back == ahead  # the same steps at the same times...
+    assert rings.position == -places * 50 == -rings.pulses  # ...every one clockwise
+
+
+def test_a_move_of_more_than_100_places_either_way_is_refused() -> None:
+    ctl, rings = controller()
+    now = homed(ctl)
+    assert [ctl.start_move(p, 2, now) for p in (101, -101, 10**6, -(10**6))] == ["bad_value"] * 4
+    assert ctl.start_move(-100, 3, now) == ""
+    run(ctl, now)
+    assert rings.position == -100 * 50 and ctl.places == -100
+
+
 def test_a_late_main_loop_slows_the_move_but_never_bunches_steps() -> None:
     ctl, rings = controller()
     now = homed(ctl)

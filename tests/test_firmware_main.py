@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from orbito_fw.protocol import PROTOCOL_VERSION, Deframer, encode, fields
@@ -36,6 +37,8 @@ class Pin:
         if self.n == 4:
             state["enabled"] = (v == 0)
             sys.stderr.write("enable %d\n" % (v == 0))
+        if self.n == 3:  # DIR, with the step pulses made before it changed
+            sys.stderr.write("dir %d after %d pulses\n" % (v, state["pulses"]))
 class WDT:
     def __init__(self, timeout): self.timeout = timeout
     def feed(self): pass
@@ -56,7 +59,10 @@ rp2.PIO, rp2.StateMachine, rp2.asm_pio = PIO, StateMachine, lambda **k: (lambda 
 mtime = types.ModuleType("time")
 mtime.ticks_us = lambda: time.monotonic_ns() // 1000
 mtime.ticks_diff = lambda a, b: a - b
-mtime.sleep_us = lambda us: time.sleep(us / 1e6)
+def sleep_us(us):
+    sys.stderr.write("sleep_us %d after %d pulses\n" % (us, state["pulses"]))
+    time.sleep(us / 1e6)
+mtime.sleep_us = sleep_us
 sys.modules.update(machine=machine, rp2=rp2)
 class Stdin:  # unbuffered, as MicroPython's: what poll() says is there is all there is
     buffer = io.FileIO(0, "rb", closefd=False)
@@ -78,9 +84,14 @@ def pico_files(root: Path) -> Path:
     return root
 
 
-def test_main_runs_the_controller_on_the_pico_pins(tmp_path: Path) -> None:
+Ask = Callable[..., list[str]]
+
+
+def run_main(root: Path, talk: Callable[[Ask], None]) -> list[str]:
+    """Run main.py on the stand-ins, ``talk`` to it (``ask(seq, *words)`` -> the reply),
+    Ctrl-C it; the lines it wrote on stderr (the stand-ins' log)."""
     proc = subprocess.Popen(
-        [sys.executable, "-u", "-c", STUBS, str(pico_files(tmp_path))],
+        [sys.executable, "-u", "-c", STUBS, str(pico_files(root))],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -101,21 +112,57 @@ def test_main_runs_the_controller_on_the_pico_pins(tmp_path: Path) -> None:
                     return reply
 
     try:
-        assert ask(1, "HELLO", str(PROTOCOL_VERSION), "t")[:3] == [
-            "OK",
-            "HELLO",
-            f"proto={PROTOCOL_VERSION}",
-        ]
-        assert ask(2, "CFG", "spp=20", "speed=20000", "accel=2000000") == ["OK", "CFG"]
-        assert ask(3, "HOME") == ["OK", "HOME"]
-        assert ask(4, "MOVE", "3") == ["OK", "MOVE"]
-        seq = 5
-        while (stat := fields(ask(seq, "STAT")))["state"] != "idle":
-            seq += 1
-        assert (stat["op"], stat["steps"], stat["index"]) == ("4", "60", "1")
+        talk(ask)
     finally:
         proc.send_signal(signal.SIGINT)  # Ctrl-C, as mpremote sends it
         _out, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err.decode()
-    lines = err.decode().splitlines()
+    return err.decode().splitlines()
+
+
+def set_up(ask: Ask) -> None:
+    assert ask(1, "HELLO", str(PROTOCOL_VERSION), "t")[:3] == [
+        "OK",
+        "HELLO",
+        f"proto={PROTOCOL_VERSION}",
+    ]
+    assert ask(2, "CFG", "spp=20", "speed=20000", "accel=2000000") == ["OK", "CFG"]
+    assert ask(3, "HOME") == ["OK", "HOME"]
+
+
+def moved(ask: Ask, seq: int, places: int) -> dict[str, str]:
+    """``MOVE places`` as command ``seq``, then STAT until idle: its fields."""
+    assert ask(seq, "MOVE", str(places)) == ["OK", "MOVE"]
+    while (stat := fields(ask(seq + 1, "STAT")))["state"] != "idle":
+        pass  # STAT is never answered from memory: the same number asks again
+    return stat
+
+
+def test_main_runs_the_controller_on_the_pico_pins(tmp_path: Path) -> None:
+    def talk(ask: Ask) -> None:
+        set_up(ask)
+        stat = moved(ask, 4, 3)
+        assert (stat["op"], stat["steps"], stat["index"]) == ("4", "60", "1")
+
+    lines = run_main(tmp_path, talk)
     assert lines[-2:] == ["enable 0", "pulses 60"]  # motor freed; 3 places of 20 steps
+
+
+def test_main_sets_dir_low_before_the_first_pulse_of_a_move_back(tmp_path: Path) -> None:
+    def talk(ask: Ask) -> None:
+        set_up(ask)
+        assert moved(ask, 4, 1)["steps"] == "20"
+        stat = moved(ask, 6, -2)
+        assert (stat["op"], stat["places"], stat["steps"], stat["index"]) == ("6", "-2", "40", "1")
+        assert moved(ask, 8, 1)["index"] == "1"
+
+    lines = run_main(tmp_path, talk)
+    dir_log = [line for line in lines if line.startswith(("dir", "sleep_us"))]
+    assert dir_log == [
+        "dir 1 after 0 pulses",  # at boot: forward
+        "dir 0 after 20 pulses",  # before the move back's first pulse...
+        "sleep_us 2 after 20 pulses",  # ...and its setup time
+        "dir 1 after 60 pulses",  # forward again, before the last move's first pulse
+        "sleep_us 2 after 60 pulses",
+    ]
+    assert lines[-1] == "pulses 80"

@@ -1,6 +1,10 @@
 """The board-script events of SPEC.md, byte for byte as they were before the package moved into
 one folder per layer: tests/golden/*.jsonl were written from tests/golden/*.txt by
-`orbito-hw run --mock --events` on the flat tree, and every backend must still print them."""
+`orbito-hw run --mock --events` on the flat tree, and every backend must still print them.
+
+One change since, on purpose: SPEC.md gave holding the button during a game a meaning (a
+take-back, issue 12), so the two holds on a board with marbles in holds_and_colours.txt now
+print `takeback` where they were a press (a refusal, or nothing after the game)."""
 
 from __future__ import annotations
 

@@ -23,7 +23,7 @@ from orbito_hw.sim.script import parse_line, parse_script
 from orbito_hw.solver.layout import Value, decode
 from orbito_hw.solver.table import shipped_solution
 
-BACKENDS: list[Backend] = ["sim", "gpio"]
+BACKENDS: list[Backend] = ["sim", "gpio", "serial"]
 E = TypeVar("E")
 RANK = {Value.LOSS: 0, Value.DRAW: 1, Value.WIN: 2}
 

@@ -60,6 +60,22 @@ class Sandbox:
         for name in TRAPPED:
             self._script(name, f'echo "{name} $*" >> "{self.calls}"; exit 1')
         self.set_accounts(users=[], groups=["gpio", "dialout"])
+        self.set_packages(installed=[], unavailable=[])
+
+    def set_packages(self, installed: list[str], unavailable: list[str]) -> None:
+        """What dpkg says is installed and what apt could install (read-only queries, faked
+        so that a plan does not depend on this machine's distribution)."""
+        have = " ".join(installed)
+        self._script(
+            "dpkg-query",
+            f'for p in "$@"; do :; done; case " {have} " in *" $p "*) printf installed;; esac',
+        )
+        missing = " ".join(unavailable)
+        self._script(
+            "apt-cache",
+            f'case " {missing} " in *" $2 "*) echo "  Candidate: (none)";; '
+            '*) echo "  Candidate: 1.0";; esac',
+        )
 
     def _script(self, name: str, body: str) -> None:
         path = self.bin / name
@@ -212,3 +228,101 @@ def test_the_planned_boot_config_edit_puts_the_overlay_under_all(tmp_path: Path)
     # The plan is quoted for a shell: run it as printed, on the sandbox's file.
     subprocess.run(["bash", "-c", edit], check=True, timeout=30)
     assert boot.read_text().splitlines()[-2:] == ["[all]", "dtoverlay=spi0-0cs"]
+
+
+WEB_DROPIN = ROOT / "systemd/orbito-hw.service.d/web.conf"
+
+
+def installed_cli(box: Sandbox, web_on: bool) -> None:
+    """An installed venv whose ``orbito-hw web enabled`` answers ``web_on``, and a config."""
+    cli = box.root / "opt/orbito-hw/venv/bin/orbito-hw"
+    cli.parent.mkdir(parents=True)
+    cli.write_text(f'#!/bin/sh\n[ "$1 $2" = "web enabled" ] && exit {0 if web_on else 1}\nexit 3\n')
+    cli.chmod(0o755)
+    (cli.parent / "python").write_text("")
+    (cli.parent / "python").chmod(0o755)
+    config = box.root / "etc/orbito-hw/config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text("[web]\n")
+
+
+def test_the_web_page_gets_its_network_dropin_only_while_it_is_on(tmp_path: Path) -> None:
+    box = Sandbox(tmp_path)
+    dropin = box.root / "etc/systemd/system/orbito-hw.service.d/web.conf"
+    assert not any(WEB_DROPIN.name in line for line in box.plan()), "no venv yet: the page is off"
+
+    installed_cli(box, web_on=True)
+    plan = box.plan()
+    install = plan.index(f"install -m 0644 {WEB_DROPIN} {dropin}")
+    assert planned(plan, f"mkdir -p {dropin.parent}")
+    assert (
+        install
+        < plan.index("systemctl daemon-reload")
+        < plan.index("systemctl restart orbito-hw.service")
+    )
+
+
+def test_switching_the_web_page_off_removes_the_dropin(tmp_path: Path) -> None:
+    box = Sandbox(tmp_path)
+    installed_cli(box, web_on=False)
+    dropin = box.root / "etc/systemd/system/orbito-hw.service.d/web.conf"
+    assert not planned(box.plan(), f"rm -f {dropin}"), "nothing to remove yet"
+    dropin.parent.mkdir(parents=True)
+    dropin.write_text("[Service]\n")
+    plan = box.plan()
+    assert planned(plan, f"rm -f {dropin}") and not planned(
+        plan, "install -m 0644 " + str(WEB_DROPIN)
+    )
+    assert planned(box.plan("--uninstall"), f"rm -f {dropin}")
+
+
+def test_plain_debian_gets_lgpio_from_pypi_and_skips_the_pi_boot_settings(tmp_path: Path) -> None:
+    # Debian bookworm has no python3-lgpio (apt-get install of it exits 100): found before
+    # anything is changed, and lgpio goes into the venv from PyPI instead.
+    box = Sandbox(tmp_path)
+    box.set_packages(installed=["python3"], unavailable=["python3-lgpio"])
+    plan = box.plan()
+    [apt] = planned(plan, "env DEBIAN_FRONTEND=noninteractive apt-get install")
+    assert "python3-lgpio" not in apt.split() and "python3" not in apt.split()
+    assert {"python3-venv", "python3-spidev", "python3-serial"} <= set(apt.split())
+    venv = box.root / "opt/orbito-hw/venv"
+    assert planned(plan, f"{venv}/bin/pip install --quiet lgpio")
+    assert plan.index(f"{venv}/bin/pip install --quiet lgpio") < plan.index(
+        f"{venv}/bin/pip install --upgrade {ROOT}"
+    )
+    assert (
+        "==> not a Raspberry Pi: skipping the Pi's boot settings (SPI bus, dtoverlay=spi0-0cs)"
+        in plan
+    )
+    assert not planned(plan, "raspi-config") and not planned(plan, "sed -i")
+    assert any("lgpio from PyPI" in line for line in plan)  # the closing report says so
+
+
+def test_a_package_that_cannot_be_had_stops_the_install_before_any_change(tmp_path: Path) -> None:
+    box = Sandbox(tmp_path)
+    box.set_packages(installed=[], unavailable=["python3-spidev"])
+    out = box.run("--dry-run")
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines()[-1] == (
+        "install.sh: cannot install python3-spidev: no such package here (nothing was changed)"
+    )
+    assert "would: apt-get update" in out.stdout  # the lists refreshed to find out ...
+    assert "useradd" not in out.stdout and "apt-get install" not in out.stdout  # ... no more
+
+
+def test_with_every_package_there_apt_is_left_alone(tmp_path: Path) -> None:
+    box = Sandbox(tmp_path)
+    script = SCRIPT.read_text()
+    packages = script.split("APT_PACKAGES=(", 1)[1].split(")", 1)[0].split()
+    box.set_packages(installed=packages, unavailable=[])
+    plan = box.plan()
+    assert not planned(plan, "apt-get") and "==> system packages: all there" in plan
+
+
+def test_a_service_that_does_not_start_is_reported_not_an_install_failure() -> None:
+    # The restart is the last step: its failure (the example config on another board) must
+    # not turn a complete install into exit 1 (the system test runs this for real).
+    script = SCRIPT.read_text()
+    start = script.split("start_service() {", 1)[1].split("\n}\n", 1)[0]
+    assert 'if run systemctl restart "$SERVICE.service"; then' in start
+    assert "did not start" in start and "exit" not in start

@@ -31,7 +31,7 @@ RULES: dict[str, tuple[set[str], set[str]]] = {
     "doctor": ({"errors", "rules", "hw", "sim", "doctor"}, set()),
     "app": (
         {"errors", "rules", "solver", "control", "hw", "sim", "doctor", "app"},
-        HARDWARE | {"tomli_w"},
+        HARDWARE | {"tomli_w", "aiohttp", "aiomqtt", "paho"},
     ),
     "commands": (
         {"errors", "rules", "solver", "control", "hw", "sim", "doctor", "app", "commands"},

@@ -219,12 +219,14 @@ def test_flags_times_masks_and_reports_are_checked() -> None:
         with pytest.raises(BoundaryError, match="reading"):
             check_mask(bad_mask)
     assert check_report(MoveReport(1, 200, True)) == MoveReport(1, 200, True)
+    back = MoveReport(-1, 200, True)  # a take-back turns the rings back: negative places
+    assert check_report(back) == back
     assert check_report(MoveReport(1, 0, False, "x" * 10_000)).fault.endswith("...")
     for bad_report in (
         None,
         (1, 200, True, ""),
         MoveReport(1, -5, True),
-        MoveReport(-1, 0, True),
+        MoveReport(1.5, 0, True),  # type: ignore[arg-type]
         MoveReport(1, 200, 1),  # type: ignore[arg-type]
         MoveReport(1, 200, True, None),  # type: ignore[arg-type]
     ):
@@ -321,6 +323,7 @@ def test_a_ring_report_that_makes_no_sense_is_a_hardware_fault_a_press_retries(
         run.run_script(parse_script(OPENING + "put a2\n"))
         taps.spoil_report = lambda report: replace(report, steps=-5)
         run.run(parse_script("press\n")[0])
+        run.wait_for_rings()  # the press counts on release: the move may still be under way
         assert any("the ring drive sent steps -5" in r for r in faults(run.events))
         assert run.referee.state is State.FAULT and run.referee.healthy
         assert FAULT_COLOUR in statuses(run)
@@ -337,6 +340,7 @@ def test_a_report_that_is_no_report_at_all_is_a_fault_too(taps: Taps) -> None:
         run.run_script(parse_script(OPENING + "put a2\n"))
         taps.spoil_report = lambda report: "done!"
         run.run(parse_script("press\n")[0])
+        run.wait_for_rings()
         assert any("'done!' instead of a move report" in r for r in faults(run.events))
         assert run.referee.state is State.FAULT and run.referee.healthy
     finally:
@@ -596,8 +600,25 @@ def real_board(
         systemd.close()
 
 
-def state_bytes(state: Path) -> dict[str, bytes]:
-    return {p.name: p.read_bytes() for p in sorted(state.iterdir()) if p.is_file()}
+def state_bytes(state: Path) -> dict[str, object]:
+    """The state directory's files byte for byte; the game archive by what it holds (SQLite
+    folds its write-ahead log into the file when it closes: the same games in other bytes)."""
+    from orbito_hw.app.archive import NAME, Archive
+
+    files: dict[str, object] = {
+        p.name: p.read_bytes()
+        for p in sorted(state.iterdir())
+        if p.is_file() and not p.name.startswith(NAME)
+    }
+    archive = Archive.read(state)
+    try:
+        files[NAME] = [
+            (g.as_json(), [t.as_json() for t in archive.turns(g.id)], archive.refusals(g.id))
+            for g in archive.games()
+        ]
+    finally:
+        archive.close()
+    return files
 
 
 def assert_stopped_and_shown(board: RealBoard, words: str) -> None:

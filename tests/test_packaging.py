@@ -134,3 +134,14 @@ def test_the_installed_package_runs_from_its_own_files(venv: Path, tmp_path: Pat
     here = subprocess.run([sys.executable, "-m", "orbito_hw", *analyse], capture_output=True)
     assert run_installed(venv, "orbito-hw", *analyse, cwd=tmp_path) == here.stdout.decode()
     assert json.loads(here.stdout)["value"] in ("win", "draw", "loss")
+
+
+def test_the_wheel_holds_the_web_page(wheel: Path) -> None:
+    """``pip install .`` serves the page: every file of app/static/ is in the wheel, as is."""
+    static = ROOT / "orbito_hw/app/static"
+    files = sorted(p.name for p in static.iterdir() if p.is_file())
+    page = {"index.html", "app.js", "style.css", "games.html", "game.html", "games.js"}
+    assert page <= set(files)
+    archive = zipfile.ZipFile(wheel)
+    for name in files:
+        assert archive.read(f"orbito_hw/app/static/{name}") == (static / name).read_bytes(), name

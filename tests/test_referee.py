@@ -8,7 +8,7 @@ import pytest
 
 from orbito_hw.control.referee import TRANSITIONS, State
 from orbito_hw.rules.game import Colour, Position, replay
-from orbito_hw.sim.harness import MockRun
+from orbito_hw.sim.harness import PRESS_TIME, MockRun
 from orbito_hw.sim.script import Command, parse_script
 
 from .scripts import game_script, kinds, random_game, run_script
@@ -200,11 +200,17 @@ def test_a_marble_knocked_off_during_the_move_means_correction_until_put_back() 
         assert run.referee.state is State.WAITING
         # A marble falls out of its pocket as the rings turn.
         run.run_script(parse_script("put d4\n"))
+        run.finger(True)
+        run.advance(PRESS_TIME)
+        run.finger(False)  # the press counts on release (a hold would take back a turn)
+        run.advance(0.01)
+        assert run.referee.state is State.ROTATING
         run.physics.pockets.pop(
             next(p for p, c in run.physics.pockets.items() if c is Colour.BLACK)
         )
         run.physics._changed()
-        run.run_script(parse_script("press\n"))
+        run.wait_for_rings()
+        run.advance(1.0)
         assert kinds(run.events, "correction")
         assert run.referee.state is State.CORRECTION
         assert run.lights.frame.count(None) < 16  # type: ignore[attr-defined]
@@ -249,9 +255,10 @@ def test_a_power_cut_in_the_middle_of_a_ring_move_loses_nothing(after: float) ->
         for i, command in enumerate(commands):
             if command.name == "press" and presses % 2 == 1:
                 run.finger(True)
+                run.advance(PRESS_TIME)
+                run.finger(False)  # the turn is accepted and the rings start on release
                 run.advance(after)
                 run.power_cut()
-                run.finger(False)
                 run.advance(0.3)
             else:
                 run.run(command, first_command=i == 0)

@@ -1,5 +1,9 @@
+from hypothesis import given
+from hypothesis import strategies as st
+
 from orbito_hw.rules.squares import (
     BB_ADJACENT,
+    BB_ALL,
     INNER_RING,
     LINES,
     OUTER_RING,
@@ -12,7 +16,10 @@ from orbito_hw.rules.squares import (
     press,
     square_name,
     squares_of,
+    unpress,
 )
+
+masks = st.integers(min_value=0, max_value=BB_ALL)
 
 
 def test_square_names_run_files_then_ranks_from_a1() -> None:
@@ -38,6 +45,21 @@ def test_press_of_a_mask_moves_every_bit() -> None:
     for s in range(16):
         assert press(1 << s) == 1 << PRESS_TO[s]
     assert press(0xFFFF) == 0xFFFF and press(0) == 0
+
+
+@given(masks)
+def test_unpress_is_the_inverse_of_press(mask: int) -> None:
+    assert unpress(press(mask)) == mask == press(unpress(mask))
+
+
+def test_unpress_turns_the_rings_back_clockwise_for_every_mask() -> None:
+    outer = "a4 a3 a2 a1 b1 c1 d1 d2 d3 d4 c4 b4".split()  # counter-clockwise, as SPEC.md
+    inner = "b2 c2 c3 b3".split()
+    for ring in (outer, inner):
+        for i, n in enumerate(ring):
+            back = 1 << parse_square(ring[i - 1])  # the square before it, counter-clockwise
+            assert unpress(1 << parse_square(n)) == back
+    assert all(unpress(press(m)) == m for m in range(BB_ALL + 1))
 
 
 def test_ten_lines_of_four() -> None:

@@ -120,3 +120,63 @@ def test_the_udev_rule_names_the_pico_orbito_ring() -> None:
     assert len(pico) == 1
     assert 'SYMLINK+="orbito-ring"' in pico[0] and 'GROUP="dialout"' in pico[0]
     assert 'SUBSYSTEM=="tty"' in pico[0]
+
+
+WEB_DROPIN = ROOT / "systemd" / "orbito-hw.service.d" / "web.conf"
+
+
+def with_web_dropin(tmp_path: Path) -> Path:
+    """The unit and, beside it as systemd reads drop-ins, the web page's drop-in."""
+    unit = stand_in_unit(tmp_path)
+    dropins = tmp_path / f"{UNIT.name}.d"
+    dropins.mkdir()
+    (dropins / WEB_DROPIN.name).write_text(WEB_DROPIN.read_text())
+    return unit
+
+
+def test_the_web_dropin_verifies_and_keeps_the_exposure_at_most_two(tmp_path: Path) -> None:
+    unit = with_web_dropin(tmp_path)
+    out = verify(unit)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    level = exposure(unit)
+    assert level <= MAX_EXPOSURE, f"exposure with the web page {level} > {MAX_EXPOSURE}"
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    assert level > exposure(stand_in_unit(bare)), "the drop-in was not read"
+
+
+def test_the_web_dropin_opens_the_local_networks_only() -> None:
+    dropin = directives(WEB_DROPIN.read_text())
+    assert dropin["PrivateNetwork"] == ["no"]
+    assert dropin["RestrictAddressFamilies"] == ["", "AF_UNIX AF_INET AF_INET6"]
+    allowed = dropin["IPAddressAllow"][0].split()
+    assert "any" not in allowed and "0.0.0.0/0" not in allowed
+    assert {"localhost", "192.168.0.0/16", "10.0.0.0/8"} <= set(allowed)
+    assert directives(UNIT.read_text())["IPAddressDeny"] == ["any"]
+
+
+REMOTE_DROPIN = ROOT / "systemd" / "orbito-hw.service.d" / "remote.conf"
+
+
+@pytest.mark.parametrize("names", [["remote.conf"], ["web.conf", "remote.conf"]])
+def test_the_remote_dropin_verifies_and_keeps_the_exposure_at_most_two(
+    tmp_path: Path, names: list[str]
+) -> None:
+    unit = stand_in_unit(tmp_path)
+    dropins = tmp_path / f"{UNIT.name}.d"
+    dropins.mkdir()
+    for name in names:
+        (dropins / name).write_text((REMOTE_DROPIN.parent / name).read_text())
+    out = verify(unit)
+    assert out.returncode == 0 and out.stderr == "", out.stderr
+    level = exposure(unit)
+    assert level <= MAX_EXPOSURE, f"exposure with {names} {level} > {MAX_EXPOSURE}"
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    assert level > exposure(stand_in_unit(bare)), "the drop-in was not read"
+
+
+def test_the_remote_dropin_opens_the_network_families_only_with_remote_on() -> None:
+    dropin = directives(REMOTE_DROPIN.read_text())
+    assert dropin["RestrictAddressFamilies"] == ["", "AF_UNIX AF_INET AF_INET6"]
+    assert directives(UNIT.read_text())["RestrictAddressFamilies"] == ["AF_UNIX"]

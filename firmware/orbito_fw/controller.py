@@ -4,7 +4,8 @@ It never reads a clock: every call gets the time in microseconds (``now``), so t
 Pico's main loop, the simulated microcontroller and the tests drive it alike. It touches
 the hardware only through a port object with four methods:
 
-- ``step(forward)``: one step pulse (direction set first);
+- ``step(forward)``: one step pulse (direction set first, with its setup time):
+  ``forward`` turns the rings counter-clockwise (a press), else clockwise (a take-back);
 - ``enable(on)``: the driver's enable line;
 - ``index_active()``: the index sensor, active when the rings sit exactly on the squares;
 - ``read_squares()``: the 16 square sensors as a mask (bit n = square n).
@@ -35,6 +36,8 @@ NOT_HOMED = "not_homed"  # a move before the rings were homed
 UNKNOWN_KEY = "unknown_key"  # a setting the controller does not have
 UNKNOWN_COMMAND = "unknown_command"  # a command the device does not know
 
+MAX_PLACES = 100  # the longest move either way, in places (a move of 0 ends at once)
+
 DEFAULTS = {
     "spp": 200,  # motor steps per place (one press moves the rings one place)
     "speed": 2000,  # top speed, steps per second
@@ -61,7 +64,8 @@ class RingController:
         # The last operation: who asked (the command's sequence number) and how it ended.
         self.op = -1
         self.kind = ""
-        self.places = 0
+        self.places = 0  # negative: a move back, clockwise
+        self.forward = True  # the way the motor turns in the move or homing under way
         self.steps = 0
         self.target = 0
         self.at_index = False
@@ -101,16 +105,17 @@ class RingController:
         return ""
 
     def start_move(self, places: int, op: int, now: int) -> str:
-        """Turn the rings ``places`` places; returns an error word or "" once started."""
+        """Turn the rings ``places`` places, counter-clockwise; a negative ``places`` turns
+        them back, clockwise, on the same ramp. Returns an error word or "" once started."""
         if self.state == FAULT:
             return FAULT
         if self.state != IDLE:
             return BUSY
         if not self.homed:
             return NOT_HOMED
-        if places < 0 or places > 100:
+        if places < -MAX_PLACES or places > MAX_PLACES:
             return BAD_VALUE
-        self._begin(MOVING, op, places, places * self.config["spp"], now)
+        self._begin(MOVING, op, places, abs(places) * self.config["spp"], now)
         self._plan = self.planner.plan(self.target)
         if self.target == 0:
             self._finish(now)
@@ -176,6 +181,7 @@ class RingController:
         self.op = op
         self.kind = state
         self.places = places
+        self.forward = places >= 0  # homing (0 places) always steps forward
         self.steps = 0
         self.target = target
         self.at_index = False
@@ -189,7 +195,7 @@ class RingController:
 
     def _step(self, now: int) -> None:
         port = self.port
-        port.step(True)  # the rings only ever turn counter-clockwise
+        port.step(self.forward)
         self.steps += 1
         index = port.index_active()
         spp = self.config["spp"]

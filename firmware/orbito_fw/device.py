@@ -5,9 +5,13 @@ Commands (host to Pico; every reply echoes the command's sequence number)::
     HELLO <version> <session>  ->  OK HELLO proto=<v> fw=<version> boot=<id> fault=<code|->
     CFG <key>=<int> ...        ->  OK CFG            | ERR <error> <key>
     MOVE <places>              ->  OK MOVE           | ERR busy|fault|not_homed|bad_value
+                                   (places -100..100: counter-clockwise, as presses;
+                                   MOVE -N turns the rings N places back, clockwise)
     HOME                       ->  OK HOME           | ERR busy|fault
     STAT                       ->  OK STAT state=.. op=.. kind=.. places=.. steps=..
                                    index=0|1 homed=0|1 slips=.. fault=<code|->
+                                   (places as asked, -N for a move back; steps made,
+                                   counted up whichever way the rings turn)
     SQ                         ->  OK SQ mask=<int>
     STOP                       ->  OK STOP           (emergency stop: latches "stopped")
     CLEAR                      ->  OK CLEAR          (forget the fault; home before moving)
@@ -126,8 +130,10 @@ class Device:
         if name == "HOME":
             return _answer(name, ctl.start_home(seq, now))
         if name == "MOVE":
-            places = _int(args[0]) if len(args) == 1 else -1
-            return _answer(name, ctl.start_move(places, seq, now) if places >= 0 else BAD_VALUE)
+            places = _signed(args[0]) if len(args) == 1 else None
+            if places is None:
+                return ["ERR", BAD_VALUE]
+            return _answer(name, ctl.start_move(places, seq, now))
         if name == "CFG":
             return self._configure(args)
         return ["ERR", UNKNOWN_COMMAND]
@@ -166,3 +172,13 @@ def _answer(name: str, error: str) -> list[str]:
 def _int(text: str) -> int:
     """A non-negative decimal, or -1."""
     return int(text) if text.isdigit() and len(text) < 10 else -1
+
+
+def _signed(text: str) -> "int | None":
+    """A decimal with an optional leading ``-`` (a move back), or None. The range is the
+    controller's to check: ``MOVE 101`` and ``MOVE -101`` are numbers it refuses."""
+    if text[:1] == "-":
+        value = _int(text[1:])
+        return None if value < 0 else -value
+    value = _int(text)
+    return None if value < 0 else value

@@ -5,7 +5,9 @@ MicroPython runs at boot; it is never imported as ``orbito_fw.main``. Everything
 touches ``machine`` and ``rp2`` is in this file; the rest of ``orbito_fw`` is the logic
 and runs unchanged on the host. Pins (change them here to suit a board):
 
-- GP2 STEP, GP3 DIR, GP4 ENABLE (active low) to the stepper driver (A4988, DRV8825, TMC2208)
+- GP2 STEP, GP3 DIR, GP4 ENABLE (active low) to the stepper driver (A4988, DRV8825, TMC2208);
+  DIR high turns the rings counter-clockwise (a press, ``MOVE N``), low clockwise (a
+  take-back, ``MOVE -N``): swap the motor's coil pair if it turns the other way
 - GP5 index sensor (active low: an open-collector Hall sensor or slotted opto, pulled up)
 - GP6..GP21 the 16 square sensors a1..d4 (active low, pulled up), read in one go
 """
@@ -27,6 +29,7 @@ ENABLE_PIN = 4
 INDEX_PIN = 5
 FIRST_SQUARE_PIN = 6
 WATCHDOG_MS = 2000
+DIR_SETUP_US = 2  # DIR steady this long before a STEP edge (A4988 0.2 us, DRV8825 0.65 us)
 SIO_GPIO_IN = 0xD0000004  # every GPIO's input level in one 32-bit read
 
 
@@ -53,10 +56,12 @@ class PicoPort:
         self.forward = True
 
     def step(self, forward):
+        # DIR changes only between moves (a move turns one way all along), set before the
+        # move's first pulse; the last pulse of the move before ended long ago.
         if forward != self.forward:
             self.dir.value(1 if forward else 0)
             self.forward = forward
-            time.sleep_us(2)  # direction setup time before the pulse
+            time.sleep_us(DIR_SETUP_US)
         self.sm.put(0)
 
     def enable(self, on):

@@ -5,7 +5,7 @@ They use only what every port has, so an import or a built-in that MicroPython l
 fails here before it fails on a Pico.
 """
 
-from .controller import FAULT, HOME_NO_INDEX, IDLE, NOT_HOMED, RingController
+from .controller import BAD_VALUE, FAULT, HOME_NO_INDEX, IDLE, NOT_HOMED, RingController
 from .device import Device
 from .planner import Planner
 from .protocol import PROTOCOL_VERSION, Deframer, encode, fields
@@ -28,7 +28,7 @@ class Rings:
         if self.slip > 0:
             self.slip -= 1
         else:
-            self.position += 1
+            self.position += 1 if forward else -1
 
     def enable(self, on: bool) -> None:
         self.enabled = on
@@ -109,6 +109,27 @@ def check_controller() -> None:
     check(ctl.state == IDLE and ctl.start_move(1, 7, now) == NOT_HOMED, "home after clear")
 
 
+def check_move_back() -> None:
+    rings = Rings(50)
+    ctl = RingController(rings)
+    ctl.configure("spp", 50)
+    ctl.start_home(1, 0)
+    now = run_until_idle(ctl, 0)
+    check(ctl.start_move(-2, 2, now) == "", "a move back starts")
+    now = run_until_idle(ctl, now)
+    check(rings.position == -100 and ctl.steps == 100 and ctl.at_index, "two places back")
+    check(ctl.places == -2 and ctl.homed, "the move back is reported as asked")
+    rings.slip = 4
+    ctl.start_move(-1, 3, now)
+    now = run_until_idle(ctl, now)
+    check(rings.position == -146 and not ctl.at_index and not ctl.homed, "lost steps back")
+    ctl.start_home(4, now)  # homing goes on forward, to the index ahead
+    run_until_idle(ctl, now)
+    check(rings.position == -100 and ctl.homed, "homed forward")
+    for places in (101, -101):
+        check(ctl.start_move(places, 5, now) == BAD_VALUE, "a move of at most 100 places")
+
+
 def check_device() -> None:
     rings = Rings(20)
     dev = Device(RingController(rings), "b00t")
@@ -124,11 +145,20 @@ def check_device() -> None:
     check([r[0] for r in replies] == [1, 2, 3, 4, 4, 4], "replies echo the sequence")
     check(replies[3][1] == ["OK", "MOVE"] and replies[4][1] == ["OK", "MOVE"], "retry ok")
     check(rings.position == 40 and dev.commands_run == 3, "the move ran once")
+    dev.feed(
+        encode(5, ["MOVE", "-1"]) + encode(6, ["MOVE", "-x"]) + encode(7, ["MOVE", "--1"]), now
+    )
+    while dev.controller.busy:
+        now = max(now, dev.poll(now))
+    replies = d.feed(dev.take_output())
+    check([r[1][0] for r in replies] == ["OK", "ERR", "ERR"], "MOVE -1 runs, -x and --1 do not")
+    check(rings.position == 20, "MOVE -1 turned the rings one place back")
 
 
 def run() -> str:
     check_protocol()
     check_planner()
     check_controller()
+    check_move_back()
     check_device()
     return "orbito_fw self-checks passed"

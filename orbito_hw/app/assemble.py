@@ -17,7 +17,7 @@ from orbito_hw.errors import HardwareError
 from orbito_hw.hw.interfaces import RGB, Board, Clock, Frame, Lights, RingDrive, SquareSensors
 
 if TYPE_CHECKING:
-    from orbito_hw.hw.gpio import GpioPins
+    from orbito_hw.hw.gpio import GpioPins, PinError
     from orbito_hw.hw.serial_backend import SerialRingDrive
 
 
@@ -154,6 +154,8 @@ def _open(key: str, make: Callable[[], P], opened: list[Part], config: Config) -
     """A gpio part, opened by ``make``; HardwareError naming ``key`` if it cannot be."""
     from gpiozero import BadPinFactory, GPIOZeroError
 
+    from orbito_hw.hw.gpio import PinError
+
     try:
         with warnings.catch_warnings():  # gpiozero warns for each pin library it skips
             warnings.simplefilter("ignore")
@@ -164,10 +166,24 @@ def _open(key: str, make: Callable[[], P], opened: list[Part], config: Config) -
             "(not a Raspberry Pi? on one: apt install python3-lgpio, or pip's [pi] extra); "
             "try run --mock"
         ) from None
+    except PinError as exc:
+        raise HardwareError(f"{config.source}: {pin_problem(config, exc)}") from None
     except (GPIOZeroError, OSError, RuntimeError) as exc:
         raise HardwareError(f"{config.source}: {key}: {type(exc).__name__}: {exc}") from None
     opened.append(part)
     return part
+
+
+def pin_problem(config: Config, exc: PinError) -> str:
+    """What is wrong with a pin, named by the config key that chose it."""
+    keys = [key for key, pin in config.gpio_pins() if pin == exc.pin]
+    named = f"{keys[0]} = {exc.pin}" if keys else f"GPIO {exc.pin}"
+    if exc.busy:
+        return (
+            f"{named}: GPIO {exc.pin} is busy: another process holds it, or the kernel "
+            "claimed it (an SPI chip select or I2C pin: see config.example.toml)"
+        )
+    return f"{named}: cannot open GPIO {exc.pin}: {exc.reason}"
 
 
 def _open_serial(config: Config, clock: Clock, opened: list[Part]) -> SerialRingDrive:

@@ -12,6 +12,7 @@ Pins are BCM GPIO numbers. A part's pins are required only when its backend is `
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import os
 import tomllib
 from collections.abc import Callable, Mapping
@@ -22,6 +23,7 @@ from typing import Any, Final
 
 import tomli_w
 
+from orbito_hw.app.remote_protocol import check_name, parse_broker_url
 from orbito_hw.control.lights import Palette
 from orbito_hw.control.referee import Settings
 from orbito_hw.errors import ConfigError, shown
@@ -77,6 +79,49 @@ class GameConfig:
     opponent: str = "none"
     board_colour: Colour = Colour.WHITE
     hints: bool = False  # a press before any touch shows the best turn; blunders held back once
+
+
+@dataclass(frozen=True, slots=True)
+class WebConfig:
+    """The web page (app/web.py): off unless ``enabled``; served on ``bind``:``port``.
+    ``code`` is the access code the page's controls need; None: one is generated and kept
+    in the state directory (``orbito-hw web code`` prints it)."""
+
+    enabled: bool = False
+    bind: str = "0.0.0.0"  # every address of the Pi: the phones on the local network
+    port: int = 8080
+    code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteConfig:
+    """A game against a board in another home, over an MQTT broker (app/remote.py): off
+    unless ``enabled``. The broker's URL (``mqtts://`` for TLS), the ``game``'s name (the
+    same on both boards), the colour this board's person ``plays`` and who ``starts``
+    (agreed by the two configs); ``user`` and ``password``, or a client certificate
+    (``cert_file`` and ``key_file``), as the broker asks; ``ca_file`` the authority that
+    signed the broker's certificate (None: the system's). ``board_id`` names this board to
+    the other (None: the host's name and the colour). ``publish_events``: spectators see
+    this board's live events."""
+
+    enabled: bool = False
+    broker: str | None = None
+    game: str | None = None
+    plays: Colour = Colour.BLACK
+    starts: Colour = Colour.BLACK
+    board_id: str | None = None
+    user: str | None = None
+    password: str | None = None
+    ca_file: Path | None = None
+    cert_file: Path | None = None
+    key_file: Path | None = None
+    publish_events: bool = False
+
+
+WEB_CODE_CHARS: Final = "abcdefghjkmnpqrstuvwxyz23456789"
+"""What an access code is made of: no 0/o, 1/l/i to misread on a phone."""
+WEB_CODE_LENGTH: Final = range(6, 65)
+"""How long an access code may be: a short one is guessed, a long one is not typed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,6 +196,8 @@ class Config:
     drive: DriveConfig = field(default_factory=DriveConfig)
     serial: SerialConfig = field(default_factory=SerialConfig)
     lights: LightsConfig = field(default_factory=LightsConfig)
+    web: WebConfig = field(default_factory=WebConfig)
+    remote: RemoteConfig = field(default_factory=RemoteConfig)
     notes: tuple[str, ...] = ()
     """Keys the file sets that are no longer used: said by ``config check`` and logged by
     ``run``, never a reason to refuse a board that worked before an upgrade."""
@@ -183,6 +230,11 @@ class Config:
             f"{self.drive.acceleration:g} steps/s^2",
         ]
         lines += [f"note: {note}" for note in self.notes]
+        if self.web.enabled:
+            lines.append(f"web page: http://{self.web.bind}:{self.web.port}/")
+        if self.remote.enabled:
+            r = self.remote
+            lines.append(f"remote game: {r.game} on {r.broker}, this board plays {r.plays}")
         if b.drive == "serial" or b.sensors == "serial":
             lines.append(f"serial: {self.serial.port} at {self.serial.baud} baud")
         pins = self.gpio_pins()
@@ -346,12 +398,58 @@ def _flag(value: Any) -> str | None:
     return None if isinstance(value, bool) else f"expected true or false, got {shown(value)}"
 
 
+def _address(value: Any) -> str | None:
+    """An IPv4 or IPv6 address to listen on (not a host name: nothing to look up at boot)."""
+    if not isinstance(value, str):
+        return f"expected an IP address, got {shown(value)}"
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        return f"{shown(value)} is not an IP address (like 0.0.0.0, 127.0.0.1 or ::)"
+    return None
+
+
+def _broker(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return f"expected a URL like mqtt://HOST:1883, got {shown(value)}"
+    try:
+        parse_broker_url(value, need_game=False)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def _name(what: str) -> Check:
+    def check(value: Any) -> str | None:
+        if not isinstance(value, str):
+            return f"expected a name, got {shown(value)}"
+        try:
+            check_name(value, what)
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    return check
+
+
+def _access_code(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return f"expected a text of letters and digits, got {shown(value)}"
+    if len(value) not in WEB_CODE_LENGTH or not value.isascii() or not value.isalnum():
+        lo, hi = WEB_CODE_LENGTH.start, WEB_CODE_LENGTH.stop - 1
+        return f"{shown(value)} is not {lo} to {hi} letters and digits"
+    return None
+
+
 def _status_pixel(value: Any) -> str | None:
     return None if value == "none" else _int_in(0, 1023)(value)
 
 
 RETIRED_COLOUR: Final = "ready"  # was documented, never shown: a file that still sets it is told so
-TABLES: Final = ("board", "game", "backends", "sensors", "button", "drive", "serial", "lights")
+TABLES: Final = (
+    "board", "game", "backends", "sensors", "button", "drive", "serial", "lights", "web",
+    "remote",
+)  # fmt: skip
 
 
 class _Reader:
@@ -420,6 +518,8 @@ class _Reader:
             drive=self.drive(top, backends.drive == "gpio"),
             serial=self.serial(top),
             lights=self.lights(top, backends.lights == "neopixel"),
+            web=self.web(top),
+            remote=self.remote(top, base_dir),
             notes=tuple(self.notes),  # after the tables above: reading them adds the notes
         )
         self.check_shared_pins(config)
@@ -566,6 +666,47 @@ class _Reader:
             pixel_order=self.get(t, "lights.pixel_order", _choice(PIXEL_ORDERS), d.pixel_order)
             or d.pixel_order,
             colours=self.colours(t),
+        )
+
+    def web(self, top: dict[str, Any]) -> WebConfig:
+        t = self.table(top, "web", ("enabled", "bind", "port", "code"))
+        d = WebConfig()
+        return WebConfig(
+            enabled=bool(self.get(t, "web.enabled", _flag, d.enabled)),
+            bind=self.get(t, "web.bind", _address, d.bind) or d.bind,
+            port=self.get(t, "web.port", _int_in(1, 65535), d.port) or d.port,
+            code=self.get(t, "web.code", _access_code, d.code),
+        )
+
+    def remote(self, top: dict[str, Any], base_dir: Path) -> RemoteConfig:
+        names = tuple(f.name for f in fields(RemoteConfig))
+        t = self.table(top, "remote", names)
+        d = RemoteConfig()
+        enabled = bool(self.get(t, "remote.enabled", _flag, d.enabled))
+        need = MISSING if enabled else None  # the broker and the game, when the game is on
+        broker = self.get(t, "remote.broker", _broker, need)
+        game = self.get(t, "remote.game", _name("game"), need)
+        colours = _choice(("black", "white"))
+        files = {
+            key: self.get(t, f"remote.{key}", _path, None)
+            for key in ("ca_file", "cert_file", "key_file")
+        }
+        if (files["cert_file"] is None) != (files["key_file"] is None):
+            both = "a client certificate needs both cert_file and key_file"
+            self.problem("remote.cert_file", both)
+        return RemoteConfig(
+            enabled=enabled,
+            broker=broker,
+            game=game,
+            plays=Colour(self.get(t, "remote.plays", colours, str(d.plays)) or d.plays),
+            starts=Colour(self.get(t, "remote.starts", colours, str(d.starts)) or d.starts),
+            board_id=self.get(t, "remote.board_id", _name("board_id"), d.board_id),
+            user=self.get(t, "remote.user", _text, d.user),
+            password=self.get(t, "remote.password", _text, d.password),
+            ca_file=base_dir / files["ca_file"] if files["ca_file"] else None,
+            cert_file=base_dir / files["cert_file"] if files["cert_file"] else None,
+            key_file=base_dir / files["key_file"] if files["key_file"] else None,
+            publish_events=bool(self.get(t, "remote.publish_events", _flag, d.publish_events)),
         )
 
     def order(self, lights: dict[str, Any]) -> tuple[int, ...]:

@@ -6,20 +6,28 @@ import asyncio
 import logging
 import signal
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from orbito_hw.app.archive import Recorder
 from orbito_hw.app.assemble import build_board, doctor_wiring, open_lights
 from orbito_hw.app.config import Config
 from orbito_hw.app.logs import EventLogger
 from orbito_hw.app.service import Service
-from orbito_hw.control.events import Event, Fault, GameOver, TurnPlayed
+from orbito_hw.control.events import Event, EventListener, Fault, GameOver, TurnPlayed
 from orbito_hw.control.guard import cut
 from orbito_hw.control.journal import Journal
 from orbito_hw.control.referee import BoardPlayer, Referee, Settings
 from orbito_hw.doctor.checks import CheckResult, Doctor, Person, Runner
 from orbito_hw.hw.clock import LoopClock
 from orbito_hw.hw.interfaces import Board, Clock
+from orbito_hw.rules.game import Colour
 from orbito_hw.solver.opponents import level_opponent, parse_level
+
+if TYPE_CHECKING:
+    from orbito_hw.app.remote import MqttLink  # aiomqtt: imported only in a remote game
+    from orbito_hw.app.web import WebServer  # aiohttp: imported only with the page on
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +43,7 @@ def settings(config: Config) -> Settings:
         palette=config.lights.colours,
         opponent=board_player(config),
         hints=config.game.hints,
+        make_player=make_player,
     )
 
 
@@ -42,9 +51,14 @@ def board_player(config: Config) -> BoardPlayer | None:
     """The board as a player, from ``[game]``: None for two people."""
     if config.game.opponent == "none":
         return None
-    level = parse_level(config.game.opponent)
-    choose = level_opponent(level).choose
-    return BoardPlayer(config.game.board_colour, choose, f"board:{level.name}")
+    return make_player(config.game.opponent, config.game.board_colour)
+
+
+def make_player(level_name: str, colour: Colour) -> BoardPlayer:
+    """The board playing ``colour`` at the level named ``level_name`` (the config's, or the
+    one a person chose in the opponent menu)."""
+    level = parse_level(level_name)
+    return BoardPlayer(colour, level_opponent(level).choose, f"board:{level.name}")
 
 
 def run_board(config: Config) -> int:
@@ -52,18 +66,44 @@ def run_board(config: Config) -> int:
     loop = asyncio.new_event_loop()
     clock = LoopClock(loop)
     journal = Journal(config.board.state_dir)  # its lock first: one controller per board
-    board = build_board(config, clock, realtime=True)
     service = Service()
+    if not wait_for_ring_controller(config, loop, service):
+        journal.close()  # stopped while the Pico was still away
+        loop.close()
+        return 0
+    board = build_board(config, clock, realtime=True)
+    logger = EventLogger()
+    # The game archive: what goes wrong with it is a fault line in the log, never a stop.
+    archive = Recorder(config.board.state_dir, report=logger)
+    web: WebServer | None = None
+    link: MqttLink | None = None
     try:
-        referee = Referee(board, journal, settings(config))
-        referee.add_listener(EventLogger())
+        chosen = settings(config)
+        if config.remote.enabled:  # aiomqtt only in a remote game
+            from orbito_hw.app.remote import remote_game
+
+            remote, link = remote_game(config.remote, _both(logger, lambda e: _status(service, e)))
+            # The other board plays the other colour: [game]'s opponent does not play here.
+            chosen = replace(chosen, first=config.remote.starts, opponent=remote.player)
+        referee = Referee(board, journal, chosen)
+        referee.add_listener(logger)
         referee.add_listener(lambda event: _status(service, event))
+        referee.add_listener(archive)
         # One exception policy (control/guard.py): what escapes a callback the referee's
         # guard does not wrap stops the referee all the same, and the watchdog goes unfed.
         loop.set_exception_handler(lambda loop, context: _loop_error(referee, loop, context))
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, loop.stop)
         referee.start()
+        archive.boot(referee)  # catches up from the journal just read
+        if link is not None:
+            referee.add_listener(link.game.on_event)
+            link.game.attach(referee)
+            link.start(loop)
+        if config.web.enabled:
+            from orbito_hw.app.web import serve_board  # aiohttp only with the page on
+
+            web = serve_board(loop, referee, config)
         # READY once the hardware is open and the journal read; pings while the referee works
         service.start(loop, healthy=lambda: referee.healthy)
         log.info("orbito-hw running: %s", config.summary().splitlines()[1])
@@ -71,11 +111,66 @@ def run_board(config: Config) -> int:
             log.warning("%s: %s", config.source, note)
         loop.run_forever()
     finally:
+        if link is not None:
+            loop.run_until_complete(link.stop())
+        if web is not None:
+            loop.run_until_complete(web.stop())
         service.stop()
         board.close()  # the lights close first: dark on the way out
+        archive.close()
         journal.close()
         loop.close()
     return 0
+
+
+PORT_POLL_S = 1.0
+"""How often a service waiting for the Pico looks for its port (only while it waits)."""
+
+
+def wait_for_ring_controller(
+    config: Config, loop: asyncio.AbstractEventLoop, service: Service
+) -> bool:
+    """With the Pico driving the rings, wait until its port is there: udev makes
+    ``/dev/orbito-ring`` when it is plugged in, maybe after the service started. Meanwhile
+    the service is up (READY, the watchdog fed) and says what it waits for; a missing port
+    is not a bad config, which exits 2 and is never restarted. False: stopped while waiting."""
+    port = Path(config.serial.port)
+    if config.backends.drive != "serial" or port.exists():
+        return True
+    text = f"waiting for the ring controller: no {port} yet (serial.port), plug the Pico in"
+    log.warning("%s", text)
+    service.start(loop)
+    service.status(text)
+    found: asyncio.Future[bool] = loop.create_future()
+
+    def look() -> None:
+        if found.done():
+            return
+        if port.exists():
+            found.set_result(True)
+        else:
+            loop.call_later(PORT_POLL_S, look)
+
+    def stopped() -> None:
+        if not found.done():
+            found.set_result(False)
+
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stopped)
+    look()
+    if loop.run_until_complete(found):
+        log.info("the ring controller is there: %s", port)
+        return True
+    service.stop()
+    return False
+
+
+def _both(first: EventListener, second: EventListener) -> EventListener:
+    def listener(event: Event) -> None:
+        first(event)
+        second(event)
+
+    return listener
 
 
 def _status(service: Service, event: Event) -> None:

@@ -118,7 +118,11 @@ class Service:
         self, loop: asyncio.AbstractEventLoop, healthy: Callable[[], bool] | None = None
     ) -> None:
         """Tell systemd the board is up and feed the watchdog from ``loop`` from now on,
-        while ``healthy()`` holds (always, if not given)."""
+        while ``healthy()`` holds (always, if not given). Again later (a service that
+        waited for its hardware, then opened it): the pings go on with the new predicate."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         self._loop = loop
         if healthy is not None:
             self._healthy = healthy

@@ -11,7 +11,10 @@ from orbito_hw.commands import UsageError, emit, fail, input_lines
 from orbito_hw.hw.interfaces import BACKENDS, Backend  # the names only: no driver is imported
 
 if TYPE_CHECKING:
-    from orbito_hw.control.events import Event
+    from collections.abc import Callable
+
+    from orbito_hw.app.archive import Recorder
+    from orbito_hw.control.events import Event, EventListener
     from orbito_hw.control.referee import Settings
 
 
@@ -25,13 +28,21 @@ def register(sub: Any) -> None:
         "--interactive", action="store_true", help="type board-script commands at a prompt"
     )
     p.add_argument(
+        "--web", action="store_true", help="serve the board's page; play it in a browser"
+    )
+    p.add_argument(
+        "--port", type=int, default=None, help="the page's port with --web (8080; 0: any free one)"
+    )
+    p.add_argument(
         "--backend",
         default="sim",
         help="drivers run against the simulated board: "
         + ", ".join(f"{name} (default)" if name == "sim" else name for name in BACKENDS),
     )
     p.add_argument(
-        "--state-dir", metavar="DIR", help="where the journal lives (default: a fresh temp dir)"
+        "--state-dir",
+        metavar="DIR",
+        help="where the journal and the game archive live (default: a fresh temp dir)",
     )
     p.add_argument(
         "--seed", type=int, default=None, help="random seed of the demo game and the board's turns"
@@ -45,6 +56,14 @@ def register(sub: Any) -> None:
         "--hints",
         action="store_true",
         help="a press before any touch shows the best turn; a blunder is held back once",
+    )
+    p.add_argument(
+        "--remote",
+        metavar="mqtt://HOST:PORT/GAME",
+        help="join the remote game GAME on the MQTT broker (with --plays; mqtts:// for TLS)",
+    )
+    p.add_argument(
+        "--plays", metavar="COLOUR", help="with --remote: the colour this board's person plays"
     )
     p.add_argument(
         "--config", metavar="PATH", help="the board's config (default /etc/orbito-hw/config.toml)"
@@ -89,6 +108,10 @@ def cmd_run(args: argparse.Namespace) -> int:
                 ("--state-dir", args.state_dir),
                 ("--opponent", args.opponent),
                 ("--hints", args.hints),
+                ("--web", args.web),
+                ("--port", args.port is not None),
+                ("--remote", args.remote),
+                ("--plays", args.plays),
             )
             if given
         ]
@@ -104,6 +127,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.events and args.interactive:
         raise UsageError("--events and --interactive do not go together")
     settings = _mock_settings(args.opponent, args.seed, args.hints)
+    if args.remote or args.plays:
+        return run_remote(args, settings)
+    if args.web or args.port is not None:
+        return run_web(args, settings)
     if args.events:
         return run_events(args.events, args.state_dir, args.backend, settings, args.seed)
     if args.interactive:
@@ -139,6 +166,73 @@ def _mock_settings(opponent: str | None, seed: int | None, hints: bool) -> Setti
     return Settings(opponent=board_player(level, Colour(colour_name), seed), hints=hints)
 
 
+def run_web(args: argparse.Namespace, settings: Settings | None) -> int:
+    """``run --mock --web``: the simulated board and its page; ``--config`` gives the page's
+    ``[web]`` table (its bind address and access code) if it names one."""
+    if not args.web:
+        raise UsageError("--port goes with --web")
+    if args.events or args.interactive:
+        raise UsageError("--web does not go with --events or --interactive")
+    from orbito_hw.app.config import WebConfig
+
+    web = _config(args.config).web if args.config else WebConfig()
+    port = web.port if args.port is None else args.port
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port {port} is not a port (0..65535; 0: any free one)")
+    from orbito_hw.app.web_mock import serve_mock  # aiohttp only with --web
+
+    bind = web.bind if args.config else None
+    code = web.code if args.config else None
+    return serve_mock(port, bind, code, args.state_dir, args.backend, settings, args.seed)
+
+
+def run_remote(args: argparse.Namespace, settings: Settings | None) -> int:
+    """``run --mock --remote URL --plays COLOUR``: a simulated board in a remote game, in
+    real time, with ``--events`` (a script, ``wait S`` in real seconds) or ``--interactive``
+    (typed commands; the default)."""
+    from orbito_hw.rules.game import Colour
+
+    if not (args.remote and args.plays):
+        raise UsageError("--remote and --plays go together (--remote URL --plays COLOUR)")
+    if args.plays not in ("black", "white"):
+        raise UsageError(f"--plays {args.plays!r} is not black or white")
+    if args.opponent:
+        raise UsageError("--opponent does not go with --remote: the other board plays")
+    if args.web or args.port is not None:
+        raise UsageError("--web does not go with --remote yet (use --events or --interactive)")
+    from orbito_hw.app.remote_protocol import parse_broker_url
+
+    try:
+        url = parse_broker_url(args.remote)
+    except ValueError as exc:
+        raise UsageError(f"--remote: {exc}") from None
+    script = None
+    if args.events:
+        from orbito_hw.sim.script import parse_script
+
+        script = parse_script(_read_script(args.events), args.events)
+    from orbito_hw.app.logs import describe
+    from orbito_hw.app.remote_mock import serve_remote
+
+    person = script is None and sys.stdin.isatty() and sys.stdout.isatty()
+
+    def show(event: Event) -> None:
+        if person:  # a person at a terminal reads sentences; a program reads JSON lines
+            print(describe(event)[1], flush=True)
+        else:
+            emit(event.to_json())
+
+    archive = _recorder(args.state_dir, show)
+    plays = Colour(args.plays)
+    try:
+        return serve_remote(
+            url, plays, script, _both(show, archive), args.state_dir, args.backend, settings,
+            args.seed, archive.boot,
+        )  # fmt: skip
+    finally:
+        archive.close()
+
+
 def _read_script(path: str) -> bytes | str:
     """The script's bytes, at most MAX_SCRIPT_BYTES of them: parse_script decodes each line
     itself, so a line that is not UTF-8 is refused by its number, whatever the locale."""
@@ -172,7 +266,9 @@ def run_events(
 
     commands = parse_script(_read_script(path), path)
     events: list[Event] = []
-    run = MockRun(state_dir, settings, parts=backend, on_event=events.append, seed=seed)
+    archive = _recorder(state_dir, events.append)
+    on_event = _both(events.append, archive)
+    run = MockRun(state_dir, settings, backend, on_event, seed=seed, on_boot=archive.boot)
     run.source = path
     try:
         run.run_script(commands)
@@ -186,6 +282,7 @@ def run_events(
         fail(f"the controller failed: {what}", status=1)
     finally:
         run.close()
+        archive.close()
     for event in events:
         emit(event.to_json())
     return 0
@@ -212,7 +309,9 @@ def run_interactive(
         else:
             emit(event.to_json())
 
-    run = MockRun(state_dir, settings, parts=backend, on_event=show, seed=seed)
+    archive = _recorder(state_dir, show)
+    on_event = _both(show, archive)
+    run = MockRun(state_dir, settings, backend, on_event, seed=seed, on_boot=archive.boot)
     prompt = "orbito> " if sys.stdin.isatty() else ""
     lines = input_lines(sys.stdin)  # decoded line by line: a line that is not UTF-8 is refused
     first = True
@@ -240,4 +339,21 @@ def run_interactive(
         fail(f"the controller failed: {exc}", status=1)
     finally:
         run.close()
+        archive.close()
     return 0
+
+
+def _recorder(state_dir: str | None, report: Callable[[Event], None]) -> Recorder:
+    """The game archive of ``--state-dir`` (none in a fresh temporary directory, which
+    goes with the run); what goes wrong with it is reported among the events."""
+    from orbito_hw.app.archive import Recorder
+
+    return Recorder(state_dir, report)
+
+
+def _both(first: Callable[[Event], None], second: Callable[[Event], None]) -> EventListener:
+    def listener(event: Event) -> None:
+        first(event)
+        second(event)
+
+    return listener

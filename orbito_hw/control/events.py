@@ -198,6 +198,21 @@ class BlunderWarning:
 
 
 @dataclass(frozen=True)
+class OpponentChosen:
+    """The opponent menu (a gesture at the empty board) chose who plays: ``player`` is
+    "person" for two people or "board:LEVEL" with the board's ``colour``."""
+
+    kind: ClassVar[str] = "opponent"
+    game: int
+    player: str
+    colour: Colour | None = None
+
+    def to_json(self) -> Json:
+        colour = self.colour.value if self.colour is not None else None
+        return {"event": self.kind, "game": self.game, "player": self.player, "colour": colour}
+
+
+@dataclass(frozen=True)
 class TakeBack:
     """A take-back began: turn ``number`` (``turn``, the last that stands) is taken back;
     the rings turn back one place and the LEDs show what to undo."""
@@ -254,6 +269,26 @@ class Fault:
         return {**head, "reason": self.reason}
 
 
+@dataclass(frozen=True)
+class RemoteStatus:
+    """How the link of a remote game stands (SPEC.md's ``remote`` event, app/remote.py):
+    this board ``connected`` to the broker or ``disconnected`` from it, the other board
+    ``opponent-online`` or ``opponent-offline``."""
+
+    kind: ClassVar[str] = "remote"
+    STATES: ClassVar[tuple[str, ...]] = (
+        "connected",
+        "disconnected",
+        "opponent-online",
+        "opponent-offline",
+    )
+    game: int
+    state: str
+
+    def to_json(self) -> Json:
+        return {"event": self.kind, "game": self.game, "state": self.state}
+
+
 Event = (
     TurnPlayed
     | Rejected
@@ -265,9 +300,11 @@ Event = (
     | BoardTurn
     | Hint
     | BlunderWarning
+    | OpponentChosen
     | TakeBack
     | TakenBack
     | Fault
+    | RemoteStatus
 )
 EventListener = Callable[[Event], None]
 
@@ -325,6 +362,13 @@ def _leds(value: object) -> tuple[tuple[int, RGB], ...]:
     return tuple(sorted((parse_square(str(sq)), parse_rgb(str(c))) for sq, c in value.items()))
 
 
+def _remote_state(o: Mapping[str, object]) -> str:
+    state = _str(o, "state")
+    if state not in RemoteStatus.STATES:
+        raise ValueError(f"state {state!r} is not one of {', '.join(RemoteStatus.STATES)}")
+    return state
+
+
 def _turn(o: Mapping[str, object]) -> TurnPlayed:
     return TurnPlayed(
         _int(o, "game"),
@@ -367,6 +411,11 @@ _READERS: dict[str, Callable[[Mapping[str, object]], Event]] = {
     BlunderWarning.kind: lambda o: BlunderWarning(
         _int(o, "game"), Turn.from_notation(_str(o, "turn")), _str(o, "value")
     ),
+    OpponentChosen.kind: lambda o: OpponentChosen(
+        _int(o, "game"),
+        _str(o, "player"),
+        Colour.parse(_str(o, "colour")) if o.get("colour") is not None else None,
+    ),
     TakeBack.kind: lambda o: TakeBack(
         _int(o, "game"), _int(o, "number"), Turn.from_notation(_str(o, "turn"))
     ),
@@ -374,4 +423,5 @@ _READERS: dict[str, Callable[[Mapping[str, object]], Event]] = {
         _int(o, "game"), _int(o, "number"), _str(o, "board"), Colour.parse(_str(o, "to_move"))
     ),
     Fault.kind: lambda o: Fault(_int(o, "game") if "game" in o else None, _str(o, "reason")),
+    RemoteStatus.kind: lambda o: RemoteStatus(_int(o, "game"), _remote_state(o)),
 }

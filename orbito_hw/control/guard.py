@@ -110,9 +110,12 @@ def check_mask(value: object) -> Mask:
     return value
 
 
-def check_count(value: object, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise BoundaryError(f"{what} {named(value)}, not a count (0 or more)")
+def check_count(value: object, what: str, signed: bool = False) -> int:
+    """A whole number, 0 or more (``signed``: of either sign, as a move's places are: a
+    take-back turns the rings back)."""
+    if isinstance(value, bool) or not isinstance(value, int) or (value < 0 and not signed):
+        kind = "a whole number" if signed else "a count (0 or more)"
+        raise BoundaryError(f"{what} {named(value)}, not {kind}")
     return value
 
 
@@ -123,7 +126,7 @@ def check_report(value: object) -> MoveReport:
     if not isinstance(value.fault, str):
         raise BoundaryError(f"fault {named(value.fault)}, not a text")
     return MoveReport(
-        check_count(value.places, "places"),
+        check_count(value.places, "places", signed=True),
         check_count(value.steps, "steps"),
         check_flag(value.at_index, "at_index"),
         cut(value.fault),

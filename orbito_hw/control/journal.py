@@ -33,10 +33,11 @@ from types import TracebackType
 from typing import NoReturn
 
 from orbito_hw.control.guard import VALUE_LIMIT, cut
-from orbito_hw.errors import IllegalTurnError, NotationError, OrbitoError
+from orbito_hw.errors import ConfigError, IllegalTurnError, NotationError, OrbitoError
 from orbito_hw.rules.game import Colour, Position, ReplayError, replay
 from orbito_hw.rules.squares import BB_SQUARES, is_square_name, parse_square
 from orbito_hw.rules.turn import Turn
+from orbito_hw.solver.opponents import parse_level
 
 FORMAT = 1
 MAX_BYTES = 16 * 1024 * 1024
@@ -89,10 +90,29 @@ class Saved:
     board_turn: str | None = None
     """The turn the board, playing against a person, chose for the position after ``turns``
     and shows on the LEDs: after a power cut it shows the same turn again."""
+    opponent: str | None = None
+    """Who plays, as chosen at the board (the opponent menu, a directive): "person" for two
+    people, "board:LEVEL:COLOUR" for the board; None: as the config says. A power cut keeps
+    the choice, and so does the next game."""
+    placed_first: bool = False
+    """The turn in progress placed before it moved an opponent marble (``TurnReader``): kept
+    apart from ``touches``, whose shortened form may not keep their order."""
+    undo: str | None = None
+    """A take-back of the last of ``turns`` under way: "turning" once it began (the rings may
+    not have turned back yet), "turned" once they have; the turn stays in ``turns`` until the
+    board shows the position before it."""
 
     def position(self) -> Position:
         """The position after the committed turns (the engine checks each one)."""
         return replay(self.first, self.turns)
+
+    def undo_start(self) -> int:
+        """The squares holding a marble once the rings have turned back for a take-back of
+        the last turn: that turn made, before its press."""
+        black, white = replay(self.first, self.turns[:-1]).before_press(
+            Turn.from_notation(self.turns[-1])
+        )
+        return black | white
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -105,6 +125,9 @@ class Saved:
             "announced": self.announced,
             # Only against the board: a two-person journal is as it always was.
             **({"board_turn": self.board_turn} if self.board_turn is not None else {}),
+            **({"undo": self.undo} if self.undo is not None else {}),
+            **({"placed_first": True} if self.placed_first else {}),
+            **({"opponent": self.opponent} if self.opponent is not None else {}),
         }
 
     @classmethod
@@ -130,8 +153,13 @@ class Saved:
         saved.announced = announced
         try:  # the accepted turns are good: damage from here on spares them
             saved.pending = _pending(position, data.get("pending"))
-            saved.touches = _touches(position, data.get("touches"), fits=bool(saved.turns))
+            saved.undo = _undo(data.get("undo"), bool(saved.turns))
+            # A take-back's undoing starts from the last turn made, before its press.
+            start = saved.undo_start() if saved.undo else position.occupied
+            saved.touches = _touches(start, data.get("touches"), fits=bool(saved.turns))
             saved.board_turn = _pending(position, data.get("board_turn"), "the board's turn")
+            saved.placed_first = _flag(data.get("placed_first", False), "placed_first")
+            saved.opponent = _opponent(data.get("opponent"))
         except JournalDamage as exc:
             raise JournalDamage(str(exc), recovered=cls(game, saved.first, saved.turns)) from None
         return saved
@@ -183,13 +211,49 @@ def _pending(position: Position, token: object, what: str = "the turn in progres
     return token
 
 
-def _touches(position: Position, value: object, fits: bool) -> list[Touch]:
-    """The lifts and puts of the turn in progress. The referee journals a lift only from an
-    occupied square and a put only on an empty one, so after a committed turn they replay
-    onto its position. (Not before one: a new game may start on a board not yet cleared.)"""
+def _opponent(value: object) -> str | None:
+    """ "person", or "board:LEVEL:COLOUR" with a level the board plays."""
+    if value is None or value == "person":
+        return None if value is None else "person"
+    parts = value.split(":") if isinstance(value, str) else []
+    if len(parts) != 3 or parts[0] != "board" or parts[2] not in [c.value for c in Colour]:
+        raise JournalDamage(f"opponent {_shown(value)} is not person or board:LEVEL:COLOUR")
+    try:
+        parse_level(parts[1])
+    except ConfigError:
+        raise JournalDamage(f"opponent {_shown(value)} plays no level this board has") from None
+    assert isinstance(value, str)
+    return value
+
+
+def _flag(value: object, name: str) -> bool:
+    if type(value) is not bool:
+        raise JournalDamage(f"{name} {_shown(value)} is not true or false")
+    return value
+
+
+UNDO_STEPS = ("turning", "turned")
+
+
+def _undo(value: object, has_turns: bool) -> str | None:
+    """The step of a take-back under way: one of ``UNDO_STEPS``, and only with a turn to take."""
+    if value is None:
+        return None
+    if value not in UNDO_STEPS:
+        raise JournalDamage(f"undo {_shown(value)} is not one of {', '.join(UNDO_STEPS)}")
+    if not has_turns:
+        raise JournalDamage(f"undo {_shown(value)} with no turn to take back")
+    assert isinstance(value, str)
+    return value
+
+
+def _touches(occupied: int, value: object, fits: bool) -> list[Touch]:
+    """The lifts and puts of the turn in progress (or of a take-back's undoing), from the
+    squares ``occupied`` at its start. The referee journals a lift only from an occupied
+    square and a put only on an empty one, so after a committed turn they replay onto its
+    position. (Not before one: a new game may start on a board not yet cleared.)"""
     if not isinstance(value, list):
         raise JournalDamage(f"touches is {_shown(value)}, not a list")
-    occupied = position.occupied
     touches: list[Touch] = []
     for number, item in enumerate(value, 1):
         if not (

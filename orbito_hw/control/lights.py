@@ -10,13 +10,24 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
+from orbito_hw.control.menu import Choice
 from orbito_hw.hw.interfaces import RGB, Clock, Lights, TimerHandle, rgb_hex
 from orbito_hw.rules.game import Colour, Result
 from orbito_hw.rules.squares import SQUARES, Mask, Square, square_name, squares_of
 from orbito_hw.rules.turn import Turn
 
 ViewMode = Literal[
-    "starting", "play", "refused", "rotating", "correction", "result", "fault", "hint", "warning"
+    "starting",
+    "play",
+    "refused",
+    "rotating",
+    "correction",
+    "result",
+    "fault",
+    "hint",
+    "warning",
+    "undo",
+    "menu",
 ]
 """What the board is showing: each mode is drawn its own way (``LightShow._compose``)."""
 
@@ -45,6 +56,10 @@ class Palette:
     # A blunder warning (hints on): the squares of the turn held back and the status pixel
     # blink in this colour; a second press plays the turn.
     warning: RGB = (255, 0, 120)  # #ff0078, blinking
+    # A take-back: the squares to clear blink in this colour, the squares a marble goes back
+    # to show that marble's colour, and the status pixel blinks in it until the board shows
+    # the position before the turn taken back.
+    undo: RGB = (0, 200, 255)  # #00c8ff, blinking
 
     def hint(self, value: str) -> RGB:
         """The status pixel for a hint worth ``value`` ("win", "draw" or "loss")."""
@@ -60,7 +75,7 @@ class View:
 
     ``mode``: one of ``ViewMode``.
     ``squares``: squares at fault ("refused"), ``missing``/``extra``: squares that should
-    hold a marble (with its colour) / should be empty ("correction").
+    hold a marble (with its colour) / should be empty ("correction", "undo").
     """
 
     mode: ViewMode
@@ -73,6 +88,7 @@ class View:
     board_turn: Turn | None = None  # the board's turn to make for it ("play", "refused")
     value: str | None = None  # "hint": what the best turn is worth; "warning": after the turn
     hint_turn: Turn | None = None  # "hint": the best turn, shown like the board's own
+    menu: Choice | None = None  # "menu": the choice of opponent shown
 
 
 def result_frame(result: Result, lines: tuple[Mask, ...], palette: Palette) -> dict[Square, RGB]:
@@ -150,6 +166,13 @@ class LightShow:
             lit = {sq: p.marble(c) for sq, c in view.missing}
             lit.update(dict.fromkeys(view.extra, p.error))
             return lit, p.error, False
+        if view.mode == "menu" and view.menu is not None:
+            return self._menu(view.menu), p.board if self._phase % 2 == 0 else None, True
+        if view.mode == "undo":
+            on = self._phase % 2 == 0
+            lit = {sq: p.marble(c) for sq, c in view.missing}
+            lit.update(dict.fromkeys(view.extra, p.undo) if on else {})
+            return lit, p.undo if on else None, True
         if view.mode == "result" and view.result is not None:
             lit = result_frame(view.result, view.lines, p)
             if view.result is Result.DRAW:
@@ -171,6 +194,16 @@ class LightShow:
         if view.board_turn is not None:
             return self._board_turn(view), p.board, True
         return {}, turn_colour, False
+
+    def _menu(self, choice: Choice) -> dict[int, RGB]:
+        """The opponent menu: two people light a1..d1 in both marble colours in turn; the
+        board lights as many squares as its level is strong (a1, b1, ... all 16 for
+        perfect) in the colour of the marbles it plays; the status pixel blinks the
+        board's-turn colour."""
+        p = self.palette
+        if choice.colour is None:
+            return {sq: p.marble(Colour.BLACK if sq % 2 == 0 else Colour.WHITE) for sq in range(4)}
+        return dict.fromkeys(range(choice.strength), p.marble(choice.colour))
 
     def _board_turn(self, view: View, shown: Turn | None = None) -> dict[int, RGB]:
         """The board's turn: the marble to move blinks in ``board_from``, its target is

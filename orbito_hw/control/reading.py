@@ -28,16 +28,23 @@ class Marble:
 
 
 class TurnReader:
-    """The marbles of one turn, from ``position`` at its start, as touches move them."""
+    """The marbles of one turn, from ``position`` at its start, as touches move them.
 
-    def __init__(self, position: Position) -> None:
+    ``layout`` (black and white masks) starts the marbles elsewhere than ``position``: a
+    take-back's undoing starts from the turn taken back as it was made, before its press,
+    and ends on ``position``, the position before that turn."""
+
+    def __init__(self, position: Position, layout: tuple[int, int] | None = None) -> None:
         self.position = position
-        self.marbles: dict[int, Marble] = {}
+        black, white = layout or (position.black, position.white)
+        self.start = {sq: Marble(Colour.BLACK, sq) for sq in squares_of(black)}
+        self.start.update({sq: Marble(Colour.WHITE, sq) for sq in squares_of(white)})
+        self.marbles: dict[int, Marble] = dict(self.start)
         self.hand: list[Marble] = []  # the marble lifted last is the one put down next
-        for square in squares_of(position.occupied):
-            colour = position.colour_at(square)
-            assert colour is not None
-            self.marbles[square] = Marble(colour, square)
+        self.placed_first = False
+        """An opponent marble left its square while a marble of this turn's placing stood on
+        the board: the place came before the move, which the rules put the other way round
+        (the board's own turn is refused for it; a person's is judged on the colours)."""
 
     # --- touches -------------------------------------------------------------------
     def touch(self, square: int, present: bool) -> None:
@@ -50,7 +57,13 @@ class TurnReader:
             marble = self.hand.pop() if self.hand else Marble(self.position.to_move, None)
             self.marbles[square] = marble
         elif square in self.marbles:
-            self.hand.append(self.marbles.pop(square))
+            marble = self.marbles.pop(square)
+            self.hand.append(marble)
+            placed = any(m.origin is None for m in self.marbles.values())
+            if marble.origin == square and marble.colour is not self.position.to_move:
+                self.placed_first |= placed
+            elif not placed:
+                self.placed_first = False  # the placed marble is off again: the order starts over
 
     def replay_touches(self) -> list[tuple[bool, int]]:
         """A short run of touches, (put?, square), that brings a fresh reader of the same
@@ -59,7 +72,7 @@ class TurnReader:
         Its length is bounded by the board (at most 48: every marble there is is at most one
         supply put, one lift and one put), not by the history of touches: a marble lifted
         and put back a thousand times leaves nothing to replay."""
-        start = {sq: Marble(m.colour, sq) for sq, m in TurnReader(self.position).marbles.items()}
+        start = self.start
         supply = Marble(self.position.to_move, None)
         # 1. With the hand empty, the supply marbles this state holds (placed, or lifted back
         # into the hand) go down on squares empty at the start: there are always enough,

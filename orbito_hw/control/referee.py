@@ -14,7 +14,7 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from orbito_hw.control.debounce import Debouncer
 from orbito_hw.control.events import (
@@ -29,16 +29,20 @@ from orbito_hw.control.events import (
     GameOver,
     Hint,
     NewGame,
+    OpponentChosen,
     Rejected,
+    TakeBack,
+    TakenBack,
     TurnPlayed,
 )
 from orbito_hw.control.guard import Guard, guarded
 from orbito_hw.control.journal import Journal, JournalError, Saved
 from orbito_hw.control.lights import LightShow, Palette, View
+from orbito_hw.control.menu import CHOICES, MENU_TIMEOUT, choice_of
 from orbito_hw.control.reading import Marble, TurnReader
 from orbito_hw.errors import IllegalTurnError, OrbitoError
 from orbito_hw.hw.interfaces import Board, MoveReport, TimerHandle
-from orbito_hw.rules.game import Colour, Position
+from orbito_hw.rules.game import Colour, Position, replay
 from orbito_hw.rules.squares import mask_of, parse_square, press, square_name, squares_of
 from orbito_hw.rules.turn import Turn
 from orbito_hw.solver.layout import Value, decode
@@ -62,6 +66,8 @@ class State(Enum):
     VERIFYING = "verifying"
     CORRECTION = "correction"
     GAME_OVER = "game over"
+    TAKING_BACK = "turning the rings back"
+    UNDOING = "waiting for the turn to be undone"
     FAULT = "fault"
 
 
@@ -74,6 +80,8 @@ TRANSITIONS: dict[tuple[State, str], State] = {
     (S.STARTING, "mismatch"): S.CORRECTION,
     (S.STARTING, "accept"): S.ROTATING,
     (S.STARTING, "fault"): S.FAULT,
+    (S.STARTING, "resume_turning"): S.TAKING_BACK,
+    (S.STARTING, "resume_undo"): S.UNDOING,
     (S.WAITING, "touch"): S.TURN,
     (S.WAITING, "accept"): S.ROTATING,
     (S.TURN, "untouch"): S.WAITING,
@@ -88,12 +96,21 @@ TRANSITIONS: dict[tuple[State, str], State] = {
     (S.CORRECTION, "fixed_turn"): S.TURN,
     (S.CORRECTION, "fixed_over"): S.GAME_OVER,
     (S.FAULT, "retry"): S.STARTING,
+    # A take-back: the rings turn back one place, then the players undo the turn by hand.
+    (S.TAKING_BACK, "turned_back"): S.UNDOING,
+    (S.TAKING_BACK, "fault"): S.FAULT,
+    (S.UNDOING, "undone"): S.WAITING,
+    (S.UNDOING, "take_back_too"): S.TAKING_BACK,  # against the board: the person's turn too
 }
+# A hold may take back the last turn whenever the board is still and the game has one
+# (it is refused, the squares at fault lit, unless the board shows the game as it stands).
+for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER):
+    TRANSITIONS[(_state, "take_back")] = S.TAKING_BACK
 # A new game may start from any state but the ring moves.
-for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER, S.FAULT, S.STARTING):
+for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER, S.FAULT, S.STARTING, S.UNDOING):
     TRANSITIONS[(_state, "new_game")] = S.WAITING
 # The drive may fail between moves (a ring controller unplugged while the rings are idle).
-for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER):
+for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER, S.UNDOING):
     TRANSITIONS[(_state, "fault")] = S.FAULT
 
 
@@ -104,6 +121,14 @@ MAX_FINISHING_MOVES = 2
 """Whole places a ring move may be finished by, before the players are asked to look."""
 
 
+HoldAction = Literal["new game", "take-back", "menu"]
+
+
+def _distance(a: int, b: int) -> int:
+    """How many squares two sensor readings differ on."""
+    return (a ^ b).bit_count()
+
+
 class TransitionError(OrbitoError, RuntimeError):
     """A trigger the machine does not allow in its state: a bug, never a player's doing."""
 
@@ -112,11 +137,16 @@ class TransitionError(OrbitoError, RuntimeError):
 class BoardPlayer:
     """The board playing ``colour`` against a person: ``choose`` gives its turn in a position
     of a game still going on (any callable: the control layer needs no solver class);
-    ``player`` names it as the archive and the page do (SPEC.md's PLAYER: ``board:LEVEL``)."""
+    ``player`` names it as the archive and the page do (SPEC.md's PLAYER: ``board:LEVEL``).
+
+    A player at another board (``by`` "remote") has no turn to give until it arrives:
+    ``choose`` returns None until then, and its client calls ``Referee.offer()`` when it
+    does. Meanwhile the person here may not play that colour's turn."""
 
     colour: Colour
-    choose: Callable[[Position], Turn]
+    choose: Callable[[Position], Turn | None]
     player: str = "board"
+    by: str = "board"  # who chose the turns shown: "board" or "remote" (SPEC.md's board-turn)
 
 
 @dataclass(frozen=True)
@@ -128,6 +158,10 @@ class Settings:
     palette: Palette = field(default_factory=Palette)
     opponent: BoardPlayer | None = None  # None: two people at the board
     hints: bool = False  # a press before any touch shows the best turn; blunders are held back
+    # The opponent menu (menu.py): the board as a player at a level and colour, made when
+    # chosen (None: no menu); opened by holding the button this long on the empty board.
+    make_player: Callable[[str, Colour], BoardPlayer] | None = field(default=None, compare=False)
+    menu_hold: float = 5.0
 
 
 class Referee:
@@ -146,6 +180,9 @@ class Referee:
         self._listeners: list[EventListener] = []
         self._hold_timer: TimerHandle | None = None
         self._held = False
+        self._hold_action: HoldAction | None = None  # what holding the button down would do
+        self._menu_timer: TimerHandle | None = None  # opens the menu, or closes it unused
+        self.menu: int | None = None  # the choice the open opponent menu shows
         self._refusal: View | None = None
         self._finishing = 0
         self.opponent = self.settings.opponent
@@ -166,7 +203,7 @@ class Referee:
     @property
     def busy(self) -> bool:
         """Whether the board is turning or checking itself: hands off (the status pixel says so)."""
-        return self.state in (S.STARTING, S.ROTATING, S.VERIFYING)
+        return self.state in (S.STARTING, S.ROTATING, S.VERIFYING, S.TAKING_BACK)
 
     @property
     def position(self) -> Position:
@@ -240,10 +277,15 @@ class Referee:
             self._emit(Fault(self.saved.game, str(exc)))
             saved = exc.recovered  # only the turn in progress was lost, if anything
         self.saved = saved or Saved(first=self.settings.first)
-        self.reader = TurnReader(self.saved.position())
+        self._restore_opponent()
         self.pending = Turn.from_notation(self.saved.pending) if self.saved.pending else None
-        for kind, name in self.saved.touches:
-            self.reader.touch(parse_square(name), kind == "put")
+        if self.saved.undo == "turned":  # the undoing of a take-back, under way
+            self.reader = self._undo_reader()
+        else:
+            self.reader = TurnReader(self.saved.position())
+            for kind, name in self.saved.touches:
+                self.reader.touch(parse_square(name), kind == "put")
+            self.reader.placed_first = self.saved.placed_first
         self._draw()
         self.board.drive.home(self._started)
 
@@ -254,6 +296,8 @@ class Referee:
             return self._fault(report.fault)
         self.sensors.resync()
         reading = self.sensors.read()
+        if self.saved.undo is not None:
+            return self._resume_take_back(reading)
         if self.pending is not None:
             black, white = self.position.before_press(self.pending)
             if reading == black | white:
@@ -272,11 +316,12 @@ class Referee:
 
     # --- squares -------------------------------------------------------------------
     def _on_square(self, square: int, present: bool, when: float) -> None:
-        if self.state in (S.WAITING, S.TURN):
+        if self.state in (S.WAITING, S.TURN, S.UNDOING):
             if present == self.reader.holds(square):
                 return  # the sensor agrees with the board as we know it
             self.reader.touch(square, present)
             self.saved.touches.append(("put" if present else "lift", square_name(square)))
+            self.saved.placed_first = self.reader.placed_first
             if len(self.saved.touches) > MAX_TOUCHES:
                 # What the reader holds, not the history of touches: bounded by the board.
                 self.saved.touches = [
@@ -286,7 +331,9 @@ class Referee:
             self._save()
             self._refusal = None
             self._forget_hint()  # a touch: the hint goes, a warning is called off
-            if self.state is S.WAITING and self._touched():
+            if self.state is S.UNDOING:
+                self._check_undone()
+            elif self.state is S.WAITING and self._touched():
                 self._go("touch")
             elif self.state is S.TURN and not self._touched():
                 self._go("untouch")
@@ -309,26 +356,60 @@ class Referee:
             # A marble taken from the supply and still in the hand goes back to the supply;
             # one lifted off the board stays in the hand: it has to come back.
             self.reader.back_to_supply()
-            if self._board_empty():
-                self._held = False
-                self._hold_timer = self.clock.call_later(self.settings.hold_time, self._on_hold)
-                return  # short press or hold: decided on release
-            self._press()
-            return
+            self._hold_action = self._what_a_hold_does()
+            if self._hold_action is None:
+                self._press()
+                return
+            self._held = False
+            self._hold_timer = self.clock.call_later(self.settings.hold_time, self._on_hold)
+            if self._hold_action == "new game" and self.settings.make_player and self.menu is None:
+                self._set_menu_timer(self.settings.menu_hold, self._open_menu)
+            return  # short press or hold: decided on release
+        if self.menu is None:
+            self._set_menu_timer(None)  # released before the menu opened
         if self._hold_timer is not None:
             self._hold_timer.cancel()
             self._hold_timer = None
             if not self._held:
-                self._short_press_on_empty_board()
+                self._short_press()
+
+    def _what_a_hold_does(self) -> HoldAction | None:
+        """Holding the button: on the empty board a new game, during a game (or after it,
+        the marbles still there) a take-back of the last turn; None when a hold means
+        nothing, and the press counts at once."""
+        if self.menu is not None:
+            return "menu"
+        if self._board_empty():
+            return "new game"
+        if self.can_take_back:
+            return "take-back"
+        return None
+
+    def _short_press(self) -> None:
+        if self._hold_action == "menu":
+            self._next_choice()
+        elif self._hold_action == "new game":
+            self._short_press_on_empty_board()
+        else:
+            self._press()
 
     def _board_empty(self) -> bool:
         # After a game the players clear the board: the sensors, not the model, say empty.
-        return self.sensors.read() == 0 and self.state not in (S.ROTATING, S.VERIFYING)
+        return self.sensors.read() == 0 and self.state not in (
+            S.ROTATING,
+            S.VERIFYING,
+            S.TAKING_BACK,
+        )
 
     def _on_hold(self) -> None:
         self._held = True
         self._hold_timer = None
-        self.new_game(self.settings.first)
+        if self._hold_action == "new game":
+            self.new_game(self.settings.first)
+        elif self._hold_action == "take-back":
+            self._hold_to_take_back()
+        elif self._hold_action == "menu":
+            self._take_choice()
 
     def _short_press_on_empty_board(self) -> None:
         if self.state is S.WAITING and not self.saved.turns:
@@ -363,9 +444,21 @@ class Referee:
                 return self._show_hint()
             return self._refuse(exc.reason, mask_of(exc.squares))
         wanted = self.board_turn
+        if wanted is None and self._boards_move():
+            # A remote player's turn not here yet: nobody here plays that colour.
+            return self._refuse("wait for the other board's turn", self._off())
         if wanted is not None and turn != wanted:
             # Another legal turn on the board's move: the board plays its own turn only.
             return self._refuse(f"the board's turn is {wanted}, not {turn}", self._off(wanted))
+        if wanted is not None and wanted.move_from is not None and self.reader.placed_first:
+            # The right layout, the steps the other way round: shown as move, then place.
+            assert wanted.place is not None and wanted.move_to is not None
+            reason = (
+                f"the board's turn moves {square_name(wanted.move_from)}-"
+                f"{square_name(wanted.move_to)} first, then places on "
+                f"{square_name(wanted.place)}: lift the placed marble, then place it again"
+            )
+            return self._refuse(reason, mask_of([wanted.place]))
         if wanted is None and self._held_back(turn):
             return
         self._accept(turn)
@@ -386,7 +479,7 @@ class Referee:
         board an untouched press is the extra press, a turn: it is played, not hinted)."""
         return (
             self.hints
-            and self.board_turn is None
+            and not self._boards_move()
             and not self._touched()
             and not self.position.is_full
         )
@@ -500,6 +593,7 @@ class Referee:
         self.saved.turns.append(turn.notation())
         self.saved.pending = None
         self.saved.touches = []
+        self.saved.placed_first = False
         self.pending = None
         self._forget_hint()
         self._rechoose()  # journaled with the turn: a power cut shows the same choice again
@@ -558,13 +652,19 @@ class Referee:
     @guarded("a new game")
     def new_game(self, first: Colour, next_game: bool | None = None) -> None:
         """Start a new game, ``first`` to move. It counts as the next game if ``next_game``
-        says so, by default if the current one had begun (which then goes to the history)."""
+        says so, by default if the current one had begun (which then goes to the history).
+        Not while the rings turn (a control on the web page may ask then): ignored, logged."""
+        if self.state in (S.ROTATING, S.VERIFYING, S.TAKING_BACK):
+            log.warning("a new game was asked for while the rings turn: ignored")
+            return
         if self.saved.turns and self.position.result is None:
             self.journal.archive(self.saved, None)
+        opponent = self.saved.opponent
         if self.saved.turns if next_game is None else next_game:
             self.saved = Saved(game=self.saved.game + 1, first=first)
         else:
             self.saved = Saved(game=self.saved.game, first=first)
+        self.saved.opponent = opponent  # who plays is kept from game to game
         self.reader = TurnReader(Position.start(first))
         self.pending = None
         self._refusal = None
@@ -603,7 +703,13 @@ class Referee:
         if self.opponent is None or not self._boards_move():
             self.saved.board_turn = None
         elif self.saved.board_turn is None:
-            self.saved.board_turn = self.opponent.choose(self.position).notation()
+            turn = self.opponent.choose(self.position)
+            self.saved.board_turn = turn.notation() if turn is not None else None
+
+    @guarded("a turn offered")
+    def offer(self) -> None:
+        """Ask the opponent again for its turn: a remote player's turn has arrived."""
+        self._offer()
 
     def _offer(self) -> None:
         """On the board's move: its turn chosen and journaled (if not yet), told once per
@@ -618,22 +724,208 @@ class Referee:
         if turn is not None and not self._board_turn_told:
             self._board_turn_told = True
             number = len(self.saved.turns) + 1
-            self._emit(BoardTurn(self.saved.game, number, self.position.to_move, turn))
+            by = self.opponent.by if self.opponent else "board"
+            self._emit(BoardTurn(self.saved.game, number, self.position.to_move, turn, by))
         self._draw()
 
     @guarded("a change of opponent")
     def set_opponent(self, opponent: BoardPlayer | None) -> None:
-        """The board plays ``opponent`` (None: nobody) from now on, in this position too."""
+        """The board plays ``opponent`` (None: nobody) from now on, in this position too;
+        journaled, so a power cut keeps it (a remote player is the remote client's to
+        bring back: it is not journaled here)."""
         self.opponent = opponent
+        if opponent is None:
+            self.saved.opponent = "person"
+        elif opponent.by == "board" and opponent.player.startswith("board:"):
+            self.saved.opponent = f"{opponent.player}:{opponent.colour.value}"
         self._rechoose()
         self._save()
         self._offer()
+
+    def _restore_opponent(self) -> None:
+        """Who plays, as the journal says it was chosen at the board (else the settings)."""
+        chosen, make = self.saved.opponent, self.settings.make_player
+        if chosen == "person":
+            self.opponent = None
+        elif chosen is not None and make is not None:
+            _, level, colour = chosen.split(":")
+            self.opponent = make(level, Colour(colour))
 
     def _enter_board_not_empty(self) -> None:
         """A new game on a board that still holds marbles: treat them as a turn to clear."""
         for square in squares_of(self.sensors.read()):
             self.reader.touch(square, True)  # the hand is empty: a marble of the mover's
         self._go("touch")
+
+    # --- the opponent menu (menu.py) ---------------------------------------------------
+    def _set_menu_timer(self, delay: float | None, then: Callable[[], None] | None = None) -> None:
+        if self._menu_timer is not None:
+            self._menu_timer.cancel()
+            self._menu_timer = None
+        if delay is not None and then is not None:
+            self._menu_timer = self.clock.call_later(delay, then)
+
+    def _open_menu(self) -> None:
+        if self.state is not S.WAITING or self.saved.turns or self.sensors.read():
+            return  # a marble went down while the button was held: no menu
+        player = self.opponent.player if self.opponent else None
+        self.menu = choice_of(player, self.opponent.colour if self.opponent else None)
+        self._set_menu_timer(MENU_TIMEOUT, self._close_menu)
+        self._draw()
+
+    def _next_choice(self) -> None:
+        assert self.menu is not None
+        self.menu = (self.menu + 1) % len(CHOICES)
+        self._set_menu_timer(MENU_TIMEOUT, self._close_menu)
+        self._draw()
+
+    def _take_choice(self) -> None:
+        assert self.menu is not None and self.settings.make_player is not None
+        choice = CHOICES[self.menu]
+        self._close_menu()
+        player = None
+        if choice.level is not None and choice.colour is not None:
+            player = self.settings.make_player(choice.level, choice.colour)
+        self._emit(OpponentChosen(self.saved.game, choice.player, choice.colour))
+        self.set_opponent(player)
+
+    def _close_menu(self) -> None:
+        self.menu = None
+        self._set_menu_timer(None)
+        self._draw()
+
+    # --- take-backs -------------------------------------------------------------------
+    # Holding the button during a game takes back its last turn: the take-back is journaled
+    # ("turning"), the rings turn back one place ("turned"), the LEDs show what to undo, and
+    # once the sensors show the position before the turn it is gone from the game. Against
+    # the board, taking back the board's turn takes back the person's before it too.
+
+    @property
+    def can_take_back(self) -> bool:
+        """Whether the game has a turn to take back and the board is still enough for it."""
+        return bool(self.saved.turns) and (self.state, "take_back") in TRANSITIONS
+
+    @guarded("a take-back")
+    def take_back(self) -> None:
+        """Take back the last turn, as holding the button does (the web page's control);
+        nothing when ``can_take_back`` is False."""
+        self._hold_to_take_back()
+
+    def _hold_to_take_back(self) -> None:
+        """A take-back asked for: the rings turn back only from the board as the game
+        stands (the turn in progress undone, nothing missing): else a refusal says what
+        to put back, and the next hold asks again."""
+        if not self.can_take_back:
+            return
+        off = self.sensors.read() ^ self.saved.position().occupied
+        if self.reader.touched or self.reader.hand or off:
+            squares = tuple(squares_of(off | self._off()))
+            reason = "put the board back as the last turn left it, then hold to take it back"
+            self._emit(Rejected(self.saved.game, reason, squares))
+            self._refusal = View("refused", self.position.to_move, squares)
+            self._draw()
+            return
+        self._take_back("take_back")
+
+    def _take_back(self, trigger: str) -> None:
+        number, token = len(self.saved.turns), self.saved.turns[-1]
+        self.saved.undo = "turning"
+        self.saved.pending = None
+        self.saved.touches = []
+        self.saved.placed_first = False
+        self._refusal = None
+        self._forget_hint()
+        self._save()
+        self._emit(TakeBack(self.saved.game, number, Turn.from_notation(token)))
+        self._go(trigger)
+        self._finishing = 0
+        self.board.drive.move(-1, self._turned_back)
+
+    def _turned_back(self, report: MoveReport) -> None:
+        """Off the index, the backward move lost steps: home (forward, to the place it left)
+        and turn back again, a bounded number of times."""
+        if report.fault:
+            return self._fault(report.fault)
+        if not report.at_index:
+            if self._finishing >= MAX_FINISHING_MOVES:
+                return self._fault("the rings did not turn back to the index")
+            self._finishing += 1
+            log.warning("the rings stopped off the index turning back: homing, then again")
+            self.board.drive.home(self._home_then_back)
+            return
+        self.clock.call_later(self.settings.settle, self._settled_back)
+
+    def _home_then_back(self, report: MoveReport) -> None:
+        if report.fault:
+            return self._fault(report.fault)
+        self.board.drive.move(-1, self._turned_back)
+
+    def _settled_back(self) -> None:
+        if self._drive_fault:
+            return self._fault(self._drive_fault)
+        self.sensors.resync()
+        self.saved.undo = "turned"
+        self.saved.touches = []
+        self.reader = self._undo_reader()
+        self._save()
+        self._go("turned_back")
+        self._check_undone()
+
+    def _undo_reader(self) -> TurnReader:
+        """The marbles as the rings left them turning back (the last turn made, before its
+        press), then the lifts and puts of its undoing so far: they end on the position
+        before the last turn."""
+        before = replay(self.saved.first, self.saved.turns[:-1])
+        reader = TurnReader(before, before.before_press(Turn.from_notation(self.saved.turns[-1])))
+        for kind, name in self.saved.touches:
+            reader.touch(parse_square(name), kind == "put")
+        return reader
+
+    def _resume_take_back(self, reading: int) -> None:
+        """After a restart mid take-back: the journal says whether the rings had turned back;
+        while it says "turning" the sensors tell (nearer the layout before the press than the
+        position after it: they had), and a full board, which reads the same either way,
+        trusts the journal and turns back."""
+        if self.saved.undo == "turning":
+            back, ahead = self.saved.undo_start(), self.saved.position().occupied
+            if back == ahead or _distance(reading, back) >= _distance(reading, ahead):
+                self._go("resume_turning")
+                self.board.drive.move(-1, self._turned_back)
+                return
+            self.saved.undo = "turned"
+            self.reader = self._undo_reader()
+            self._save()
+        self._go("resume_undo")
+        self._check_undone()
+
+    def _check_undone(self) -> None:
+        """Done once the marbles, as the lifts and puts moved them, are the position before
+        the turn taken back, colours and all, and the sensors agree."""
+        target = self.reader.position
+        shown = self.reader.masks() == (target.black, target.white)
+        if not shown or self.sensors.read() != target.occupied:
+            self._draw()  # what is left to undo
+            return
+        number, token = len(self.saved.turns), self.saved.turns.pop()
+        self.saved.undo = None
+        self.saved.touches = []
+        self.saved.announced = False  # a finished game taken back is open again
+        self.reader = TurnReader(target)
+        self._refusal = None
+        # Against the board, its own turn taken back: the person's before it goes too.
+        again = self.opponent is not None and target.to_move is self.opponent.colour
+        again = again and bool(self.saved.turns)
+        self.saved.board_turn = None
+        self._board_turn_told = False
+        if not again:
+            self._choose()  # journaled with the take-back: shown the same after a cut
+        self._save()
+        self._emit(TakenBack(self.saved.game, number, target.board(), target.to_move))
+        log.info("turn %d (%s) taken back", number, token)
+        if again:
+            return self._take_back("take_back_too")
+        self._go("undone")
+        self._offer()
 
     # --- lights ------------------------------------------------------------------
     def view(self) -> View:
@@ -648,12 +940,30 @@ class Referee:
             return View(
                 "result", None, result=self.position.result, lines=tuple(self.position.lines())
             )
-        if self.state in (S.ROTATING, S.VERIFYING):
+        if self.state is S.UNDOING:
+            return self._undo_view()
+        if self.state in (S.ROTATING, S.VERIFYING, S.TAKING_BACK):
             return View("rotating", to_move)
         if self.state in (S.STARTING, S.FAULT):
             return View("starting" if self.state is S.STARTING else "fault", to_move)
+        if self.menu is not None:
+            return View("menu", to_move, menu=CHOICES[self.menu])
         shown = self._refusal or self._hint
         return shown or View("play", to_move, board_turn=self.board_turn)
+
+    def _undo_view(self) -> View:
+        """What is left to undo: the marbles that must go (the placed one, the moved one, or
+        any the wrong colour) blink; an empty square a marble goes back to shows its colour."""
+        target, marbles = self.reader.position, self.reader.marbles
+        extra = tuple(
+            sq for sq, m in sorted(marbles.items()) if target.colour_at(sq) is not m.colour
+        )
+        missing = tuple(
+            (sq, colour)
+            for sq in squares_of(target.occupied)
+            if sq not in marbles and (colour := target.colour_at(sq)) is not None
+        )
+        return View("undo", target.to_move, missing=missing, extra=extra)
 
     def _draw(self) -> None:
         self.show.update(self.view())

@@ -18,13 +18,24 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Literal, Protocol, TypeVar
 
 from orbito_hw.hw.interfaces import RGB, Board, Clock, MoveReport
-from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES, squares_of
+from orbito_hw.rules.squares import (
+    SQUARE_NAMES,
+    SQUARES,
+    Mask,
+    parse_square,
+    press,
+    squares_of,
+    unpress,
+)
 
 CHECKS: Final = ("leds", "sensors", "button", "rings")
 """The checks, in the order they run."""
 
 PLACES_PER_TURN: Final = 12
 """Places in one full revolution of the outer ring."""
+BACK_SQUARE: Final = parse_square("a1")
+"""Where the rings check has a marble put to see which way the rings turn back: on the
+outer ring, a press takes it to b1, a turn back (a take-back) to a2."""
 LED_COLOUR: Final[RGB] = (255, 255, 255)
 STATUS_COLOUR: Final[RGB] = (0, 255, 0)
 LED_TIME: Final = 0.6
@@ -328,7 +339,7 @@ class Doctor:
     def move(self, places: int) -> Pending[MoveReport | None]:
         """Turn the rings; None when the drive never says it has stopped."""
         speed = self.wiring.max_speed or 1000.0
-        limit = places * (self.wiring.steps_per_place or 1000) / speed + MOVE_MARGIN
+        limit = abs(places) * (self.wiring.steps_per_place or 1000) / speed + MOVE_MARGIN
         return self._race(limit, lambda done: self.board.drive.move(places, done), None)
 
     def home(self) -> Pending[MoveReport | None]:
@@ -548,7 +559,7 @@ class Doctor:
             return
         self.out(f"  homed ({report.steps} steps)")
         for place in range(1, PLACES_PER_TURN + 1):
-            if not await self._one_place(result, place, index):
+            if await self._one_place(result, f"place {place}", index) is None:
                 return
         result.done = f"{PLACES_PER_TURN} places, each checked against the index sensor"
         question = (
@@ -565,34 +576,98 @@ class Doctor:
                 f"the rings did not turn as they should: check drive.invert_direction, {spp} "
                 f"and the index magnets ({index})",
             )
+            return  # turning back tells nothing more while turning forward is wrong
+        await self._turn_back(result, index)
 
-    async def _one_place(self, result: CheckResult, place: int, index: str) -> bool:
-        """Turn one place and check it ended on the index; False after a fault."""
-        report = await self.move(1)
+    async def _turn_back(self, result: CheckResult, index: str) -> None:
+        """One place back (clockwise, as a take-back turns them) and forward again, each
+        checked against the index, with a marble on BACK_SQUARE to show the way: a DIR
+        wire that never switches turns the rings forward when told to turn back, and the
+        index sensor cannot tell the two apart."""
+        name, bit = SQUARE_NAMES[BACK_SQUARE], 1 << BACK_SQUARE
+        baseline = self.board.sensors.read()
+        what = f"put a marble on {name}: it shows which way the rings turn back"
+        self.person.tell(Request("put", what, BACK_SQUARE))
+        got = await self.settled_change(self.timeout)
+        marble = got is not None and got ^ baseline == bit
+        if not marble:
+            result.notes.append(f"the way back not seen: no sensor read the marble on {name}")
+        back = await self._one_place(result, "back one place", index, places=-1)
+        if back is not None and back.at_index:
+            way_right = True
+            if marble:
+                await self.sleep(SETTLE)  # as for a hand's marble: the sensors settle
+                way_right = self._way_back(result, baseline | bit)
+            if way_right:
+                await self._one_place(result, "forward again", index)
+        await self._take_off(baseline, name)
+
+    async def _take_off(self, baseline: Mask, name: str) -> None:
+        """Have the marble put for the turn back taken off, wherever it ended up."""
+        reading = self.board.sensors.read()
+        if reading == baseline | 1 << BACK_SQUARE:
+            self.person.tell(Request("lift", f"take the marble off {name}", BACK_SQUARE))
+        else:
+            self.person.tell(Request("clear", f"take the marble put on {name} off the board"))
+        if reading != baseline:  # a sensor reads it: wait for the board as it was
+            await self.settled_change(self.timeout)
+
+    def _way_back(self, result: CheckResult, before: Mask) -> bool:
+        """Whether the marbles went back a place, by the sensors; a fault names DIR when
+        they went forward instead."""
+        after = self.board.sensors.read()
+        if after == unpress(before):
+            self._pass(f"back one place: clockwise (the sensors read {_names(after)})")
+            return True
+        if after == press(before):
+            dir_pin = self.wiring.pin("drive.dir_pin", self.wiring.dir_pin)
+            self._fail(
+                result,
+                f"back one place turned the rings counter-clockwise (the sensors read "
+                f"{_names(after)}): DIR does not switch: check {dir_pin} and its wire to the "
+                "driver",
+            )
+            return False
+        result.notes.append(
+            f"the way back not seen: the sensors read {_names(after)}, "
+            f"not {_names(unpress(before))}"
+        )
+        return True
+
+    async def _one_place(
+        self, result: CheckResult, label: str, index: str, places: int = 1
+    ) -> MoveReport | None:
+        """Turn ``places`` (one place, either way) and check it ended on the index, homing
+        and reporting lost steps if not; the move's report, or None after a fault."""
+        report = await self.move(places)
         if report is None or report.fault:
             reason = report.fault if report else "the drive did not answer"
-            self._fail(result, f"place {place}: {reason}: check {self._drive_keys()}")
-            return False
+            self._fail(result, f"{label}: {reason}: check {self._drive_keys()}")
+            return None
         if report.at_index:
-            self._pass(f"place {place}: on the index ({report.steps} steps)")
-            return True
+            self._pass(f"{label}: on the index ({report.steps} steps)")
+            return report
         found = await self.home()
         if found is None or found.fault:
             reason = found.fault if found else "the drive did not answer"
             self._fail(
                 result,
-                f"place {place} ended off the index and homing failed ({reason}): check {index}",
+                f"{label} ended off the index and homing failed ({reason}): check {index}",
             )
-            return False
+            return None
         speed = "drive.max_speed"
         if self.wiring.max_speed is not None:
             speed += f" = {self.wiring.max_speed:g}"
         self._fail(
             result,
-            f"place {place} ended off the index: homing took {found.steps} steps to find it "
+            f"{label} ended off the index: homing took {found.steps} steps to find it "
             f"(lost steps: check the motor current, {speed} and drive.acceleration)",
         )
-        return True
+        return report
+
+
+def _names(mask: Mask) -> str:
+    return " ".join(SQUARE_NAMES[s] for s in squares_of(mask)) or "no marble"
 
 
 def summary(results: list[CheckResult]) -> list[str]:

@@ -5,17 +5,25 @@ on older Pis) or on any factory passed in (``MockFactory`` off a Pi).
 gpiozero calls back on its own threads on a real Pi; every callback is handed to the
 controller's clock with ``Clock.post``, so the referee only ever runs on one thread.
 Holding the button is timed by the referee on the clock, not by gpiozero's hold thread.
+
+A pin that cannot be opened is a ``PinError`` naming it, whatever the pin library raised
+(lgpio raises its own ``lgpio.error``, e.g. 'GPIO busy' for a line another process holds or
+the kernel claimed); the devices a part had opened before are closed again.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, TypeVar
 
+from gpiozero import BadPinFactory, DigitalInputDevice, GPIOZeroError, OutputDevice
 from gpiozero import Button as _Button
-from gpiozero import DigitalInputDevice, OutputDevice
 
+from orbito_hw.errors import HardwareError
 from orbito_hw.hw.interfaces import ButtonListener, Clock, SquareListener
 from orbito_hw.hw.planner import SteppedDrive
 from orbito_hw.rules.squares import SQUARES
@@ -35,11 +43,63 @@ class GpioPins:
     button_active_high: bool = False
     enable_active_high: bool = False
     index_active_high: bool = False
-    reverse: bool = False  # swap DIR's level if the motor turns the rings clockwise
+    reverse: bool = False  # swap DIR's levels if a forward move turns the rings clockwise
     squares_pull: str = "auto"  # "up", "down", "off", or "auto": against the active level
     button_pull: str = "auto"
     index_pull: str = "auto"
     button_bounce: float | None = None  # seconds, gpiozero's own debounce of the button
+
+
+class PinError(HardwareError):
+    """A pin the pin library would not open. ``busy``: another process holds the line, or
+    the kernel claimed it for a bus (an SPI chip select, an I2C pin)."""
+
+    def __init__(self, pin: int, reason: str) -> None:
+        self.pin = pin
+        self.reason = reason
+        self.busy = "busy" in reason.lower()
+        super().__init__(f"GPIO {pin}: {reason}")
+
+
+def _library_error(exc: Exception) -> bool:
+    """Whether ``exc`` is the pin library's refusal to open a pin (not a bug of ours).
+    lgpio's own error class is looked up only once gpiozero has loaded it."""
+    lgpio = sys.modules.get("lgpio")
+    lgpio_error = getattr(lgpio, "error", None) if lgpio is not None else None
+    if isinstance(lgpio_error, type) and isinstance(exc, lgpio_error):
+        return True
+    return isinstance(exc, GPIOZeroError | OSError | RuntimeError)
+
+
+@contextmanager
+def _opening(pin: int) -> Iterator[None]:
+    try:
+        yield
+    except BadPinFactory:
+        raise  # no pin library at all: not this pin's fault (assemble.py says what to do)
+    except Exception as exc:
+        if not _library_error(exc):
+            raise
+        reason = str(getattr(exc, "value", None) or exc)  # lgpio.error keeps its text in value
+        raise PinError(pin, reason) from exc
+
+
+D = TypeVar("D", bound=Any)
+
+
+def _open_all(makers: list[tuple[int, Callable[[], D]]]) -> list[D]:
+    """A device per (pin, make), each opened on its pin; if one fails, the ones before it
+    are closed again (a part is opened whole or not at all)."""
+    devices: list[D] = []
+    try:
+        for pin, make in makers:
+            with _opening(pin):
+                devices.append(make())
+    except BaseException:
+        for device in reversed(devices):
+            device.close()
+        raise
+    return devices
 
 
 def _pull(active_high: bool, pull: str) -> dict[str, Any]:
@@ -60,10 +120,13 @@ def _input(pin: int, active_high: bool, factory: Any, pull: str = "auto") -> Dig
 class GpioSensors:
     def __init__(self, pins: GpioPins, clock: Clock, factory: Any = None) -> None:
         self.clock = clock
-        self._devices = {
-            sq: _input(pins.squares[sq], pins.squares_active_high, factory, pins.squares_pull)
-            for sq in SQUARES
-        }
+        opened = _open_all(
+            [
+                (pin, partial(_input, pin, pins.squares_active_high, factory, pins.squares_pull))
+                for pin in (pins.squares[sq] for sq in SQUARES)
+            ]
+        )
+        self._devices = dict(zip(SQUARES, opened, strict=True))
         self._listeners: list[SquareListener] = []
         for sq, device in self._devices.items():
             device.when_activated = self._handler(sq, True)
@@ -98,12 +161,13 @@ class GpioSensors:
 class GpioButton:
     def __init__(self, pins: GpioPins, clock: Clock, factory: Any = None) -> None:
         self.clock = clock
-        self._device = _Button(
-            pins.button,
-            bounce_time=pins.button_bounce,
-            pin_factory=factory,
-            **_pull(pins.button_active_high, pins.button_pull),
-        )
+        with _opening(pins.button):
+            self._device = _Button(
+                pins.button,
+                bounce_time=pins.button_bounce,
+                pin_factory=factory,
+                **_pull(pins.button_active_high, pins.button_pull),
+            )
         self._listeners: list[ButtonListener] = []
         self._device.when_pressed = lambda: self._post(True)
         self._device.when_released = lambda: self._post(False)
@@ -142,23 +206,50 @@ class GpioDrive(SteppedDrive):
         realtime: bool = False,
     ) -> None:
         super().__init__(clock, steps_per_place, max_speed, acceleration, home_speed, realtime)
-        self._step = OutputDevice(pins.step, initial_value=False, pin_factory=factory)
-        self._forward = not pins.reverse  # DIR's level that turns the rings counter-clockwise
-        self._dir = OutputDevice(pins.direction, initial_value=self._forward, pin_factory=factory)
-        self._enable = OutputDevice(
-            pins.enable,
-            active_high=pins.enable_active_high,
-            initial_value=False,
-            pin_factory=factory,
+        self._reverse = pins.reverse
+        self._step, self._dir, self._enable, self._index = _open_all(
+            [
+                (
+                    pins.step,
+                    partial(OutputDevice, pins.step, initial_value=False, pin_factory=factory),
+                ),
+                (
+                    pins.direction,
+                    partial(
+                        OutputDevice,
+                        pins.direction,
+                        initial_value=self._dir_level(True),
+                        pin_factory=factory,
+                    ),
+                ),
+                (
+                    pins.enable,
+                    partial(
+                        OutputDevice,
+                        pins.enable,
+                        active_high=pins.enable_active_high,
+                        initial_value=False,
+                        pin_factory=factory,
+                    ),
+                ),
+                (
+                    pins.index,
+                    partial(_input, pins.index, pins.index_active_high, factory, pins.index_pull),
+                ),
+            ]
         )
-        self._index = _input(pins.index, pins.index_active_high, factory, pins.index_pull)
 
     def index_active(self) -> bool:
         return bool(self._index.is_active)
 
+    def _dir_level(self, forward: bool) -> bool:
+        """DIR's level for a move: high turns the rings counter-clockwise (a press), low
+        back (clockwise), each swapped when the motor is wired the other way round."""
+        return forward != self._reverse
+
     def _energise(self, on: bool) -> None:
-        if on:
-            self._dir.value = self._forward
+        if on:  # DIR first: the driver reads it at each STEP edge, after a setup time
+            self._dir.value = self._dir_level(self.forward)
         self._enable.value = on
 
     def _pulse(self) -> None:

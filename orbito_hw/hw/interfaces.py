@@ -106,8 +106,10 @@ class MoveReport:
     """How a ring move ended.
 
     ``at_index`` is whether the index sensor saw the rings sitting exactly on the squares
-    at the end; False means steps were lost. ``steps`` is the motor steps made.
-    ``fault`` names a hardware fault (a homing timeout, a lost link), or is empty.
+    at the end; False means steps were lost. ``places`` is the move asked for (negative:
+    back, clockwise; 0 for homing) and ``steps`` the motor steps made, counted alike
+    whichever way the rings turned. ``fault`` names a hardware fault (a homing timeout, a
+    lost link), or is empty.
     """
 
     places: int
@@ -124,15 +126,21 @@ FaultListener = Callable[[str], None]
 
 
 class RingDrive(Protocol):
-    """The stepper that turns both rings, always counter-clockwise, one place per press."""
+    """The stepper that turns both rings: counter-clockwise, one place per press, and back
+    (clockwise) by whole places for a take-back."""
 
     def move(self, places: int, done: MoveListener) -> None:
-        """Turn the rings ``places`` places; call ``done`` once the motor has stopped."""
+        """Turn the rings ``places`` places, counter-clockwise as a press does; a negative
+        ``places`` turns them that many places back, clockwise (the inverse of as many
+        presses). Call ``done`` once the motor has stopped: the ``MoveReport`` says the same
+        either way (``places`` as asked, the steps made, ``at_index``; lost steps leave the
+        rings short of the index whichever way they turned)."""
         ...
 
     def home(self, done: MoveListener) -> None:
-        """Step on until the index sensor says the rings sit on the squares (at most one
-        place and a margin; a fault past that), then call ``done``."""
+        """Step on, always counter-clockwise, until the index sensor says the rings sit on
+        the squares (at most one place and a margin; a fault past that), then call
+        ``done``."""
         ...
 
     def watch(self, on_fault: FaultListener) -> None:

@@ -57,16 +57,20 @@ class SteppedDrive:
         self.realtime = realtime
         self._moving = False
         self._stop = threading.Event()
+        self.forward = True  # the way the move under way turns: True is counter-clockwise
 
     # --- what a subclass provides ---------------------------------------------------
     def _pulse(self) -> None:
+        """One step, the way ``forward`` says (a driver with a DIR wire has set it in
+        ``_energise``, before the first pulse)."""
         raise NotImplementedError
 
     def index_active(self) -> bool:
         raise NotImplementedError
 
     def _energise(self, on: bool) -> None:
-        """Power the motor (ENABLE) and set the direction before a move; off after it."""
+        """Power the motor (ENABLE) and set the direction (``forward``) before a move; off
+        after it."""
 
     # --- the RingDrive interface ------------------------------------------------------
     @property
@@ -74,15 +78,16 @@ class SteppedDrive:
         return self._moving
 
     def move(self, places: int, done: MoveListener) -> None:
-        delays = step_delays(self.planner, places * self.steps_per_place)
-        self._start(delays, places, done, until_index=False)
+        """``places`` places; negative turns the rings back, clockwise, on the same ramp."""
+        delays = step_delays(self.planner, abs(places) * self.steps_per_place)
+        self._start(delays, places, done, until_index=False, forward=places >= 0)
 
     def home(self, done: MoveListener) -> None:
         if self.index_active():
             self.clock.post(lambda: done(MoveReport(0, 0, True)))
             return
         limit = self.steps_per_place + self.steps_per_place // 4
-        self._start([1.0 / self.home_speed] * limit, 0, done, until_index=True)
+        self._start([1.0 / self.home_speed] * limit, 0, done, until_index=True, forward=True)
 
     def watch(self, on_fault: FaultListener) -> None:
         """Nothing to watch: the steps are made here, so every fault is a move's own."""
@@ -93,9 +98,17 @@ class SteppedDrive:
 
     # --- the step train -----------------------------------------------------------------
     def _start(
-        self, delays: list[float], places: int, done: MoveListener, until_index: bool
+        self,
+        delays: list[float],
+        places: int,
+        done: MoveListener,
+        until_index: bool,
+        forward: bool,
     ) -> None:
         self._moving = True
+        self.forward = forward
+        # DIR is set here, a whole first interval of the ramp (milliseconds) before the
+        # first pulse: far past any driver's direction setup time (DRV8825: 650 ns).
         self._energise(True)
 
         def finish(made: int, found: bool) -> None:

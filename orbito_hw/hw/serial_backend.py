@@ -233,6 +233,8 @@ class SerialRingDrive:
             return MoveReport(job.places, 0, False, fault=f"serial link failure: {exc!r}")
 
     def _move(self, places: int) -> MoveReport:
+        """``MOVE places``, as the firmware reads it: a negative number turns the rings back
+        (clockwise, ``MOVE -1``); the Pico refuses more than 100 places either way."""
         report = self._operate(["MOVE", str(places)], places)
         if report.fault == FAULTS[fw.NOT_HOMED]:
             # Refused, not run: home (to the place the rings are nearest ahead) and go.

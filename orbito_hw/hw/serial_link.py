@@ -51,8 +51,10 @@ EventListener = Callable[[list[str]], None]
 """Gets the words of each event frame the Pico sends (``["EV", "SQ", "5", "1", ...]``)."""
 
 JobKind = Literal["move", "home"]
-"""What the host asks the ring controller to do with the rings: a move of some places, or
-homing on the index sensor. Each is one job on the link's worker, and one ``MoveReport``."""
+"""What the host asks the ring controller to do with the rings: a move of some places
+(``MOVE N``; ``MOVE -N`` turns them back, clockwise, for a take-back), or homing on the
+index sensor (always forward). Each is one job on the link's worker, and one
+``MoveReport``."""
 
 LOGGED_FAULTS = 10
 """Protocol faults logged one by one; past these, one line per ``LOG_EVERY`` (a Pico that

@@ -97,7 +97,7 @@ PRESS_FROM: Final[tuple[Square, ...]] = tuple(PRESS_TO.index(s) for s in SQUARES
 """``PRESS_FROM[sq]`` is where the marble that a press brings to ``sq`` came from."""
 
 
-def _byte_table(offset: int) -> tuple[Mask, ...]:
+def _byte_table(offset: int, to: tuple[Square, ...] = PRESS_TO) -> tuple[Mask, ...]:
     # A press is a permutation of bits, so it splits over the two bytes of a mask:
     # two 256-entry tables beat one 65536-entry table on import time and cache.
     table = []
@@ -105,7 +105,7 @@ def _byte_table(offset: int) -> tuple[Mask, ...]:
         moved = 0
         for bit in range(8):
             if byte >> bit & 1:
-                moved |= 1 << PRESS_TO[bit + offset]
+                moved |= 1 << to[bit + offset]
         table.append(moved)
     return tuple(table)
 
@@ -117,6 +117,17 @@ _PRESS_HI: Final = _byte_table(8)
 def press(mask: Mask) -> Mask:
     """The mask after one press of the Orbito button."""
     return _PRESS_LO[mask & 0xFF] | _PRESS_HI[mask >> 8]
+
+
+# The rings turned back one place (clockwise): a take-back. A marble on ``sq`` goes to
+# ``PRESS_FROM[sq]``, where the press had brought it from.
+_UNPRESS_LO: Final = _byte_table(0, PRESS_FROM)
+_UNPRESS_HI: Final = _byte_table(8, PRESS_FROM)
+
+
+def unpress(mask: Mask) -> Mask:
+    """The mask after the rings turn back one place (clockwise): the inverse of ``press``."""
+    return _UNPRESS_LO[mask & 0xFF] | _UNPRESS_HI[mask >> 8]
 
 
 # --- lines and neighbours --------------------------------------------------

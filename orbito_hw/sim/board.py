@@ -1,7 +1,8 @@
 """The simulated board: a physics model of marbles, rings, a stepper and sensors.
 
 It models the machine, not the answers: marbles sit in pockets on the two rings, the
-stepper turns both rings ``steps_per_place`` steps per place, a square's sensor reads a
+stepper turns both rings ``steps_per_place`` steps per place (either way: forward is a
+press, counter-clockwise; back is a take-back, clockwise), a square's sensor reads a
 marble only while a full pocket sits on it, the index sensor reads only when the rings sit
 exactly on the squares, and steps can be lost. The controller sees it only through the
 interfaces of ``orbito_hw.hw.interfaces``; everything runs on a virtual clock.
@@ -32,18 +33,24 @@ _RING_OF: dict[int, tuple[tuple[int, ...], int]] = {
 
 
 class SimError(OrbitoError):
-    """Something no hand (or motor) can do to a physical board: put a marble on a marble,
-    lift one from an empty square, turn the rings clockwise. Neither bad input as such nor a
-    hardware fault: the harness reports it as the script command that asked for it."""
+    """Something no hand can do to a physical board: put a marble on a marble, lift one
+    from an empty square, touch a marble while the rings are turning. Neither bad input as
+    such nor a hardware fault: the harness reports it as the script command that asked for
+    it."""
 
 
 @dataclass
 class SimBoard:
-    """The physical board. ``steps`` counts motor steps made since the start.
+    """The physical board. ``steps`` is where the rings are, in motor steps from where they
+    started: up by one for each step forward (counter-clockwise), down by one for each step
+    back (clockwise).
 
     A pocket is (ring length, pocket number); a marble put on a square drops into the
-    pocket sitting on it. ``sense_window`` is how many steps off a pocket may be and still
-    be read by the square's sensor.
+    pocket sitting on it, and rides the ring whichever way it turns. ``sense_window`` is
+    how many steps off a pocket may be and still be read by the square's sensor.
+    ``slip`` steps still to be lost (a stalling motor, either way); ``dir_stuck`` is a
+    stepper driver whose DIR input reads one level whatever it is sent (its wire off):
+    every step turns the rings forward.
     """
 
     steps_per_place: int = 200
@@ -52,6 +59,7 @@ class SimBoard:
     pockets: dict[tuple[int, int], Colour] = field(default_factory=dict)
     hand: list[Colour] = field(default_factory=list)
     slip: int = 0
+    dir_stuck: bool = False
     _overrides: dict[int, bool] = field(default_factory=dict)
     _listeners: list[SquareListener] = field(default_factory=list)
     _reading: int = 0
@@ -180,14 +188,20 @@ class SimBoard:
         self._changed()
 
     # --- the motor -------------------------------------------------------------
-    def step(self) -> None:
-        """One motor step forward (counter-clockwise); a pending slip eats it."""
+    def step(self, forward: bool = True) -> None:
+        """One motor step: forward (counter-clockwise) or back (clockwise); a pending slip
+        eats it."""
         if self.slip > 0:
             self.slip -= 1
             return
-        self.steps += 1
-        if self.offset in (0, self.sense_window + 1, self.steps_per_place - self.sense_window):
-            self._changed()  # only these steps cross a sensor's window edge
+        if forward or self.dir_stuck:
+            self.steps += 1
+            ahead = self.offset  # the offset on the step's counter-clockwise side
+        else:
+            ahead = self.offset
+            self.steps -= 1
+        if ahead in (0, self.sense_window + 1, self.steps_per_place - self.sense_window):
+            self._changed()  # only these steps cross a sensor's window edge, either way
 
 
 # --- the parts, as the controller sees them ------------------------------------------
@@ -239,7 +253,8 @@ class OnVirtualClock:
 
 
 class SimDrive(OnVirtualClock, SteppedDrive):
-    """The stepper driver of the simulated board: its pulses step the simulated rings."""
+    """The stepper driver of the simulated board: its pulses step the simulated rings,
+    the way the move under way turns them (the driver's DIR, without a wire)."""
 
     def __init__(
         self,
@@ -253,7 +268,7 @@ class SimDrive(OnVirtualClock, SteppedDrive):
         self.board = board
 
     def _pulse(self) -> None:
-        self.board.step()
+        self.board.step(self.forward)
 
     def index_active(self) -> bool:
         return self.board.index_active()

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from orbito_hw.control.events import Event, GameOver, Rejected, TurnPlayed
 from orbito_hw.control.referee import Settings
-from orbito_hw.hw.interfaces import Backend, rgb_hex
+from orbito_hw.hw.interfaces import RGB, Backend, rgb_hex
 from orbito_hw.rules.game import Colour
-from orbito_hw.rules.squares import square_name
+from orbito_hw.rules.squares import Square, square_name
 from orbito_hw.rules.turn import Turn
 from orbito_hw.sim.harness import MockRun, board_player
 from orbito_hw.sim.script import Command
@@ -28,9 +29,10 @@ from orbito_hw.solver.opponents import parse_level
 DEMO_LEVEL = "5"
 
 
-def turn_commands(turn: Turn, rng: random.Random) -> list[Command]:
+def turn_commands(turn: Turn, rng: random.Random, board: bool = False) -> list[Command]:
     """A turn as hands make it: the placement before or after the move, now and then a
-    hesitation (a marble lifted and put straight back)."""
+    hesitation (a marble lifted and put straight back). The ``board``'s own turn is made as
+    its LEDs show it, the move before the placement (the other order is refused)."""
     if turn.place is None:
         return [Command("press")]
     place = [Command("put", square=turn.place)]
@@ -44,6 +46,7 @@ def turn_commands(turn: Turn, rng: random.Random) -> list[Command]:
                 *move,
             ]
     placement_first = bool(move) and turn.place != turn.move_from and rng.random() < 0.5
+    placement_first &= not board
     hands = place + move if placement_first else move + place
     return [*hands, Command("press")]
 
@@ -55,15 +58,26 @@ def _board_turn(run: MockRun) -> Turn:
 
 
 def draw_board(run: MockRun, colour: bool) -> str:
-    """The marbles on the simulated board; a lit square on its LED's colour (or in brackets
-    without colours), then the lit LEDs and the status pixel by name."""
+    """The marbles on the simulated board and what its LEDs show (``draw``)."""
     frame, status = run.lights_frame()
+    return draw(run.physics.colour_at, frame, status, colour)
+
+
+def draw(
+    colour_at: Callable[[Square], Colour | None],
+    frame: Sequence[RGB | None],
+    status: RGB | None,
+    colour: bool,
+) -> str:
+    """The marbles, each square as ``colour_at`` says; a lit square on its LED's colour in
+    ``frame`` (or in brackets without colours), then the lit LEDs and the status pixel by
+    name. The archive draws a game's last position the same way."""
     rows = []
     for rank in range(3, -1, -1):
         cells = ""
         for file in range(4):
             sq = rank * 4 + file
-            glyph = {None: "·", Colour.BLACK: "●", Colour.WHITE: "○"}[run.physics.colour_at(sq)]
+            glyph = {None: "·", Colour.BLACK: "●", Colour.WHITE: "○"}[colour_at(sq)]
             led = frame[sq]
             if led is None:
                 cells += f" {glyph} "
@@ -137,12 +151,15 @@ def run_demo(
             f"white plays {names[Colour.WHITE]}; {first} starts",
             file=out,
         )
+        run.wait_for_rings()
         while run.referee.position.result is None:
             position = run.referee.position
             if board is not None and position.to_move is board.colour:
                 show_board_turn(run, colour, out)
-            for command in turn_commands(players[position.to_move](position), rng):
+            mine = board is not None and position.to_move is board.colour
+            for command in turn_commands(players[position.to_move](position), rng, mine):
                 run.run(command)
+            run.wait_for_rings()  # the press counts on release: the rings may still turn
         run.finish()
     finally:
         run.close()

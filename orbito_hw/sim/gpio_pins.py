@@ -1,7 +1,8 @@
 """The ``gpio`` and ``neopixel`` backends wired to the simulated board through gpiozero's
 MockFactory: the simulated marbles drive the sensor pins, STEP pulses counted on the mock
-pins turn the simulated rings, and the strip is a pixel buffer running adafruit's own
-brightness and byte-order code. The real driver code runs; only the wires are simulated.
+pins turn the simulated rings the way DIR's level says, and the strip is a pixel buffer
+running adafruit's own brightness and byte-order code. The real driver code runs; only the
+wires are simulated.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from gpiozero.pins.mock import MockFactory, MockPin, PinState
 from orbito_hw.hw.clock import ScopedClock
 from orbito_hw.hw.gpio import GpioButton, GpioDrive, GpioPins, GpioSensors
 from orbito_hw.hw.strip import SERPENTINE, StripLights, fake_strip
-from orbito_hw.sim.board import OnVirtualClock, SimBoard, SimError
+from orbito_hw.sim.board import OnVirtualClock, SimBoard
 
 # A plausible wiring for the simulated board (BCM numbers); a config file overrides it.
 DEFAULT_PINS = GpioPins(
@@ -75,7 +76,6 @@ class GpioSimWiring:
         self.index_pin = self.factory.pin(pins.index)
         self.button_pin = self.factory.pin(pins.button)
         self.square_pins = {sq: self.factory.pin(p) for sq, p in pins.squares.items()}
-        self.wrong_way_steps = 0
 
     def cross_wires(self, a: int, b: int) -> None:
         """A wiring fault: square ``a``'s sensor lands on ``b``'s pin and the other way round."""
@@ -105,10 +105,9 @@ class GpioSimWiring:
         enabled = self.enable_pin.state == self.pins.enable_active_high
         if not enabled:
             return  # a disabled driver ignores STEP
-        if bool(self.dir_pin.state) == self.pins.reverse:
-            self.wrong_way_steps += 1
-            raise SimError("the stepper was driven clockwise: check DIR's level")
-        self.board.step()
+        # DIR high turns the motor one way, low the other; ``reverse`` is a motor wired
+        # so that high turns the rings clockwise.
+        self.board.step(forward=bool(self.dir_pin.state) != self.pins.reverse)
         self._drive(self.index_pin, self.board.index_active(), self.pins.index_active_high)
 
     def parts(

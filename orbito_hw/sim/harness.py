@@ -55,10 +55,13 @@ class MockRun:
         parts: Backend = "sim",
         on_event: EventListener | None = None,
         seed: int | None = None,
+        on_boot: Callable[[Referee], None] | None = None,
     ) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="orbito-hw-") if state_dir is None else None
         self.state_dir = Path(self._tmp.name if self._tmp else str(state_dir))
         self.settings = settings or Settings()
+        if self.settings.make_player is None:  # the opponent menu, its choices seeded
+            self.settings = replace(self.settings, make_player=self._make_player)
         self.seed = seed  # of the board's choices, when it plays (the opponent directive)
         # An opponent directive waiting for the next reset: (the player or None,) or ().
         self._next_opponent: tuple[BoardPlayer | None, ...] = ()
@@ -66,6 +69,9 @@ class MockRun:
         self.clock, self.physics = self.world.clock, self.world.physics
         self.typed_events: list[Event] = []
         self._on_event = on_event
+        # Called after each start of the controller (the first and after every power cut),
+        # once it has read its journal: the game archive catches up from it there.
+        self._on_boot = on_boot
         self.commands_run = 0
         self.source = "line"
         self._boot()
@@ -81,6 +87,8 @@ class MockRun:
         # becomes the referee's fault, as app/run.py's handler does on the asyncio loop.
         self.clock.set_exception_handler(self._clock_error)
         self.referee.start()
+        if self._on_boot is not None:
+            self._on_boot(self.referee)
         self.advance(0.0)
         self.wait_for_rings()  # a failure here is surfaced by the command that booted it
 
@@ -189,6 +197,9 @@ class MockRun:
                 self._play_opponent(self._next_opponent[0], now=False)
             self.referee.new_game(c.colour, next_game=not first_command)
         self.advance(HUMAN_GAP)
+
+    def _make_player(self, level: str, colour: Colour) -> BoardPlayer:
+        return board_player(parse_level(level), colour, self.seed)
 
     def _opponent(self, c: Command) -> None:
         """SPEC.md: from the next ``reset``, or at once if no marble was placed in this game."""

@@ -30,7 +30,8 @@ class MotorPort(Protocol):
     """What the simulated board offers the simulated Pico: the stepper and the sensors."""
 
     def step(self, forward: bool) -> None:
-        """One motor step; forward turns the rings counter-clockwise."""
+        """One motor step; forward turns the rings counter-clockwise (a press), back
+        (``forward`` False) clockwise (a take-back)."""
         ...
 
     def index_active(self) -> bool:

@@ -26,7 +26,7 @@ from orbito_hw.hw.interfaces import (
     SquareSensors,
 )
 from orbito_hw.rules.squares import Mask, Square
-from orbito_hw.sim.board import SimBoard, SimButton, SimDrive, SimError, SimLights, SimSensors
+from orbito_hw.sim.board import SimBoard, SimButton, SimDrive, SimLights, SimSensors
 
 if TYPE_CHECKING:
     from orbito_hw.hw.gpio import GpioPins
@@ -160,9 +160,7 @@ class SimRings:
         self.board = board
 
     def step(self, forward: bool) -> None:
-        if not forward:
-            raise SimError("the Pico drove the rings clockwise")
-        self.board.step()
+        self.board.step(forward)  # the Pico's DIR: forward counter-clockwise, else back
 
     def index_active(self) -> bool:
         return self.board.index_active()

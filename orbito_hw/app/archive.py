@@ -1,0 +1,720 @@
+"""The game archive: every game the referee sees, in an SQLite database in the state directory.
+
+``Recorder`` listens to the referee's events and writes each as it comes, one transaction an
+event (WAL, ``synchronous=FULL``: a committed event survives a power cut). The journal stays
+the source of truth for the game in progress: at every start (``Recorder.boot``, after
+``referee.start()``) the archive catches up from it, adding the turns it missed and marking
+taken back the turns it has beyond the journal. Archive ids are the archive's own: the
+journal's game number starts again at 1 when a damaged journal is set aside, and two games
+that share a journal number are never merged.
+
+Nothing on disk is trusted. A file at the archive's name that is not SQLite, another
+program's database, or one written by a newer orbito-hw is moved aside as
+``games.sqlite3.damaged-N`` (never deleted or written over), reported as a fault, and a fresh
+archive catches up from the journal: play never waits on the archive. ``sqlite3`` is imported
+only when an archive is opened, so the command line starts light.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final
+
+from orbito_hw.control.events import (
+    Event,
+    Fault,
+    FirstChosen,
+    GameOver,
+    NewGame,
+    Rejected,
+    TakenBack,
+    TurnPlayed,
+)
+from orbito_hw.control.journal import Journal, Saved
+from orbito_hw.errors import OrbitoError
+from orbito_hw.rules.game import Colour
+from orbito_hw.rules.squares import line_names, square_name
+
+if TYPE_CHECKING:
+    import sqlite3
+
+    from orbito_hw.control.referee import BoardPlayer, Referee
+
+log = logging.getLogger(__name__)
+
+NAME: Final = "games.sqlite3"
+APPLICATION_ID: Final = 0x4F524249  # "ORBI": PRAGMA application_id marks the file as ours
+PERSON: Final = "person"  # SPEC.md's PLAYER for a person at the board
+_SET_ASIDE_FACT: Final = "journals_set_aside"
+
+# The schema's history: MIGRATIONS[n] takes version n to n + 1, in one transaction. A fresh
+# archive runs them all, so every step is run on every board, not only on old ones.
+MIGRATIONS: Final[tuple[str, ...]] = (
+    # 1: games, their turns by number, their refusals.
+    f"""
+    PRAGMA application_id = {APPLICATION_ID};
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        journal_game INTEGER NOT NULL,
+        first TEXT NOT NULL CHECK (first IN ('black', 'white')),
+        black TEXT NOT NULL,
+        white TEXT NOT NULL,
+        started TEXT NOT NULL,
+        ended TEXT,
+        result TEXT CHECK (result IN ('black', 'white', 'draw')),
+        lines TEXT NOT NULL DEFAULT '[]'
+    );
+    CREATE TABLE turns (
+        game INTEGER NOT NULL REFERENCES games (id),
+        number INTEGER NOT NULL,
+        colour TEXT NOT NULL,
+        turn TEXT NOT NULL,
+        at TEXT NOT NULL,
+        PRIMARY KEY (game, number)
+    );
+    CREATE TABLE refusals (
+        game INTEGER NOT NULL REFERENCES games (id),
+        at TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        squares TEXT NOT NULL
+    );
+    CREATE INDEX refusals_of_game ON refusals (game);
+    """,
+    # 2: take-backs. A turn taken back is kept with the time it went (``taken_back``); its
+    # number may be played again, so turns are kept in the order they came (``seq``). And
+    # the facts the archive keeps about the state directory (journals set aside).
+    """
+    CREATE TABLE turns_v2 (
+        game INTEGER NOT NULL REFERENCES games (id),
+        seq INTEGER NOT NULL,
+        number INTEGER NOT NULL,
+        colour TEXT NOT NULL,
+        turn TEXT NOT NULL,
+        at TEXT NOT NULL,
+        taken_back TEXT,
+        PRIMARY KEY (game, seq)
+    );
+    INSERT INTO turns_v2 (game, seq, number, colour, turn, at)
+        SELECT game, number, number, colour, turn, at FROM turns;
+    DROP TABLE turns;
+    ALTER TABLE turns_v2 RENAME TO turns;
+    CREATE UNIQUE INDEX standing_turns ON turns (game, number) WHERE taken_back IS NULL;
+    CREATE TABLE facts (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+    """,
+)
+SCHEMA: Final = len(MIGRATIONS)
+
+SQLITE_CORRUPT: Final = 11
+SQLITE_NOTADB: Final = 26
+
+
+class ArchiveError(OrbitoError, ValueError):
+    """The archive cannot be read (none there, unreadable, not ours): one line, exit 2."""
+
+
+class ArchiveDamage(OrbitoError, ValueError):
+    """Why a file at the archive's name is not an archive this orbito-hw can write to."""
+
+
+# --- rows ----------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    id: int
+    journal_game: int
+    first: str
+    black: str
+    white: str
+    started: str
+    ended: str | None
+    result: str | None
+    lines: list[list[str]]
+    turns: int  # standing turns: accepted turns and extra presses, take-backs deducted
+
+    def as_json(self) -> dict[str, object]:
+        """SPEC.md's ``games list`` line."""
+        return {
+            "id": self.id,
+            "started": self.started,
+            "ended": self.ended,
+            "first": self.first,
+            "black": self.black,
+            "white": self.white,
+            "result": self.result,
+            "turns": self.turns,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRow:
+    number: int
+    colour: str
+    turn: str
+    at: str
+    taken_back: str | None = None
+
+    def as_json(self) -> dict[str, object]:
+        head: dict[str, object] = {
+            "number": self.number,
+            "colour": self.colour,
+            "turn": self.turn,
+            "at": self.at,
+        }
+        return head if self.taken_back is None else {**head, "taken_back": self.taken_back}
+
+
+_GAME_COLUMNS = (
+    "g.id, g.journal_game, g.first, g.black, g.white, g.started, g.ended, g.result, g.lines, "
+    "(SELECT count(*) FROM turns t WHERE t.game = g.id AND t.taken_back IS NULL)"
+)
+
+
+def _game_row(row: tuple[Any, ...]) -> GameRow:
+    game_id, journal_game, first, black, white, started, ended, result, lines, turns = row
+    return GameRow(
+        game_id, journal_game, first, black, white, started, ended, result, json.loads(lines), turns
+    )
+
+
+def colour_of(first: Colour, number: int) -> Colour:
+    """Who makes turn ``number``: the players alternate, extra presses included."""
+    return first if number % 2 else first.other
+
+
+# --- the database ----------------------------------------------------------------------------
+class Archive:
+    """One open archive: the SQL of every read and write. Writes go inside ``write()``."""
+
+    def __init__(self, connection: sqlite3.Connection, path: Path) -> None:
+        self.db = connection
+        self.path = path
+
+    # --- opening ------------------------------------------------------------------------
+    @classmethod
+    def open(cls, directory: str | os.PathLike[str]) -> Archive:
+        """The controller's archive in ``directory``, created or migrated as needed;
+        ArchiveDamage if the file there is not one this orbito-hw can write to, sqlite3.Error
+        or OSError if it cannot be opened at all."""
+        import sqlite3
+
+        path = Path(directory) / NAME
+        db = sqlite3.connect(path, isolation_level=None, timeout=10.0)
+        try:
+            version = _version(db)
+            if version and _one(db, "PRAGMA quick_check") != "ok":
+                raise ArchiveDamage("the database fails its integrity check")
+            _tune(db)
+            _migrate(db, version)
+        except sqlite3.DatabaseError as exc:
+            db.close()
+            if is_damage(exc):
+                raise ArchiveDamage(f"a damaged database ({_why(exc)})") from None
+            raise
+        except BaseException:
+            db.close()
+            raise
+        return cls(db, path)
+
+    @classmethod
+    def read(cls, directory: str | os.PathLike[str]) -> Archive:
+        """The archive in ``directory`` for the ``games`` commands; ArchiveError naming the
+        file for none there, one that cannot be read, or one that is not ours. An archive of
+        an older schema is migrated (as the controller would at its next start)."""
+        import sqlite3
+
+        path = Path(directory) / NAME
+        if not os.path.lexists(path):
+            raise ArchiveError(f"no game archive in {directory} (no {NAME} there)")
+        if not path.is_file():
+            raise ArchiveError(f"cannot read the game archive {path}: not a file")
+        try:
+            db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=10.0)
+            try:
+                version = _version(db)
+            finally:
+                db.close()
+            if version < SCHEMA:
+                return cls.open(directory)
+            db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=10.0)
+            return cls(db, path)
+        except ArchiveDamage as exc:
+            raise ArchiveError(
+                f"{path} is not a game archive this orbito-hw reads: {exc}"
+            ) from None
+        except (sqlite3.Error, OSError) as exc:
+            raise ArchiveError(f"cannot read the game archive {path}: {_why(exc)}") from None
+
+    def close(self) -> None:
+        self.db.close()
+
+    def write(self) -> contextlib.AbstractContextManager[None]:
+        """One transaction: committed (and fsync'd) whole, or not at all."""
+        return _transaction(self.db)
+
+    # --- reading ------------------------------------------------------------------------
+    def games(self) -> list[GameRow]:
+        """Every game, oldest first."""
+        rows = self.db.execute(f"SELECT {_GAME_COLUMNS} FROM games g ORDER BY g.id")
+        return [_game_row(row) for row in rows]
+
+    def game(self, game_id: int) -> GameRow | None:
+        row = self.db.execute(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = ?", (game_id,))
+        found = row.fetchone()
+        return None if found is None else _game_row(found)
+
+    def current(self) -> GameRow | None:
+        """The newest game: the one the referee is playing, if any is."""
+        row = self.db.execute(f"SELECT {_GAME_COLUMNS} FROM games g ORDER BY g.id DESC LIMIT 1")
+        found = row.fetchone()
+        return None if found is None else _game_row(found)
+
+    def turns(self, game_id: int, standing: bool = True) -> list[TurnRow]:
+        """The turns that stand, by number; with ``standing=False`` the taken back ones,
+        in the order they were played."""
+        if standing:
+            sql = "SELECT number, colour, turn, at FROM turns WHERE game = ? "
+            sql += "AND taken_back IS NULL ORDER BY number"
+        else:
+            sql = "SELECT number, colour, turn, at, taken_back FROM turns WHERE game = ? "
+            sql += "AND taken_back IS NOT NULL ORDER BY seq"
+        return [TurnRow(*row) for row in self.db.execute(sql, (game_id,))]
+
+    def moves(self) -> dict[int, str]:
+        """Every game's standing turns as a record, by game id (games with none left out)."""
+        sql = "SELECT game, turn FROM turns WHERE taken_back IS NULL ORDER BY game, number"
+        tokens: dict[int, list[str]] = {}
+        for game_id, turn in self.db.execute(sql):
+            tokens.setdefault(game_id, []).append(turn)
+        return {game_id: " ".join(turns) for game_id, turns in tokens.items()}
+
+    def refusals(self, game_id: int) -> list[dict[str, object]]:
+        sql = "SELECT at, reason, squares FROM refusals WHERE game = ? ORDER BY rowid"
+        return [
+            {"at": at, "reason": reason, "squares": json.loads(squares)}
+            for at, reason, squares in self.db.execute(sql, (game_id,))
+        ]
+
+    def is_blank(self, game_id: int) -> bool:
+        """Nothing happened in the game: no turn (even taken back), no refusal, no result."""
+        sql = (
+            "SELECT NOT EXISTS (SELECT 1 FROM turns WHERE game = :g) "
+            "AND NOT EXISTS (SELECT 1 FROM refusals WHERE game = :g) "
+            "AND (SELECT result IS NULL FROM games WHERE id = :g)"
+        )
+        return bool(_one(self.db, sql, {"g": game_id}))
+
+    def fact(self, key: str) -> int | None:
+        found = self.db.execute("SELECT value FROM facts WHERE key = ?", (key,)).fetchone()
+        return None if found is None else int(found[0])
+
+    # --- writing (inside write()) --------------------------------------------------------
+    def new_game(self, journal_game: int, first: Colour, players: tuple[str, str], at: str) -> int:
+        cursor = self.db.execute(
+            "INSERT INTO games (journal_game, first, black, white, started) VALUES (?, ?, ?, ?, ?)",
+            (journal_game, first.value, *players, at),
+        )
+        assert cursor.lastrowid is not None
+        return cursor.lastrowid
+
+    def renew(
+        self, game_id: int, journal_game: int, first: Colour, players: tuple[str, str], at: str
+    ) -> None:
+        """A blank game becomes the game that starts now (nothing of it is lost)."""
+        self.db.execute(
+            "UPDATE games SET journal_game = ?, first = ?, black = ?, white = ?, started = ?, "
+            "ended = NULL WHERE id = ?",
+            (journal_game, first.value, *players, at, game_id),
+        )
+
+    def set_first(self, game_id: int, first: Colour) -> None:
+        self.db.execute("UPDATE games SET first = ? WHERE id = ?", (first.value, game_id))
+
+    def set_players(self, game_id: int, players: tuple[str, str]) -> None:
+        self.db.execute("UPDATE games SET black = ?, white = ? WHERE id = ?", (*players, game_id))
+
+    def add_turn(self, game_id: int, number: int, colour: Colour, turn: str, at: str) -> None:
+        """Turn ``number`` of the game; one that stands at that number is taken back first."""
+        self.take_back(game_id, number, at)
+        self.db.execute(
+            "INSERT INTO turns (game, seq, number, colour, turn, at) VALUES (?, "
+            "(SELECT coalesce(max(seq), 0) + 1 FROM turns WHERE game = ?), ?, ?, ?, ?)",
+            (game_id, game_id, number, colour.value, turn, at),
+        )
+
+    def take_back(self, game_id: int, number: int, at: str) -> None:
+        """Turns ``number`` on are gone from the game (and with them any result)."""
+        cursor = self.db.execute(
+            "UPDATE turns SET taken_back = ? WHERE game = ? AND number >= ? AND taken_back IS NULL",
+            (at, game_id, number),
+        )
+        if cursor.rowcount:
+            self.db.execute(
+                "UPDATE games SET result = NULL, lines = '[]', ended = NULL WHERE id = ?",
+                (game_id,),
+            )
+
+    def finish(self, game_id: int, result: str, lines: list[list[str]], at: str) -> None:
+        """The result; announced again (after a power cut) it keeps its first time."""
+        self.db.execute(
+            "UPDATE games SET result = ?, lines = ?, ended = ? WHERE id = ? AND result IS NOT ?",
+            (result, json.dumps(lines), at, game_id, result),
+        )
+
+    def abandon(self, game_id: int, at: str) -> None:
+        """An unfinished game left for another: it ended, with no result."""
+        self.db.execute(
+            "UPDATE games SET ended = ? WHERE id = ? AND ended IS NULL AND result IS NULL",
+            (at, game_id),
+        )
+
+    def add_refusal(self, game_id: int, reason: str, squares: list[str], at: str) -> None:
+        self.db.execute(
+            "INSERT INTO refusals (game, at, reason, squares) VALUES (?, ?, ?, ?)",
+            (game_id, at, reason, json.dumps(squares)),
+        )
+
+    def set_fact(self, key: str, value: int) -> None:
+        self.db.execute("INSERT OR REPLACE INTO facts (key, value) VALUES (?, ?)", (key, value))
+
+
+def _one(db: sqlite3.Connection, sql: str, params: Any = ()) -> Any:
+    return db.execute(sql, params).fetchone()[0]
+
+
+def _version(db: sqlite3.Connection) -> int:
+    """The schema version of the file ``db`` opened, 0 for a fresh (empty) one; ArchiveDamage
+    for a file that is not SQLite, another program's database or a newer archive."""
+    import sqlite3
+
+    try:
+        application = _one(db, "PRAGMA application_id")
+        version = _one(db, "PRAGMA user_version")
+        tables = _one(db, "SELECT count(*) FROM sqlite_master")
+    except sqlite3.DatabaseError as exc:
+        if is_damage(exc):
+            raise ArchiveDamage(f"not an SQLite database ({_why(exc)})") from None
+        raise
+    if application == version == tables == 0:
+        return 0
+    if application != APPLICATION_ID:
+        raise ArchiveDamage(f"another program's SQLite database (application id {application})")
+    if version > SCHEMA:
+        raise ArchiveDamage(
+            f"written by a newer orbito-hw (schema {version}; this one reads up to {SCHEMA})"
+        )
+    if version < 1:
+        raise ArchiveDamage(f"schema version {version} is not one orbito-hw wrote")
+    return int(version)
+
+
+def _tune(db: sqlite3.Connection) -> None:
+    """WAL: readers (the ``games`` commands) never block the controller; FULL: a commit is
+    on the disk before the next turn is played."""
+    db.execute("PRAGMA journal_mode = WAL")
+    db.execute("PRAGMA synchronous = FULL")
+    db.execute("PRAGMA foreign_keys = ON")
+
+
+@contextlib.contextmanager
+def _transaction(db: sqlite3.Connection) -> Iterator[None]:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(Exception):  # a damaged file may refuse even this
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _migrate(db: sqlite3.Connection, version: int) -> None:
+    """Each step and its version number in one transaction: a power cut leaves the archive
+    at one version or the next, never between."""
+    for target in range(version + 1, SCHEMA + 1):
+        with _transaction(db):
+            for statement in _statements(MIGRATIONS[target - 1]):
+                db.execute(statement)
+            db.execute(f"PRAGMA user_version = {target}")
+        log.info("game archive: schema version %d", target)
+
+
+def _statements(script: str) -> list[str]:
+    """A migration's statements (executescript would commit the transaction it runs in)."""
+    return [s.strip() for s in script.split(";") if s.strip()]
+
+
+def is_damage(exc: Exception) -> bool:
+    """Whether SQLite's error says the file is damaged or not a database at all."""
+    return getattr(exc, "sqlite_errorcode", None) in (SQLITE_CORRUPT, SQLITE_NOTADB)
+
+
+def _why(exc: BaseException) -> str:
+    return (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or type(exc).__name__
+
+
+def move_aside(path: Path) -> Path:
+    """Rename the database (and its WAL and shared-memory files, which belong to it) to the
+    first free ``NAME.damaged-N``: nothing is deleted or written over."""
+    n = 1
+    while any(os.path.lexists(f"{path}.damaged-{n}{tail}") for tail in ("", "-wal", "-shm")):
+        n += 1
+    kept = Path(f"{path}.damaged-{n}")
+    for tail in ("-wal", "-shm", ""):  # the database last: its name is what says "damaged"
+        if os.path.lexists(f"{path}{tail}"):
+            os.rename(f"{path}{tail}", f"{kept}{tail}")
+    return kept
+
+
+_KEPT = (NewGame, FirstChosen, TurnPlayed, Rejected, GameOver, TakenBack)
+"""The events the archive keeps something of."""
+
+
+# --- the listener --------------------------------------------------------------------------
+def _now() -> datetime:
+    return datetime.now().astimezone()
+
+
+def _log_fault(fault: Fault) -> None:
+    log.error("fault: %s", fault.reason)
+
+
+class Recorder:
+    """The referee's archive listener, for the archive in ``directory`` (None: no archive).
+    ``boot(referee)`` after each ``referee.start()`` catches up from the journal (the first
+    opens the archive, once the journal has locked the directory); each event is then
+    written as it comes. Whatever goes wrong with the archive is reported (``report``, a
+    Fault) and never stops play."""
+
+    def __init__(
+        self,
+        directory: str | os.PathLike[str] | None,
+        report: Callable[[Fault], None] = _log_fault,
+        now: Callable[[], datetime] = _now,
+    ) -> None:
+        self.directory = None if directory is None else Path(directory)
+        self._report = report
+        self._now = now
+        self._referee: Referee | None = None
+        self._failing = ""  # the last write failure reported, so a dead disk is told once
+        self._opened = False
+        self.archive: Archive | None = None  # opened at the first boot, under the journal's lock
+
+    # --- opening, and a damaged file ------------------------------------------------------
+    def _open(self) -> Archive | None:
+        import sqlite3
+
+        assert self.directory is not None
+        path = self.directory / NAME
+        try:
+            try:
+                return Archive.open(self.directory)
+            except ArchiveDamage as exc:
+                return self._set_aside(path, str(exc))
+        except (sqlite3.Error, OSError) as exc:
+            self._tell(f"cannot open the game archive {path}: {_why(exc)}; games are not archived")
+            return None
+
+    def _set_aside(self, path: Path, reason: str) -> Archive | None:
+        try:
+            kept = move_aside(path)
+        except OSError as exc:
+            self._tell(
+                f"the game archive {path} is not usable ({reason}) and cannot be moved aside "
+                f"({_why(exc)}): games are not archived until it is moved away by hand"
+            )
+            return None
+        self._tell(
+            f"the game archive {path} is not usable ({reason}); kept as {kept}; "
+            "a fresh archive goes on from the journal"
+        )
+        return Archive.open(path.parent)
+
+    def _tell(self, reason: str) -> None:
+        self._report(Fault(None, reason))  # the archive's own fault: of no one game
+
+    def close(self) -> None:
+        if self.archive is not None:
+            self.archive.close()
+            self.archive = None
+
+    # --- what the referee says ----------------------------------------------------------------
+    def boot(self, referee: Referee) -> None:
+        """After ``referee.start()``: catch up from its journal."""
+        self._referee = referee
+        if not self._opened and self.directory is not None:
+            self._opened = True
+            self.archive = self._open()
+        self._safely(lambda archive: self._catch_up(archive, referee.saved))
+
+    def __call__(self, event: Event) -> None:
+        self._safely(lambda archive: self._record(archive, event))
+
+    def _safely(self, write: Callable[[Archive], None]) -> None:
+        """One write in one transaction. A database found damaged is set aside and a fresh
+        one catches up from the journal; any other failure is reported once and skipped:
+        the journal holds the game, and the next start catches up."""
+        import sqlite3
+
+        archive = self.archive
+        if archive is None:
+            return
+        try:
+            with archive.write():
+                write(archive)
+            self._failing = ""
+        except sqlite3.DatabaseError as exc:
+            if is_damage(exc):
+                self._recover(archive, _why(exc))
+            else:
+                self._failed(exc)
+        except Exception as exc:  # a bug here must not stop the referee: reported instead
+            log.exception("the game archive failed")
+            self._failed(exc)
+
+    def _failed(self, exc: Exception) -> None:
+        what = f"cannot write to the game archive: {type(exc).__name__}: {_why(exc)}"
+        if what != self._failing:
+            self._failing = what
+            self._tell(
+                f"{what}; the journal keeps the game, the archive catches up at the next start"
+            )
+
+    def _recover(self, archive: Archive, reason: str) -> None:
+        import sqlite3
+
+        archive.close()
+        try:
+            self.archive = fresh = self._set_aside(archive.path, reason)
+        except (sqlite3.Error, OSError, ArchiveDamage) as exc:
+            self.archive = None
+            self._tell(f"cannot open a fresh game archive: {_why(exc)}; games are not archived")
+            return
+        if self._referee is not None and fresh is not None:
+            try:  # not through _safely: a fresh file that fails too is not set aside again
+                with fresh.write():
+                    self._catch_up(fresh, self._referee.saved)
+            except Exception as exc:
+                self._failed(exc)
+
+    def _record(self, archive: Archive, event: Event) -> None:
+        if not isinstance(event, _KEPT):
+            return  # hints, warnings, corrections, faults: the game's record has no place
+        at = self._stamp()
+        if isinstance(event, NewGame):
+            self._open_game(archive, event.game, event.first, at)
+            return
+        game = archive.current()
+        if game is None or game.journal_game != event.game:
+            if self._referee is None:  # events without a board (tests): take them as they come
+                first = Colour.BLACK
+                if isinstance(event, TurnPlayed):
+                    first = colour_of(event.colour, event.number)  # the mover of turn 1
+                game_id = self._open_game(archive, event.game, first, at)
+                game = archive.game(game_id)
+            else:  # an event of a game the archive missed: the journal has it all
+                self._catch_up(archive, self._referee.saved)
+                game = archive.current()
+            assert game is not None
+        if isinstance(event, TurnPlayed):
+            self._turn(archive, game, event, at)
+        elif isinstance(event, Rejected):
+            squares = [square_name(sq) for sq in event.squares]
+            archive.add_refusal(game.id, event.reason, squares, at)
+        elif isinstance(event, GameOver):
+            archive.finish(game.id, event.result.value, line_names(event.lines), at)
+        elif isinstance(event, TakenBack):
+            archive.take_back(game.id, event.number, at)
+        elif isinstance(event, FirstChosen) and game.turns == 0:
+            archive.set_first(game.id, event.colour)
+
+    def _turn(self, archive: Archive, game: GameRow, event: TurnPlayed, at: str) -> None:
+        if event.number > game.turns + 1 and self._referee is not None:
+            self._catch_up(archive, self._referee.saved)  # a turn missed: the journal has it
+            return
+        standing = archive.turns(game.id)
+        if (
+            event.number <= len(standing)
+            and standing[event.number - 1].turn == event.turn.notation()
+        ):
+            return  # the same turn told again (after a power cut)
+        if game.turns == 0:  # who plays is read when the game's first turn is played
+            archive.set_players(game.id, self._players())
+        archive.add_turn(game.id, event.number, event.colour, event.turn.notation(), at)
+
+    def _open_game(self, archive: Archive, journal_game: int, first: Colour, at: str) -> int:
+        """A row for the game starting now: the newest one if nothing happened in it yet,
+        else a new one (the newest, if unfinished, is kept as abandoned)."""
+        current = archive.current()
+        if current is not None and archive.is_blank(current.id):
+            archive.renew(current.id, journal_game, first, self._players(), at)
+            return current.id
+        if current is not None:
+            archive.abandon(current.id, at)
+        return archive.new_game(journal_game, first, self._players(), at)
+
+    def _catch_up(self, archive: Archive, saved: Saved) -> None:
+        """Make the archive's newest game the journal's game: the same game carried on (its
+        missing turns added, its turns beyond the journal taken back), or a new one."""
+        at = self._stamp()
+        restarted = self._journal_set_aside(archive)
+        game = archive.current()
+        tokens = saved.turns
+        if game is not None and game.journal_game == saved.game:
+            standing = [t.turn for t in archive.turns(game.id)]
+            same = 0
+            while same < min(len(standing), len(tokens)) and standing[same] == tokens[same]:
+                same += 1
+            first_agrees = game.first == saved.first.value or not standing
+            # After a damaged journal was set aside, its game number started again at 1: a
+            # game of the same number is the same game only if the journal carries it on.
+            if first_agrees and (same == len(standing) or not restarted):
+                self._carry_on(archive, game, saved, same, at)
+                return
+        game_id = self._open_game(archive, saved.game, saved.first, at)
+        game = archive.game(game_id)
+        assert game is not None
+        self._carry_on(archive, game, saved, 0, at)
+
+    def _carry_on(self, archive: Archive, game: GameRow, saved: Saved, same: int, at: str) -> None:
+        """``game`` is the journal's: turns past the ``same`` first go, the journal's follow."""
+        if game.turns == 0:
+            archive.set_first(game.id, saved.first)
+            archive.set_players(game.id, self._players())
+        archive.take_back(game.id, same + 1, at)
+        for number, token in enumerate(saved.turns[same:], same + 1):
+            archive.add_turn(game.id, number, colour_of(saved.first, number), token, at)
+        position = saved.position()
+        if position.result is not None:
+            archive.finish(game.id, position.result.value, position.line_names(), at)
+
+    def _journal_set_aside(self, archive: Archive) -> bool:
+        """Whether a damaged journal was set aside (``game.json.damaged-N``) since the
+        archive last looked: its game numbers may have started again."""
+        if self.directory is None:
+            return False
+        count = len(list(self.directory.glob(f"{Journal.NAME}.damaged-*")))
+        seen = archive.fact(_SET_ASIDE_FACT)
+        if seen != count:
+            archive.set_fact(_SET_ASIDE_FACT, count)
+        return seen is not None and count > seen
+
+    def _players(self) -> tuple[str, str]:
+        """SPEC.md's PLAYER for black and white, from who the referee plays for now."""
+        opponent: BoardPlayer | None = self._referee.opponent if self._referee else None
+        return (
+            _player(opponent, Colour.BLACK),
+            _player(opponent, Colour.WHITE),
+        )
+
+    def _stamp(self) -> str:
+        return self._now().isoformat(timespec="seconds")
+
+
+def _player(opponent: BoardPlayer | None, colour: Colour) -> str:
+    return opponent.player if opponent is not None and opponent.colour is colour else PERSON

@@ -1,0 +1,141 @@
+// The archive pages: /games lists the games, /games/ID replays one turn by turn with the
+// review's marks. Both read the archive's JSON (/api/games, /api/games/ID).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+
+async function fetchJson(path) {
+  const response = await fetch(path);
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) throw new Error(body.error || response.statusText);
+  return body;
+}
+
+function cell(row, text) {
+  const td = document.createElement("td");
+  td.textContent = text === null || text === undefined ? "" : String(text);
+  row.append(td);
+  return td;
+}
+
+async function listGames() {
+  const status = $("archive-status");
+  let answer;
+  try {
+    answer = await fetchJson("/api/games");
+  } catch (error) {
+    status.textContent = `the archive did not answer (${error.message})`;
+    return;
+  }
+  if (!answer.available) {
+    status.dataset.archive = "unavailable";
+    status.textContent = "The game archive is not available on this board.";
+    return;
+  }
+  if (!answer.games.length) {
+    status.dataset.archive = "empty";
+    status.textContent = "No games yet.";
+    return;
+  }
+  status.textContent = "";
+  const body = $("games").tBodies[0];
+  for (const game of answer.games.slice().reverse()) {
+    const row = document.createElement("tr");
+    const link = document.createElement("a");
+    link.href = `/games/${encodeURIComponent(game.id)}`;
+    link.textContent = game.id;
+    cell(row, "").append(link);
+    cell(row, game.started);
+    cell(row, game.black);
+    cell(row, game.white);
+    cell(row, game.result || "not finished");
+    cell(row, game.turns);
+    body.append(row);
+  }
+  $("games").hidden = false;
+}
+
+// --- one game, replayed -------------------------------------------------------------------
+let boards = [];
+let at = 0;
+
+function buildBoard() {
+  const board = $("board");
+  for (const rank of "4321") {
+    for (const file of "abcd") {
+      const square = document.createElement("div");
+      square.className = "square";
+      square.dataset.square = file + rank;
+      square.innerHTML = '<span class="led"></span><span class="marble"></span>';
+      board.append(square);
+    }
+  }
+}
+
+function show(index) {
+  at = Math.max(0, Math.min(boards.length - 1, index));
+  // A position string: ranks 4 down to 1, files a to d, B, W or "."
+  const cells = boards[at].replaceAll("/", "");
+  const squares = $("board").children;
+  for (let i = 0; i < squares.length; i++) {
+    squares[i].dataset.marble = { B: "black", W: "white" }[cells[i]] || "";
+  }
+  for (const item of $("turns").children) {
+    item.dataset.current = Number(item.dataset.number) === at;
+  }
+  $("where").textContent = at ? `after turn ${at}` : "the start";
+}
+
+async function showGame(id) {
+  let answer;
+  try {
+    answer = await fetchJson(`/api/games/${encodeURIComponent(id)}`);
+  } catch (error) {
+    $("review-status").textContent = `no such game (${error.message})`;
+    return;
+  }
+  const game = answer.game;
+  $("title").textContent = `Game ${game.id}`;
+  $("result").dataset.result = game.result || "";
+  $("result").textContent = game.result ? (game.result === "draw" ? "a draw" : `${game.result} wins`) : "not finished";
+  const marks = {};
+  for (const turn of (answer.review && answer.review.turns) || []) marks[turn.number] = turn;
+  if (!answer.review) $("review-status").textContent = "no review for this game";
+  const tokens = game.moves ? game.moves.split(/\s+/) : [];
+  tokens.forEach((token, i) => {
+    const item = document.createElement("li");
+    const mark = marks[i + 1];
+    item.dataset.turn = token;
+    item.dataset.number = i + 1;
+    item.textContent = token;
+    if (mark) {
+      item.dataset.mistake = mark.mistake;
+      item.title = `${mark.before} -> ${mark.after}; best: ${mark.best.join(" ")}`;
+      if (mark.mistake) item.textContent += ` ?  (best: ${mark.best.slice(0, 3).join(" ")})`;
+    }
+    item.addEventListener("click", () => show(i + 1));
+    $("turns").append(item);
+  });
+  boards = answer.boards;
+  buildBoard();
+  show(boards.length - 1);
+}
+
+function setUpReplay() {
+  $("start").addEventListener("click", () => show(0));
+  $("back").addEventListener("click", () => show(at - 1));
+  $("forward").addEventListener("click", () => show(at + 1));
+  $("end").addEventListener("click", () => show(boards.length - 1));
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "ArrowLeft") show(at - 1);
+    if (event.key === "ArrowRight") show(at + 1);
+  });
+}
+
+const match = location.pathname.match(/^\/games\/(.+)$/);
+if (match) {
+  setUpReplay();
+  showGame(decodeURIComponent(match[1]));
+} else {
+  listGames();
+}

@@ -1,0 +1,32 @@
+"""``web``: the board's web page. ``web code`` prints the access code its controls need;
+``web enabled`` says (exit 0 or 1) whether ``[web]`` is on, for scripts/install.sh."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("web", help="the web page: its access code (web code)")
+    p.add_argument(
+        "action",
+        choices=["code", "enabled"],
+        help="code: print the access code; enabled: exit 0 if [web] is on, 1 if not",
+    )
+    p.add_argument(
+        "--config", metavar="PATH", help="the board's config (default /etc/orbito-hw/config.toml)"
+    )
+    p.set_defaults(func=cmd_web)
+
+
+def cmd_web(args: argparse.Namespace) -> int:
+    from orbito_hw.app.config import DEFAULT_PATH, load_config
+
+    config = load_config(args.config or DEFAULT_PATH)
+    if args.action == "enabled":
+        return 0 if config.web.enabled else 1
+    from orbito_hw.app.web_access import access_code
+
+    print(access_code(config.web, config.board.state_dir))
+    return 0

@@ -1,0 +1,432 @@
+"""Two simulated boards play each other through a real mosquitto (Debian's package),
+started here on a free loopback port with its own config file and stopped after.
+
+Each scenario ends with both boards' journals equal to the engine's replay of the game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from orbito_hw.app.remote import Spectator
+from orbito_hw.app.remote_mock import RemoteMock
+from orbito_hw.app.remote_protocol import BrokerUrl, Record, topic
+from orbito_hw.control.events import (
+    BoardTurn,
+    GameOver,
+    Rejected,
+    RemoteStatus,
+    TakeBack,
+    TakenBack,
+    TurnPlayed,
+)
+from orbito_hw.control.lights import Palette
+from orbito_hw.rules.game import Colour, replay
+from orbito_hw.rules.turn import Turn
+from orbito_hw.sim.demo import turn_commands
+
+from .scripts import random_game, undo_commands
+
+GAME = "club-night"
+
+
+def mosquitto() -> str:
+    found = shutil.which("mosquitto") or (
+        "/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None
+    )
+    if found is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("mosquitto is missing (apt-get install mosquitto)")
+        pytest.skip("mosquitto is not installed")
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+class Broker:
+    """A mosquitto of the test's own: loopback only, no persistence (a restart forgets
+    every retained message: the boards must say again what they hold)."""
+
+    def __init__(self, program: str, folder: Path) -> None:
+        self.program = program
+        self.port = free_port()
+        self.config = folder / "mosquitto.conf"
+        self.config.write_text(
+            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+            "log_dest none\n"
+        )
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen([self.program, "-c", str(self.config)])
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
+            time.sleep(0.02)
+        raise AssertionError(f"mosquitto did not listen on {self.port}")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.terminate()
+            self.process.wait(10)
+            self.process = None
+
+    def url(self, game: str = GAME) -> BrokerUrl:
+        return BrokerUrl("127.0.0.1", self.port, False, game)
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    running = Broker(mosquitto(), tmp_path)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+# --- two boards ----------------------------------------------------------------------------------
+def boards(broker: Broker, tmp_path: Path, game: str = GAME) -> dict[Colour, RemoteMock]:
+    return {
+        colour: RemoteMock(
+            broker.url(game),
+            colour,
+            tmp_path / colour.value,
+            board_id=f"{colour}-board",
+            retry=0.1,
+        )
+        for colour in Colour
+    }
+
+
+async def until(
+    what: Callable[[], bool], both: dict[Colour, RemoteMock], timeout: float = 15.0
+) -> None:
+    """Wait on the loop until ``what`` holds; the boards' clocks run meanwhile."""
+    deadline = time.monotonic() + timeout
+    while not what():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out waiting")
+        await asyncio.sleep(0.01)
+        for board in both.values():
+            board.run.advance(0.02)
+
+
+def told(board: RemoteMock, kind: type, since: int = 0, **fields: object) -> bool:
+    """Whether ``board`` emitted such an event (after its first ``since`` events)."""
+    return any(
+        isinstance(e, kind) and all(getattr(e, k) == v for k, v in fields.items())
+        for e in board.events[since:]
+    )
+
+
+async def join(both: dict[Colour, RemoteMock]) -> None:
+    for board in both.values():
+        board.connect()
+    await until(
+        lambda: all(told(b, RemoteStatus, state="opponent-online") for b in both.values()), both
+    )
+
+
+async def play_turn(
+    both: dict[Colour, RemoteMock], number: int, turn: Turn, rng: random.Random
+) -> None:
+    """The mover's person makes ``turn``; it lights on the other board, whose person makes
+    it there too and presses."""
+    mover = both[Colour.BLACK].run.referee.position.to_move
+    here, there = both[mover], both[mover.other]
+    marks = {colour: len(board.events) for colour, board in both.items()}
+    for command in turn_commands(turn, rng):
+        here.command(command)
+    await until(lambda: told(there, BoardTurn, marks[mover.other], number=number), both)
+    assert there.run.referee.board_turn == turn
+    for command in turn_commands(turn, rng, board=True):
+        there.command(command)
+    await until(
+        lambda: all(told(b, TurnPlayed, marks[c], number=number) for c, b in both.items()), both
+    )
+
+
+def assert_records(both: dict[Colour, RemoteMock], first: Colour, turns: list[Turn]) -> None:
+    tokens = [t.notation() for t in turns]
+    engine = replay(first, tokens)
+    for board in both.values():
+        saved = board.run.referee.saved
+        assert saved.turns == tokens
+        assert saved.first is first
+        assert replay(saved.first, saved.turns) == engine
+
+
+async def close(both: dict[Colour, RemoteMock]) -> None:
+    for board in both.values():
+        await board.close()
+
+
+def scenario(body: Callable[[], Awaitable[None]]) -> None:
+    asyncio.run(asyncio.wait_for(body(), 120))
+
+
+def game(seed: int) -> tuple[random.Random, list[Turn]]:
+    rng = random.Random(seed)
+    _, turns = random_game(rng, Colour.BLACK)
+    return rng, turns
+
+
+# --- whole games ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_two_boards_play_a_whole_game_to_the_engines_result(
+    broker: Broker, tmp_path: Path, seed: int
+) -> None:
+    rng, turns = game(seed)
+
+    async def body() -> None:
+        both = boards(broker, tmp_path)
+        try:
+            await join(both)
+            for number, turn in enumerate(turns, 1):
+                await play_turn(both, number, turn, rng)
+            result = replay(Colour.BLACK, [t.notation() for t in turns]).result
+            await until(lambda: all(told(b, GameOver) for b in both.values()), both)
+            for board in both.values():
+                over = [e for e in board.events if isinstance(e, GameOver)]
+                assert [e.result for e in over] == [result]
+            assert_records(both, Colour.BLACK, turns)
+        finally:
+            await close(both)
+
+    scenario(body)
+
+
+def test_a_press_before_the_other_boards_turn_arrives_is_refused(
+    broker: Broker, tmp_path: Path
+) -> None:
+    async def body() -> None:
+        both = boards(broker, tmp_path)
+        try:
+            await join(both)
+            white = both[Colour.WHITE]
+            white.do("put a1")  # black's turn, made at white's board before it came
+            white.do("press")
+            refusals = [e for e in white.events if isinstance(e, Rejected)]
+            assert refusals and "wait for the other board's turn" in refusals[-1].reason
+            assert white.run.referee.saved.turns == []
+        finally:
+            await close(both)
+
+    scenario(body)
+
+
+# --- the broker and the boards going away --------------------------------------------------------
+def test_the_broker_restarted_mid_game_the_game_goes_on(broker: Broker, tmp_path: Path) -> None:
+    rng, turns = game(4)
+
+    async def body() -> None:
+        both = boards(broker, tmp_path)
+        try:
+            await join(both)
+            for number, turn in enumerate(turns[:3], 1):
+                await play_turn(both, number, turn, rng)
+            broker.stop()
+            await until(
+                lambda: all(told(b, RemoteStatus, state="disconnected") for b in both.values()),
+                both,
+            )
+            # The status pixel says the link is down; the turn made meanwhile is journaled.
+            black = both[Colour.BLACK]
+            assert black.run.lights_frame()[1] == Palette().fault
+            mover = both[Colour.BLACK].run.referee.position.to_move
+            for command in turn_commands(turns[3], rng):
+                both[mover].command(command)
+            both[mover].run.wait_for_rings()
+            assert both[mover].run.referee.saved.turns[-1] == turns[3].notation()
+            broker.start()  # empty: no retained message survived
+            await until(lambda: told(both[mover.other], BoardTurn, number=4), both)
+            for command in turn_commands(turns[3], rng, board=True):
+                both[mover.other].command(command)
+            await until(lambda: all(told(b, TurnPlayed, number=4) for b in both.values()), both)
+            for number, turn in enumerate(turns[4:], 5):
+                await play_turn(both, number, turn, rng)
+            assert_records(both, Colour.BLACK, turns)
+            assert black.run.lights_frame()[1] != Palette().fault
+        finally:
+            await close(both)
+
+    scenario(body)
+
+
+def test_a_board_power_cut_and_back_resumes_with_the_same_record(
+    broker: Broker, tmp_path: Path
+) -> None:
+    rng, turns = game(5)
+
+    async def body() -> None:
+        both = boards(broker, tmp_path)
+        try:
+            await join(both)
+            for number, turn in enumerate(turns[:2], 1):
+                await play_turn(both, number, turn, rng)
+            black, white = both[Colour.BLACK], both[Colour.WHITE]
+            for command in turn_commands(turns[2], rng):
+                black.command(command)
+            await until(lambda: told(white, BoardTurn, number=3), both)
+            await white.power_cut(back=False)  # the turn shown, not made: shown again after
+            await until(lambda: told(black, RemoteStatus, state="opponent-offline"), both)
+            assert black.run.lights_frame()[1] == Palette().fault
+            white.connect()
+            await until(lambda: black.game.opponent_online is True, both)
+            assert white.run.referee.board_turn == turns[2]
+            for command in turn_commands(turns[2], rng, board=True):
+                white.command(command)
+            await until(lambda: told(black, TurnPlayed, number=3), both)
+            await black.power_cut()  # waiting for white's turn
+            for number, turn in enumerate(turns[3:], 4):
+                await play_turn(both, number, turn, rng)
+            assert_records(both, Colour.BLACK, turns)
+        finally:
+            await close(both)
+
+    scenario(body)
+
+
+# --- messages that must change nothing -----------------------------------------------------------
+async def publish(broker: Broker, topic_text: str, payload: bytes) -> None:
+    import aiomqtt
+
+    async with aiomqtt.Client("127.0.0.1", broker.port, identifier="a-third-client") as client:
+        await client.publish(topic_text, payload, qos=1)
+
+
+def test_doubled_late_and_forged_messages_change_nothing(
+    broker: Broker, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    rng, turns = game(6)
+
+    async def body() -> None:
+        both = boards(broker, tmp_path)
+        try:
+            await join(both)
+            await play_turn(both, 1, turns[0], rng)
+            old = both[Colour.BLACK].game.record()  # black's record after turn 1
+            for number, turn in enumerate(turns[1:4], 2):
+                await play_turn(both, number, turn, rng)
+            black, white = both[Colour.BLACK], both[Colour.WHITE]
+            now = black.game.record()
+            shown = len([e for e in white.events if isinstance(e, BoardTurn)])
+            where = topic(GAME, Colour.BLACK, "record")
+            caplog.set_level(logging.WARNING, logger="orbito_hw.app.remote")
+            await publish(broker, where, now.to_bytes())  # doubled
+            await publish(broker, where, old.to_bytes())  # late
+            # forged: a legal next turn for black from a board not in the game
+            position = replay(Colour.BLACK, list(now.turns))
+            next_turn = next(iter(position.legal_turns())).notation()
+            forged = Record(
+                GAME, 1, "intruder", Colour.BLACK, Colour.BLACK, (*now.turns, next_turn)
+            )
+            await publish(broker, where, forged.to_bytes())
+            # illegal: the real board's id, a turn that is not even notation
+            illegal = Record(GAME, 1, "black-board", Colour.BLACK, Colour.BLACK, (*now.turns, "zz"))
+            await publish(broker, where, illegal.to_bytes())
+            await publish(broker, where, b"\xff\x00 not json")
+            await until(lambda: "(byte 0)" in caplog.text, both)
+            await asyncio.sleep(0.2)
+            assert len([e for e in white.events if isinstance(e, BoardTurn)]) == shown
+            assert white.run.referee.board_turn is None
+            assert "intruder is not in the game" in caplog.text
+            assert "turn 5 ('zz') refused" in caplog.text
+            for number, turn in enumerate(turns[4:], 5):
+                await play_turn(both, number, turn, rng)
+            assert_records(both, Colour.BLACK, turns)
+        finally:
+            await close(both)
+
+    scenario(body)
+
+
+# --- spectators ----------------------------------------------------------------------------------
+def test_a_spectator_lists_the_games_and_follows_one(broker: Broker, tmp_path: Path) -> None:
+    rng, turns = game(7)
+
+    async def body() -> None:
+        both = boards(broker, tmp_path)
+        for board in both.values():
+            board.game.publish_events = True
+        seen: list[tuple[str, Colour, dict[str, object]]] = []
+        follower = Spectator(broker.url(), GAME, lambda g, c, e: seen.append((g, c, e)))
+        try:
+            await join(both)
+            follower.start()
+            await asyncio.sleep(0.3)
+            await play_turn(both, 1, turns[0], rng)
+            games = await Spectator(broker.url()).list_games()
+            assert [g.game for g in games] == [GAME]
+            assert games[0].to_json()["moves"] == turns[0].notation()
+            assert games[0].online == {Colour.BLACK: True, Colour.WHITE: True}
+            await until(lambda: any(e.get("event") == "turn" for _, _, e in seen), both)
+        finally:
+            await follower.stop()
+            await close(both)
+
+    scenario(body)
+
+
+# --- take-backs --------------------------------------------------------------------------------
+async def undo(board: RemoteMock, number: int, turn: Turn, both: dict[Colour, RemoteMock]) -> None:
+    """The person at ``board`` undoes turn ``number`` once its rings have turned back."""
+    await until(lambda: told(board, TakeBack, number=number), both)
+    board.run.wait_for_rings()
+    for command in undo_commands(turn):
+        board.command(command)
+    await until(lambda: told(board, TakenBack, number=number), both)
+
+
+def test_a_take_back_on_one_board_is_carried_out_on_both(broker: Broker, tmp_path: Path) -> None:
+    rng, turns = game(8)
+
+    async def body() -> None:
+        both = boards(broker, tmp_path)
+        try:
+            await join(both)
+            for number, turn in enumerate(turns[:3], 1):
+                await play_turn(both, number, turn, rng)
+            black, white = both[Colour.BLACK], both[Colour.WHITE]
+            # White's move: white's person takes back black's turn 3 and their own turn 2.
+            white.do("hold 2.5")
+            await undo(white, 3, turns[2], both)
+            await undo(white, 2, turns[1], both)
+            # Black's board follows, one turn at a time, its LEDs showing what to undo.
+            await undo(black, 3, turns[2], both)
+            await undo(black, 2, turns[1], both)
+            kept = [turns[0].notation()]
+            await until(lambda: all(b.run.referee.saved.turns == kept for b in both.values()), both)
+            assert black.game.kept.takebacks == white.game.kept.takebacks == 2
+            # The game goes on from there, to its end.
+            position = replay(Colour.BLACK, kept)
+            rest: list[Turn] = []
+            while position.result is None:
+                rest.append(rng.choice(list(position.legal_turns())))
+                position = position.play(rest[-1])
+            for number, turn in enumerate(rest, 2):
+                await play_turn(both, number, turn, rng)
+            assert_records(both, Colour.BLACK, [turns[0], *rest])
+        finally:
+            await close(both)
+
+    scenario(body)

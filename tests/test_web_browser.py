@@ -1,0 +1,184 @@
+"""The page in a real browser: Debian's chromium (``/usr/bin/chromium``, which ``.ci/run``
+installs) driven by Playwright, against ``orbito-hw run --mock --web`` in its own process.
+
+A whole game played by clicks reaches the result the engine gives, while a second page
+follows every turn live; the page survives a restart of the controller; a control without
+the access code is refused. Under CI=true a missing browser fails, never skips."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from orbito_hw.rules.game import Colour, Position
+from orbito_hw.rules.squares import square_name
+from orbito_hw.rules.turn import Turn
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+WAIT_MS = 10_000
+
+
+def missing(what: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{what} is missing (.ci/run installs it)")
+    pytest.skip(f"{what} is not installed")
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing("playwright (the test extra)")
+    if not CHROMIUM.exists():
+        missing("chromium (apt-get install chromium)")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield launched
+        launched.close()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+@contextmanager
+def board(port: int, *argv: str) -> Iterator[str]:
+    """``run --mock --web`` on ``port`` until the block ends; its address."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "orbito_hw", "run", "--mock", "--web", "--port", str(port), *argv],
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        assert "http://" in line, line + process.stderr.read()
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=20) == 0
+
+
+def turns_on(page: Any) -> list[str]:
+    tokens: list[str] = page.eval_on_selector_all("[data-turn]", "e => e.map(x => x.dataset.turn)")
+    return tokens
+
+
+def wait_for_turns(page: Any, count: int) -> None:
+    page.wait_for_function(
+        "n => document.querySelectorAll('[data-turn]').length === n", arg=count, timeout=WAIT_MS
+    )
+
+
+def click_turn(page: Any, token: str) -> None:
+    """Make the turn ``token`` with the page's clicks: the move (lift, put), the place, press."""
+    turn = Turn.from_notation(token)
+    squares = [] if turn.is_extra_press else [turn.move_from, turn.move_to, turn.place]
+    for square in squares:
+        if square is not None:
+            page.click(f'[data-square="{square_name(square)}"]')
+    page.click('[data-action="press"]')
+
+
+def random_game(seed: int) -> tuple[list[str], Position]:
+    rng = random.Random(seed)
+    position = Position.start(Colour.BLACK)
+    tokens = []
+    while not position.is_over:
+        turn = rng.choice(sorted(position.legal_turns(), key=lambda t: t.notation()))
+        tokens.append(turn.notation())
+        position = position.play(turn)
+    return tokens, position
+
+
+def test_a_game_by_clicks_reaches_the_engines_result_and_a_second_page_follows(
+    browser: Any, tmp_path: Path
+) -> None:
+    tokens, end = random_game(seed=14)
+    assert end.result is not None
+    with board(free_port()) as url:
+        player, watcher = browser.new_page(), browser.new_page()
+        for page in (player, watcher):
+            page.goto(url)
+            page.wait_for_selector('[data-link="live"]', timeout=WAIT_MS)
+        position = Position.start(Colour.BLACK)
+        for number, token in enumerate(tokens, 1):
+            click_turn(player, token)
+            position = position.play(Turn.from_notation(token))
+            wait_for_turns(watcher, number)  # the other page, live
+            assert turns_on(watcher) == tokens[:number]
+        for page in (player, watcher):
+            page.wait_for_selector(f'[data-result="{end.result.value}"]', timeout=WAIT_MS)
+            marbles = page.eval_on_selector_all(
+                "[data-square]", "e => e.map(x => [x.dataset.square, x.dataset.marble])"
+            )
+            expected = {square_name(sq): c.value for sq in range(16) if (c := end.colour_at(sq))}
+            assert {sq: m for sq, m in marbles if m} == expected
+            assert turns_on(page) == tokens
+            leds = page.eval_on_selector_all("[data-led]", "e => e.map(x => x.dataset.led)")
+            assert any(leds), "the result lights its squares"
+
+
+def test_the_page_survives_a_restart_of_the_controller(browser: Any, tmp_path: Path) -> None:
+    port, state = free_port(), str(tmp_path / "state")
+    page = browser.new_page()
+    with board(port, "--state-dir", state) as url:
+        page.goto(url)
+        page.wait_for_selector('[data-link="live"]', timeout=WAIT_MS)
+        page.click('[data-square="b2"]')
+        page.click('[data-action="press"]')
+        wait_for_turns(page, 1)
+    page.wait_for_selector('[data-link="reconnecting"]', timeout=WAIT_MS)
+    with board(port, "--state-dir", state):
+        page.wait_for_selector('[data-link="live"]', timeout=WAIT_MS)
+        assert turns_on(page) == ["b2"]
+        page.wait_for_selector('[data-square="c2"][data-marble="black"]', timeout=WAIT_MS)
+        page.click('[data-square="a1"]')
+        page.click('[data-action="press"]')
+        wait_for_turns(page, 2)
+        assert turns_on(page) == ["b2", "a1"]
+
+
+def test_a_control_without_the_access_code_is_refused(browser: Any, tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    sim = '[backends]\nsensors = "sim"\nbutton = "sim"\ndrive = "sim"\nlights = "sim"\n'
+    config.write_text(sim + '[web]\ncode = "letmein42"\n')
+    with board(free_port(), "--config", str(config)) as url:
+        page = browser.new_page()
+        page.goto(url)
+        page.wait_for_selector('[data-link="live"]', timeout=WAIT_MS)
+        page.click("#controls summary")
+        page.select_option("#first", "white")
+        page.click('[data-control="new-game"]')
+        page.wait_for_selector('body[data-refused="403"]', timeout=WAIT_MS)
+        assert "access code" in page.inner_text("#notice")
+        assert page.get_attribute('[data-colour="black"]', "data-to-move") == "true"
+        page.fill("#code", "letmein42")
+        page.click('[data-control="new-game"]')
+        page.wait_for_selector('[data-colour="white"][data-to-move="true"]', timeout=WAIT_MS)
+        assert page.get_attribute("body", "data-refused") is None
