@@ -282,3 +282,28 @@ def test_a_new_game_asked_for_while_the_rings_turn_back_is_ignored_not_a_crash()
         assert len(run.referee.saved.turns) == number - 1
     finally:
         run.close()
+
+
+@pytest.mark.parametrize("cut", [False, True])
+def test_a_single_take_back_against_the_board_takes_back_one_turn_even_through_a_cut(
+    cut: bool, tmp_path: Path
+) -> None:
+    rng = random.Random(9)
+    player = board_player(parse_level("perfect"), Colour.WHITE, 9)
+    run = MockRun(tmp_path, settings=Settings(opponent=player), seed=9)
+    try:
+        run.run_script(parse_script("reset black\n"))
+        make_turn(run, rng.choice(list(run.referee.position.legal_turns())), rng)
+        make_board_turn(run, rng)
+        board_turn = Turn.from_notation(run.referee.saved.turns[-1])
+        run.referee.take_back(single=True)  # the other board's take-back, as remote.py does
+        run.wait_for_rings()
+        assert run.referee.saved.undo_one
+        if cut:
+            run.run_script(parse_script("power-cut\n"))
+        run.run_script(undo_commands(board_turn))
+        run.finish()
+        assert len(run.referee.saved.turns) == 1 and not run.referee.saved.undo_one
+        assert len(of(run, TakenBack)) == 1
+    finally:
+        run.close()

@@ -178,6 +178,7 @@ class RemoteGame:
         check_name(self.game, "game")
         check_name(self.board_id, "board id")
         self.kept = Kept(self.game)
+        self._stepping = False  # a take-back of the other board's under way here
         self.player = BoardPlayer(self.plays.other, self._choose, "remote", "remote")
 
     @property
@@ -192,6 +193,9 @@ class RemoteGame:
         self.referee = referee
         self._arrived = None
         self._follow_back = None
+        # A take-back of one turn only is the other board's (a hold here takes back two
+        # against it): one under way at the restart is still ours to finish.
+        self._stepping = referee.saved.undo is not None and referee.saved.undo_one
         inner = referee.show.lights
         if isinstance(inner, LinkLights):
             inner = inner.inner
@@ -406,15 +410,15 @@ class RemoteGame:
         if not referee.can_take_back or referee.reader.touched or referee.hand or off:
             referee.clock.call_later(TAKE_BACK_RETRY, self._step_back)
             return
-        referee.opponent = None  # just this turn: the referee would take back two
-        referee.take_back()
+        self._stepping = True  # this take-back is the other board's, carried out here
+        referee.take_back(single=True)  # one turn: the referee would take back two
 
     def _taken_back(self) -> None:
         referee = self.referee
         assert referee is not None
         self._arrived = None  # the other board's turn, if one was shown, is gone too
-        if referee.opponent is None:  # a take-back of the other board's, carried out here
-            referee.opponent = self.player
+        if self._stepping:  # a take-back of the other board's, carried out here
+            self._stepping = False
             self._step_back()
             referee.offer()
             return

@@ -90,6 +90,9 @@ class Saved:
     board_turn: str | None = None
     """The turn the board, playing against a person, chose for the position after ``turns``
     and shows on the LEDs: after a power cut it shows the same turn again."""
+    undo_one: bool = False
+    """The take-back under way takes back its one turn only, even against the board (the
+    other board's take-back, carried out here one turn at a time)."""
     opponent: str | None = None
     """Who plays, as chosen at the board (the opponent menu, a directive): "person" for two
     people, "board:LEVEL:COLOUR" for the board; None: as the config says. A power cut keeps
@@ -127,6 +130,7 @@ class Saved:
             **({"board_turn": self.board_turn} if self.board_turn is not None else {}),
             **({"undo": self.undo} if self.undo is not None else {}),
             **({"placed_first": True} if self.placed_first else {}),
+            **({"undo_one": True} if self.undo_one else {}),
             **({"opponent": self.opponent} if self.opponent is not None else {}),
         }
 
@@ -160,6 +164,7 @@ class Saved:
             saved.board_turn = _pending(position, data.get("board_turn"), "the board's turn")
             saved.placed_first = _flag(data.get("placed_first", False), "placed_first")
             saved.opponent = _opponent(data.get("opponent"))
+            saved.undo_one = _flag(data.get("undo_one", False), "undo_one")
         except JournalDamage as exc:
             raise JournalDamage(str(exc), recovered=cls(game, saved.first, saved.turns)) from None
         return saved

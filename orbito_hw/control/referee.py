@@ -806,12 +806,14 @@ class Referee:
         return bool(self.saved.turns) and (self.state, "take_back") in TRANSITIONS
 
     @guarded("a take-back")
-    def take_back(self) -> None:
+    def take_back(self, single: bool = False) -> None:
         """Take back the last turn, as holding the button does (the web page's control);
-        nothing when ``can_take_back`` is False."""
-        self._hold_to_take_back()
+        nothing when ``can_take_back`` is False. ``single``: that turn only, even where the
+        board's turn would take the person's with it (a remote board's take-back, followed
+        here one turn at a time)."""
+        self._hold_to_take_back(single)
 
-    def _hold_to_take_back(self) -> None:
+    def _hold_to_take_back(self, single: bool = False) -> None:
         """A take-back asked for: the rings turn back only from the board as the game
         stands (the turn in progress undone, nothing missing): else a refusal says what
         to put back, and the next hold asks again."""
@@ -825,11 +827,12 @@ class Referee:
             self._refusal = View("refused", self.position.to_move, squares)
             self._draw()
             return
-        self._take_back("take_back")
+        self._take_back("take_back", single)
 
-    def _take_back(self, trigger: str) -> None:
+    def _take_back(self, trigger: str, single: bool = False) -> None:
         number, token = len(self.saved.turns), self.saved.turns[-1]
         self.saved.undo = "turning"
+        self.saved.undo_one = single
         self.saved.pending = None
         self.saved.touches = []
         self.saved.placed_first = False
@@ -907,14 +910,16 @@ class Referee:
             self._draw()  # what is left to undo
             return
         number, token = len(self.saved.turns), self.saved.turns.pop()
+        one = self.saved.undo_one
         self.saved.undo = None
+        self.saved.undo_one = False
         self.saved.touches = []
         self.saved.announced = False  # a finished game taken back is open again
         self.reader = TurnReader(target)
         self._refusal = None
         # Against the board, its own turn taken back: the person's before it goes too.
         again = self.opponent is not None and target.to_move is self.opponent.colour
-        again = again and bool(self.saved.turns)
+        again = again and bool(self.saved.turns) and not one
         self.saved.board_turn = None
         self._board_turn_told = False
         if not again:
