@@ -7,13 +7,16 @@ Each scenario ends with both boards' journals equal to the engine's replay of th
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import os
 import random
 import shutil
 import socket
 import subprocess
+import sys
 import time
+import urllib.request
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
@@ -430,3 +433,72 @@ def test_a_take_back_on_one_board_is_carried_out_on_both(broker: Broker, tmp_pat
             await close(both)
 
     scenario(body)
+
+
+def test_a_board_on_the_web_page_plays_in_the_remote_game(broker: Broker, tmp_path: Path) -> None:
+    """`run --mock --web --remote URL --plays white`: the page's board joins the game, and
+    the other board's turn reaches its page as a remote board-turn."""
+    port = free_port()
+    url = f"mqtt://127.0.0.1:{broker.port}/{GAME}"
+    command = ["run", "--mock", "--web", "--port", str(port), "--remote", url, "--plays", "white"]
+    web = subprocess.Popen(
+        [sys.executable, "-m", "orbito_hw", *command, "--state-dir", str(tmp_path / "web")],
+        stderr=subprocess.PIPE,
+    )
+    try:
+        state = wait_for_page(port)
+        assert state is not None, "the page never answered"
+
+        async def black_plays() -> None:
+            black = RemoteMock(broker.url(), Colour.BLACK, tmp_path / "black", retry=0.1)
+            black.connect()
+            try:
+                await until(
+                    lambda: "opponent-online" in remote_states(black), {Colour.BLACK: black}
+                )
+                black.do("put a1")
+                black.do("press")
+                await until(lambda: black.run.referee.saved.turns == ["a1"], {Colour.BLACK: black})
+            finally:
+                await black.close()
+
+        asyncio.run(black_plays())
+        # The page's person makes the other board's turn here, clicking as SPEC.md says.
+        click(port, "/api/square/a1")
+        deadline = time.monotonic() + 15
+        while page_turns(port) != ["a1"]:  # refused until the other board's turn is here
+            assert time.monotonic() < deadline, "the page never showed the other board's turn"
+            click(port, "/api/press")
+            time.sleep(0.2)
+    finally:
+        web.terminate()
+        assert web.wait(15) == 0, web.stderr.read().decode() if web.stderr else ""
+
+
+def wait_for_page(port: int) -> dict[str, object] | None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/state", timeout=2) as answer:
+                state: dict[str, object] = json.load(answer)
+                return state
+        except OSError:
+            time.sleep(0.1)
+    return None
+
+
+def page_turns(port: int) -> list[object]:
+    """The turns of the game as the page's board knows them."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/state", timeout=2) as answer:
+        turns = json.load(answer).get("turns")
+        return turns if isinstance(turns, list) else []
+
+
+def click(port: int, path: str) -> None:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", data=b"", method="POST")
+    with urllib.request.urlopen(request, timeout=5) as answer:
+        assert answer.status == 200
+
+
+def remote_states(board: RemoteMock) -> set[str]:
+    return {e.state for e in board.events if isinstance(e, RemoteStatus)}

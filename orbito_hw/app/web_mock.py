@@ -18,6 +18,7 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from orbito_hw.app.archive import Recorder
 from orbito_hw.app.web import BoardControls, Refused, WebServer
@@ -28,6 +29,10 @@ from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import square_name
 from orbito_hw.sim.harness import HUMAN_GAP, CommandError, ControllerFailed, MockRun
 from orbito_hw.sim.script import parse_line
+
+if TYPE_CHECKING:
+    from orbito_hw.app.remote_mock import RemoteMock
+    from orbito_hw.app.remote_protocol import BrokerUrl
 
 log = logging.getLogger(__name__)
 
@@ -165,21 +170,35 @@ def serve_mock(
     settings: Settings | None = None,
     seed: int | None = None,
     say: Callable[[str], None] = lambda text: print(text, file=sys.stderr, flush=True),
+    remote: tuple[BrokerUrl, Colour] | None = None,
 ) -> int:
-    """The simulated board with its page, until SIGINT or SIGTERM. OrbitoError (exit 2)
-    when the port cannot be listened on."""
+    """The simulated board with its page, until SIGINT or SIGTERM; with ``remote`` (the
+    broker's game and the colour played here) in that remote game, on the same loop.
+    OrbitoError (exit 2) when the port cannot be listened on."""
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     # The games played are archived even in a fresh directory: the page lists them.
     temporary = tempfile.TemporaryDirectory(prefix="orbito-hw-") if state_dir is None else None
     where = Path(temporary.name if temporary else str(state_dir))
     archive = Recorder(where)
-    run = MockRun(where, settings, backend, archive, seed=seed, on_boot=archive.boot)
     clock: RealTime | None = None
+    board: RemoteMock | None = None
+    if remote is None:
+        run = MockRun(where, settings, backend, archive, seed=seed, on_boot=archive.boot)
+    else:
+        from orbito_hw.app.remote_mock import RemoteMock  # aiomqtt only with --remote
+
+        board = RemoteMock(
+            *remote, where, backend=backend, settings=settings, seed=seed, on_event=archive,
+            on_boot=archive.boot, wake=lambda: clock.wake() if clock else None,
+        )  # fmt: skip
+        run = board.run
     server: WebServer | None = None
     try:
         put_back(run)
         clock = RealTime(run, loop)
+        if board is not None:
+            board.connect(loop)
         server = WebServer(MockControls(run, clock), code, run.state_dir)
         try:
             loop.run_until_complete(server.start(bind or MOCK_BIND, port))
@@ -197,7 +216,10 @@ def serve_mock(
             loop.run_until_complete(server.stop())
         if clock is not None:
             clock.stop()
-        run.close()
+        if board is not None:
+            loop.run_until_complete(board.close())
+        else:
+            run.close()
         archive.close()
         loop.close()
         if temporary is not None:

@@ -14,8 +14,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from orbito_hw.app.archive import Recorder
+    from orbito_hw.app.remote_protocol import BrokerUrl
     from orbito_hw.control.events import Event, EventListener
     from orbito_hw.control.referee import Settings
+    from orbito_hw.rules.game import Colour
 
 
 def register(sub: Any) -> None:
@@ -166,7 +168,11 @@ def _mock_settings(opponent: str | None, seed: int | None, hints: bool) -> Setti
     return Settings(opponent=board_player(level, Colour(colour_name), seed), hints=hints)
 
 
-def run_web(args: argparse.Namespace, settings: Settings | None) -> int:
+def run_web(
+    args: argparse.Namespace,
+    settings: Settings | None,
+    remote: tuple[BrokerUrl, Colour] | None = None,
+) -> int:
     """``run --mock --web``: the simulated board and its page; ``--config`` gives the page's
     ``[web]`` table (its bind address and access code) if it names one."""
     if not args.web:
@@ -183,7 +189,9 @@ def run_web(args: argparse.Namespace, settings: Settings | None) -> int:
 
     bind = web.bind if args.config else None
     code = web.code if args.config else None
-    return serve_mock(port, bind, code, args.state_dir, args.backend, settings, args.seed)
+    return serve_mock(
+        port, bind, code, args.state_dir, args.backend, settings, args.seed, remote=remote
+    )
 
 
 def run_remote(args: argparse.Namespace, settings: Settings | None) -> int:
@@ -198,14 +206,14 @@ def run_remote(args: argparse.Namespace, settings: Settings | None) -> int:
         raise UsageError(f"--plays {args.plays!r} is not black or white")
     if args.opponent:
         raise UsageError("--opponent does not go with --remote: the other board plays")
-    if args.web or args.port is not None:
-        raise UsageError("--web does not go with --remote yet (use --events or --interactive)")
     from orbito_hw.app.remote_protocol import parse_broker_url
 
     try:
         url = parse_broker_url(args.remote)
     except ValueError as exc:
         raise UsageError(f"--remote: {exc}") from None
+    if args.web or args.port is not None:  # the page plays this board in the remote game
+        return run_web(args, settings, (url, Colour(args.plays)))
     script = None
     if args.events:
         from orbito_hw.sim.script import parse_script
