@@ -327,7 +327,7 @@ class RemoteGame:
         if self._lights is not None:
             self._lights.set_down(self._link_down())
         game = self.referee.saved.game if self.referee is not None else 1
-        self.emit(RemoteStatus(game, state))
+        self._tell(RemoteStatus(game, state))
 
     def _link_down(self) -> bool:
         return not self.connected or self.opponent_online is False
@@ -383,12 +383,20 @@ class RemoteGame:
         else:
             self._follow_round = None
 
+    def _tell(self, event: Event) -> None:
+        """This link's own events: through the referee once attached, so that every one of
+        its listeners (the log, the archive, the web page, this game too) hears them."""
+        if self.referee is not None:
+            self.referee.tell(event)
+        else:
+            self.emit(event)
+
     def _disagree(self, where: str) -> None:
         if where != self._told:
             self._told = where
             log.error("the boards disagree: %s", where)
             game = self.referee.saved.game if self.referee is not None else None
-            self.emit(Fault(game, f"the boards disagree: {where}"))
+            self._tell(Fault(game, f"the boards disagree: {where}"))
 
     # --- take-backs from the other board --------------------------------------------------------
     def _step_back(self) -> None:

@@ -706,6 +706,12 @@ class Referee:
             turn = self.opponent.choose(self.position)
             self.saved.board_turn = turn.notation() if turn is not None else None
 
+    @guarded("an event from outside")
+    def tell(self, event: Event) -> None:
+        """An event from beside the referee (a remote board's link) to all its listeners,
+        in the order of its own."""
+        self._emit(event)
+
     @guarded("a turn offered")
     def offer(self) -> None:
         """Ask the opponent again for its turn: a remote player's turn has arrived."""
