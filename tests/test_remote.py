@@ -502,3 +502,78 @@ def click(port: int, path: str) -> None:
 
 def remote_states(board: RemoteMock) -> set[str]:
     return {e.state for e in board.events if isinstance(e, RemoteStatus)}
+
+
+def test_the_web_page_lists_the_brokers_games_and_follows_one_live(
+    broker: Broker, tmp_path: Path
+) -> None:
+    """/api/watch: the games on the broker with their boards; /watch/events?game=G: the
+    game's events live, as its boards publish them; a bad name is a 400."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from orbito_hw.app.remote import Credentials
+    from orbito_hw.app.web import WebServer
+    from orbito_hw.app.web_mock import MockControls, RealTime
+
+    rng, turns = game(9)
+
+    async def body() -> None:
+        both = boards(broker, tmp_path)
+        for board in both.values():
+            board.game.publish_events = True
+        watcher = both[Colour.BLACK].run  # any board's page watches the broker
+        clock = RealTime(watcher, asyncio.get_running_loop())
+        server = WebServer(
+            MockControls(watcher, clock), None, tmp_path, (broker.url(), Credentials())
+        )
+        try:
+            await join(both)
+            await play_turn(both, 1, turns[0], rng)
+            async with TestClient(TestServer(server.app())) as client:
+                listed = await (await client.get("/api/watch")).json()
+                assert listed["available"]
+                (entry,) = listed["games"]
+                position = replay(Colour.BLACK, [turns[0].notation()])
+                assert (entry["game"], entry["moves"]) == (GAME, turns[0].notation())
+                assert entry["board"] == position.board()
+                assert (await client.get("/watch/events?game=no/such")).status == 400
+                assert (await client.get("/watch")).status == 200
+                stream = await client.get(f"/watch/events?game={GAME}")
+                assert stream.status == 200
+                await asyncio.sleep(0.5)  # the spectator subscribes
+                await play_turn(both, 2, turns[1], rng)
+                seen: list[dict[str, object]] = []
+                while not any(e.get("turn") == turns[1].notation() for e in seen):
+                    line = await asyncio.wait_for(stream.content.readline(), 15)
+                    if line.startswith(b"data: "):
+                        seen.append(json.loads(line[6:]))
+                played = [e for e in seen if e.get("event") == "turn"]
+                assert played[0]["from"] in ("black", "white")
+                stream.close()
+        finally:
+            clock.stop()
+            await close(both)
+
+    scenario(body)
+
+
+def test_without_a_broker_the_watch_page_says_so() -> None:
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from orbito_hw.app.web import WebServer
+    from orbito_hw.app.web_mock import MockControls, RealTime
+    from orbito_hw.sim.harness import MockRun
+
+    async def body() -> None:
+        run = MockRun()
+        clock = RealTime(run, asyncio.get_running_loop())
+        server = WebServer(MockControls(run, clock), None, run.state_dir)
+        try:
+            async with TestClient(TestServer(server.app())) as client:
+                assert (await (await client.get("/api/watch")).json())["available"] is False
+                assert (await client.get("/watch/events?game=x")).status == 404
+        finally:
+            clock.stop()
+            run.close()
+
+    asyncio.run(body())

@@ -25,7 +25,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from aiohttp import web
 
@@ -35,7 +35,7 @@ from orbito_hw.control.events import Event, NewGame
 from orbito_hw.control.referee import BoardPlayer, Referee
 from orbito_hw.errors import OrbitoError, shown
 from orbito_hw.hw.interfaces import RGB, Frame, Lights, rgb_hex
-from orbito_hw.rules.game import Colour, Position
+from orbito_hw.rules.game import Colour, Position, replay
 from orbito_hw.rules.squares import (
     PRESS_TO,
     SQUARES,
@@ -46,6 +46,10 @@ from orbito_hw.rules.squares import (
 )
 from orbito_hw.rules.turn import Turn
 from orbito_hw.solver.opponents import LEVELS, level_opponent, parse_level
+
+if TYPE_CHECKING:
+    from orbito_hw.app.remote import Credentials
+    from orbito_hw.app.remote_protocol import BrokerUrl
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +66,8 @@ HOLD_AFTER_S: Final = 0.3
 """The page's press button: held this long it holds the Orbito button, in real time;
 released sooner it is a click (``press``). The page reads it from the snapshot."""
 LEVEL_NAMES: Final = ("none", *(level.name for level in LEVELS))
+MAX_WATCHERS: Final = 20
+"""Pages following a remote game at once: each holds a connection to the broker."""
 GAME_ID_DIGITS: Final = 18  # an archive id is a number: more digits are no id of ours
 STATIC: Final = "static"
 HEADERS: Final = {
@@ -455,7 +461,15 @@ async def _headers(request: web.Request, response: web.StreamResponse) -> None:
 class WebServer:
     """The page's server on the controller's event loop."""
 
-    def __init__(self, controls: BoardControls, code: str | None, state_dir: Path) -> None:
+    def __init__(
+        self,
+        controls: BoardControls,
+        code: str | None,
+        state_dir: Path,
+        broker: tuple[BrokerUrl, Credentials] | None = None,
+    ) -> None:
+        self.broker = broker  # the games on it can be watched (/watch): [remote]'s broker
+        self.watchers = 0
         self.controls = controls
         self.code = code
         self.feed = Feed(controls, locked=code is not None)
@@ -472,6 +486,9 @@ class WebServer:
         get("/games", self._file("games.html"))
         get("/games/{id}", self._game_page)
         get("/events", self._events)
+        get("/watch", self._file("watch.html"))
+        get("/api/watch", self._watch_list)
+        get("/watch/events", self._watch_events)
         get("/state", self._state)
         get("/api/games", self._games)
         get("/api/games/{id}", self._game)
@@ -532,6 +549,58 @@ class WebServer:
             pass  # the page went away
         finally:
             self.feed.leave(page)
+        return response
+
+    # --- spectators: the games on the broker -------------------------------------------------
+    async def _watch_list(self, request: web.Request) -> web.Response:
+        """The games on the broker as a spectator sees them, each with its board now."""
+        if self.broker is None:
+            return web.json_response({"available": False, "games": []})
+        from orbito_hw.app.remote import Spectator  # aiomqtt only when a page asks
+
+        url, credentials = self.broker
+        try:
+            seen = await Spectator(url, credentials=credentials).list_games()
+        except Exception as exc:  # aiomqtt.MqttError and OSError: the broker is away
+            raise problem(web.HTTPBadGateway, f"the broker {url.host}: {exc}") from None
+        return web.json_response({"available": True, "games": [_watched(s) for s in seen]})
+
+    async def _watch_events(self, request: web.Request) -> web.StreamResponse:
+        """One game's live events, as its boards publish them (their publishing on), each
+        with the colour of the board that sent it."""
+        from orbito_hw.app.remote import Spectator
+        from orbito_hw.app.remote_protocol import NAME
+
+        name = request.query.get("game", "")
+        if self.broker is None:
+            raise problem(web.HTTPNotFound, "this board watches no broker ([remote] broker)")
+        if not NAME.fullmatch(name):
+            raise problem(web.HTTPBadRequest, f"game {shown(name)} is not a game name")
+        if self.watchers >= MAX_WATCHERS:
+            raise problem(web.HTTPServiceUnavailable, "too many pages watch games: try later")
+        queue: asyncio.Queue[dict[str, object]] = asyncio.Queue(QUEUE_LIMIT)
+
+        def heard(game: str, colour: Colour, event: dict[str, object]) -> None:
+            if not queue.full():  # a page that falls behind misses events, never the board
+                queue.put_nowait({**event, "from": colour.value})
+
+        spectator = Spectator(self.broker[0], name, heard, self.broker[1])
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no"}
+        )
+        await response.prepare(request)
+        self.watchers += 1
+        spectator.start()
+        try:
+            await response.write(f"retry: {RETRY_MS}\n\n".encode())
+            while True:
+                event = await queue.get()
+                await response.write(f"data: {json.dumps(event)}\n\n".encode())
+        except (ConnectionResetError, ConnectionError):
+            pass  # the page went away
+        finally:
+            self.watchers -= 1
+            await spectator.stop()
         return response
 
     async def _state(self, request: web.Request) -> web.Response:
@@ -643,6 +712,37 @@ async def _fields(request: web.Request) -> dict[str, str]:
 
 
 # --- on a real board -----------------------------------------------------------------------
+def _watched(seen: Any) -> dict[str, object]:
+    """A game on the broker for the watch page: what the spectator saw, and its board."""
+    entry: dict[str, object] = seen.to_json()
+    board = None
+    if entry.get("first") in ("black", "white"):
+        try:
+            board = replay(Colour(str(entry["first"])), str(entry["moves"]).split()).board()
+        except OrbitoError:
+            board = None  # a record that is not a game was refused on the way; never shown
+    return {**entry, "board": board}
+
+
+def _broker(config: Config) -> tuple[BrokerUrl, Credentials] | None:
+    """The broker whose games the page can watch: ``[remote] broker``, if one is set (the
+    board need not play on it)."""
+    remote = config.remote
+    if remote.broker is None:
+        return None
+    from orbito_hw.app.remote import Credentials
+    from orbito_hw.app.remote_protocol import parse_broker_url
+
+    try:
+        url = parse_broker_url(remote.broker, need_game=False)
+    except ValueError:
+        return None  # config.py has said so already
+    creds = Credentials(
+        remote.user, remote.password, remote.ca_file, remote.cert_file, remote.key_file
+    )
+    return url, creds
+
+
 def serve_board(
     loop: asyncio.AbstractEventLoop, referee: Referee, config: Config
 ) -> WebServer | None:
@@ -652,7 +752,7 @@ def serve_board(
 
     state_dir = config.board.state_dir
     controls = BoardControls(referee, state_dir, config.board.first)
-    server = WebServer(controls, access_code(config.web, state_dir), state_dir)
+    server = WebServer(controls, access_code(config.web, state_dir), state_dir, _broker(config))
     bind, port = config.web.bind, config.web.port
     try:
         loop.run_until_complete(server.start(bind, port))

@@ -199,7 +199,12 @@ def serve_mock(
         clock = RealTime(run, loop)
         if board is not None:
             board.connect(loop)
-        server = WebServer(MockControls(run, clock), code, run.state_dir)
+        watch = None
+        if remote is not None:  # its games on that broker can be watched from the page
+            from orbito_hw.app.remote import Credentials
+
+            watch = (remote[0], Credentials())
+        server = WebServer(MockControls(run, clock), code, run.state_dir, watch)
         try:
             loop.run_until_complete(server.start(bind or MOCK_BIND, port))
         except OSError as exc:
