@@ -112,7 +112,7 @@ check_system() {
     fi
     case "$codename" in
         bookworm | trixie) ;;
-        *) echo "install.sh: warning: made for Raspberry Pi OS Bookworm or Trixie, this is '${codename:-unknown}'" >&2 ;;
+        *) echo "install.sh: warning: made for Raspberry Pi OS or Debian Bookworm or Trixie, this is '${codename:-unknown}'" >&2 ;;
     esac
     [[ -f $UNIT_SRC && -f $RULES_SRC && -f $WEB_DROPIN_SRC ]] || die "run from an orbito-hw checkout ($UNIT_SRC missing)"
     # The service is a systemd unit: without systemd running, nothing could start it.
@@ -143,6 +143,11 @@ available() {
 check_packages() {
     local package unavailable=()
     for package in "${APT_PACKAGES[@]}"; do
+        # lgpio from PyPI in the venv (an earlier run on plain Debian) stands for the package.
+        if [[ $package == "$LGPIO_PACKAGE" && -x $VENV/bin/python ]] &&
+            "$VENV/bin/python" -c "import lgpio" 2>/dev/null; then
+            continue
+        fi
         installed "$package" || MISSING_PACKAGES+=("$package")
     done
     ((${#MISSING_PACKAGES[@]})) || return 0

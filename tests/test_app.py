@@ -273,3 +273,25 @@ def test_a_service_stopped_while_it_waits_for_the_pico_exits_cleanly(
     texts = [text for _, text in systemd.close()]
     assert texts[0] == "READY=1" and texts[-1] == "STOPPING=1"
     assert any("waiting for the ring controller" in t for t in texts)
+
+
+def test_the_gpio_button_starts_no_thread_of_its_own(mock_pins: MockFactory) -> None:
+    # gpiozero's Button runs a hold thread that wakes ten times a second, idle or not; the
+    # referee times holds itself, so the button is a plain input (defect 4: idle CPU).
+    from orbito_hw.app.assemble import gpio_pins
+    from orbito_hw.hw.clock import LoopClock
+    from orbito_hw.hw.gpio import GpioButton
+
+    before = set(threading.enumerate())
+    loop = asyncio.new_event_loop()
+    button = GpioButton(gpio_pins(load_config(EXAMPLE)), LoopClock(loop))
+    try:
+        assert set(threading.enumerate()) == before
+        pin = mock_pins.pin(17)
+        pin.drive_low()
+        assert button.is_pressed
+        pin.drive_high()
+        assert not button.is_pressed
+    finally:
+        button.close()
+        loop.close()

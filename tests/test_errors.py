@@ -100,6 +100,7 @@ SPECIAL: dict[str, Callable[[str], BaseException]] = {
     "NotationError": lambda text: ERRORS["NotationError"]("zz", text),
     "IllegalTurnError": lambda text: ERRORS["IllegalTurnError"]("a1", text, "..../..../..../B..."),
     "ReplayError": lambda text: ERRORS["ReplayError"](3, "a1", text),
+    "PinError": lambda text: ERRORS["PinError"](8, text),
 }
 
 

@@ -4,7 +4,9 @@ on older Pis) or on any factory passed in (``MockFactory`` off a Pi).
 
 gpiozero calls back on its own threads on a real Pi; every callback is handed to the
 controller's clock with ``Clock.post``, so the referee only ever runs on one thread.
-Holding the button is timed by the referee on the clock, not by gpiozero's hold thread.
+Holding the button is timed by the referee on the clock, so the button is a plain input:
+gpiozero's ``Button`` starts a hold thread that wakes ten times a second for ever (the
+system test's idle measurement found it), for a ``when_held`` nobody uses.
 
 A pin that cannot be opened is a ``PinError`` naming it, whatever the pin library raised
 (lgpio raises its own ``lgpio.error``, e.g. 'GPIO busy' for a line another process holds or
@@ -21,7 +23,6 @@ from functools import partial
 from typing import Any, TypeVar
 
 from gpiozero import BadPinFactory, DigitalInputDevice, GPIOZeroError, OutputDevice
-from gpiozero import Button as _Button
 
 from orbito_hw.errors import HardwareError
 from orbito_hw.hw.interfaces import ButtonListener, Clock, SquareListener
@@ -162,15 +163,15 @@ class GpioButton:
     def __init__(self, pins: GpioPins, clock: Clock, factory: Any = None) -> None:
         self.clock = clock
         with _opening(pins.button):
-            self._device = _Button(
+            self._device = DigitalInputDevice(
                 pins.button,
                 bounce_time=pins.button_bounce,
                 pin_factory=factory,
                 **_pull(pins.button_active_high, pins.button_pull),
             )
         self._listeners: list[ButtonListener] = []
-        self._device.when_pressed = lambda: self._post(True)
-        self._device.when_released = lambda: self._post(False)
+        self._device.when_activated = lambda: self._post(True)
+        self._device.when_deactivated = lambda: self._post(False)
 
     def _post(self, pressed: bool) -> None:
         when = self.clock.now()
@@ -185,7 +186,7 @@ class GpioButton:
 
     @property
     def is_pressed(self) -> bool:
-        return bool(self._device.is_pressed)
+        return bool(self._device.is_active)
 
     def close(self) -> None:
         self._device.close()
