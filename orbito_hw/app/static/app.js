@@ -83,15 +83,22 @@ function draw(s) {
   last = s;
   document.body.dataset.simulated = s.simulated;
   for (const square of $("board").children) {
+    // Only what changed is written: each write costs every open page a style pass.
     const name = square.dataset.square;
-    square.dataset.marble = s.marbles[name] || "";
-    square.dataset.led = s.leds[name] || "";
-    square.style.setProperty("--led", s.leds[name] || "transparent");
+    const marble = s.marbles[name] || "";
+    const led = s.leds[name] || "";
+    if (square.dataset.marble !== marble) square.dataset.marble = marble;
+    if (square.dataset.led !== led) {
+      square.dataset.led = led;
+      square.style.setProperty("--led", led || "transparent");
+    }
   }
   if (slide) slideMarbles(before, s);
   const status = $("status");
-  status.dataset.statusLed = s.status;
-  status.style.setProperty("--led", s.status || "transparent");
+  if (status.dataset.statusLed !== s.status) {
+    status.dataset.statusLed = s.status;
+    status.style.setProperty("--led", s.status || "transparent");
+  }
   $("state").textContent = s.state;
   $("hand").textContent = s.hand.length ? `in the hand: ${s.hand.join(", ")}` : "";
   drawResult(s);
@@ -134,6 +141,9 @@ function drawResult(s) {
 
 function drawPlayers(s) {
   const players = $("players");
+  const key = `${s.players.black}|${s.players.white}|${s.to_move}`;
+  if (players.dataset.key === key) return;
+  players.dataset.key = key;
   players.replaceChildren();
   for (const colour of ["black", "white"]) {
     const row = document.createElement("div");
