@@ -414,8 +414,7 @@ class RemoteGame:
             if self.last_record is not None:
                 self._consider(self.last_record)  # it may hold a turn played since
             return
-        off = referee.sensors.read() ^ referee.saved.position().occupied
-        if not referee.can_take_back or referee.reader.touched or referee.hand or off:
+        if not (referee.can_take_back and referee.board_as_it_stands):
             referee.clock.call_later(TAKE_BACK_RETRY, self._step_back)
             return
         self._stepping = True  # this take-back is the other board's, carried out here

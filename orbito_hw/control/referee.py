@@ -811,6 +811,13 @@ class Referee:
         """Whether the game has a turn to take back and the board is still enough for it."""
         return bool(self.saved.turns) and (self.state, "take_back") in TRANSITIONS
 
+    @property
+    def board_as_it_stands(self) -> bool:
+        """Whether the board shows the game as its turns left it: no turn in progress, no
+        marble in the hand, none missing or extra. Only from there may the rings turn back."""
+        off = self.sensors.read() ^ self.saved.position().occupied
+        return not (self.reader.touched or self.reader.hand or off)
+
     @guarded("a take-back")
     def take_back(self, single: bool = False) -> None:
         """Take back the last turn, as holding the button does (the web page's control);
@@ -825,8 +832,8 @@ class Referee:
         to put back, and the next hold asks again."""
         if not self.can_take_back:
             return
-        off = self.sensors.read() ^ self.saved.position().occupied
-        if self.reader.touched or self.reader.hand or off:
+        if not self.board_as_it_stands:
+            off = self.sensors.read() ^ self.saved.position().occupied
             squares = tuple(squares_of(off | self._off()))
             reason = "put the board back as the last turn left it, then hold to take it back"
             self._emit(Rejected(self.saved.game, reason, squares))
