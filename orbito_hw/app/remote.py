@@ -446,6 +446,11 @@ class Credentials:
     cert_file: Path | None = None
     key_file: Path | None = None
 
+    @classmethod
+    def of(cls, config: RemoteConfig) -> Credentials:
+        """The credentials ``[remote]`` gives."""
+        return cls(config.user, config.password, config.ca_file, config.cert_file, config.key_file)
+
 
 def tls_context(url: BrokerUrl, credentials: Credentials) -> ssl.SSLContext | None:
     """The TLS context for an ``mqtts://`` broker: the system's authorities unless a
@@ -719,7 +724,4 @@ def remote_game(config: RemoteConfig, emit: EventListener) -> tuple[RemoteGame, 
     board_id = config.board_id or board_id_for(config.plays)
     game = RemoteGame(config.game, config.plays, config.starts, board_id, emit)
     game.publish_events = config.publish_events
-    credentials = Credentials(
-        config.user, config.password, config.ca_file, config.cert_file, config.key_file
-    )
-    return game, MqttLink(game, url, credentials)
+    return game, MqttLink(game, url, Credentials.of(config))

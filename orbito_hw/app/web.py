@@ -737,10 +737,7 @@ def _broker(config: Config) -> tuple[BrokerUrl, Credentials] | None:
         url = parse_broker_url(remote.broker, need_game=False)
     except ValueError:
         return None  # config.py has said so already
-    creds = Credentials(
-        remote.user, remote.password, remote.ca_file, remote.cert_file, remote.key_file
-    )
-    return url, creds
+    return url, Credentials.of(remote)
 
 
 def serve_board(
