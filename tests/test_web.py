@@ -36,7 +36,7 @@ from orbito_hw.control.referee import Settings
 from orbito_hw.errors import ConfigError
 from orbito_hw.hw.interfaces import rgb_hex
 from orbito_hw.rules.game import Colour
-from orbito_hw.rules.squares import SQUARE_NAMES
+from orbito_hw.rules.squares import SQUARE_NAMES, parse_square
 from orbito_hw.sim.harness import MockRun
 from orbito_hw.sim.script import parse_line
 
@@ -437,6 +437,34 @@ def test_a_page_that_stops_reading_is_dropped() -> None:
         assert not page.closed
         page.send(b"one too many")
         assert page.closed and await page.next() is None
+
+    asyncio.run(test())
+
+
+def test_a_turns_events_and_its_snapshot_reach_a_page_in_one_write() -> None:
+    # One write, so the page reads and draws them in one piece: with 20 pages on a small
+    # machine, a frame each for the event and for the snapshot was drawing time for nothing.
+    async def test() -> None:
+        run = MockRun(None, None)
+        clock = RealTime(run, asyncio.get_running_loop())
+        feed = WebServer(MockControls(run, clock), None, run.state_dir).feed
+        feed.watch()
+        clock.wake()
+        page = feed.join()
+        try:
+            assert b'"event":"snapshot"' in (await page.next() or b"")
+            feed.controls.touch(parse_square("b2"))
+            await page.next()
+            feed.controls.button("click")
+            chunk = await page.next()
+            assert chunk is not None
+            kinds = [json.loads(line[6:])["event"] for line in chunk.split(b"\n\n") if line]
+            assert "turn" in kinds and kinds[-1] == "snapshot", kinds
+            assert not page.queue  # nothing of that turn came after
+        finally:
+            feed.close()
+            clock.stop()
+            run.close()
 
     asyncio.run(test())
 

@@ -3,7 +3,8 @@ installs) driven by Playwright, against ``orbito-hw run --mock --web`` in its ow
 
 A whole game played by clicks reaches the result the engine gives, while a second page
 follows every turn live; the page survives a restart of the controller; a control without
-the access code is refused. Under CI=true a missing browser fails, never skips."""
+the access code is refused; the rings' turn slides the marbles until the board changes.
+Under CI=true a missing browser fails, never skips."""
 
 from __future__ import annotations
 
@@ -182,3 +183,25 @@ def test_a_control_without_the_access_code_is_refused(browser: Any, tmp_path: Pa
         page.click('[data-control="new-game"]')
         page.wait_for_selector('[data-colour="white"][data-to-move="true"]', timeout=WAIT_MS)
         assert page.get_attribute("body", "data-refused") is None
+
+
+def test_the_rings_turn_slides_the_marbles_until_news_comes(browser: Any) -> None:
+    # The page draws the rings' motion; a change on the board ends it at once, so a page
+    # never shows a marble still sliding while the board has moved on.
+    with board(free_port()) as url:
+        page = browser.new_page()
+        page.goto(url)
+        page.wait_for_selector('[data-link="live"]', timeout=WAIT_MS)
+        inspector = page.context.new_cdp_session(page)
+        inspector.send("Animation.enable")
+        inspector.send("Animation.setPlaybackRate", {"playbackRate": 0.01})  # 35 s a slide
+        running = """() => document.getAnimations()
+            .filter(a => !(a instanceof CSSTransition) && a.playState === 'running').length"""
+        page.click('[data-square="b2"]')
+        page.click('[data-action="press"]')
+        wait_for_turns(page, 1)
+        assert page.evaluate(running) == 1  # b2's marble, sliding to c2
+        page.click('[data-square="a1"]')
+        page.wait_for_selector('[data-square="a1"][data-marble="white"]', timeout=WAIT_MS)
+        assert page.evaluate(running) == 0
+        page.close()

@@ -56,7 +56,8 @@ log = logging.getLogger(__name__)
 MAX_BODY: Final = 4096
 """Bytes a control's request may carry: a few fields. More is refused (413) unread."""
 QUEUE_LIMIT: Final = 512
-"""Messages a page may fall behind by before it is dropped (a page asleep in a pocket)."""
+"""Writes (a turn of the loop's news each) a page may fall behind by before it is dropped
+(a page asleep in a pocket)."""
 HEARTBEAT_S: Final = 20.0
 """A comment line to every page this often: a page gone without a word is found out."""
 RETRY_MS: Final = 1000
@@ -210,7 +211,10 @@ class TappedLights:
 
 class Feed:
     """The board as the pages see it: the referee's events as they come, and a snapshot
-    of the whole board after anything changed (at most one per turn of the event loop)."""
+    of the whole board after anything changed (at most one per turn of the event loop).
+
+    A turn of the loop's events and its snapshot go to each page as one write: the page
+    reads them in one piece and draws them in one frame, not one frame each."""
 
     def __init__(self, controls: BoardControls, locked: bool) -> None:
         self.controls = controls
@@ -218,6 +222,7 @@ class Feed:
         self.pages: set[Page] = set()
         self._last: dict[str, object] | None = None
         self._flush_due = False
+        self._news: list[bytes] = []  # events since the last flush, in order
         self._heartbeat: asyncio.TimerHandle | None = None
         self._eval: tuple[Position, dict[str, object] | None] | None = None
         self._watched: Referee | None = None
@@ -235,6 +240,7 @@ class Feed:
 
     # --- pages -----------------------------------------------------------------------
     def join(self) -> Page:
+        self._flush()  # the news so far goes to the pages that were there for it
         page = Page()
         page.send(f"retry: {RETRY_MS}\n\n".encode())
         page.send(sse(self.snapshot()))
@@ -270,7 +276,7 @@ class Feed:
     def _on_event(self, event: Event) -> None:
         # Called inside the referee: nothing may raise back into it.
         try:
-            self._broadcast(sse(event.to_json()))
+            self._news.append(sse(event.to_json()))
             self.changed()
         except Exception:
             log.exception("the web page could not pass on a %s event", event.kind)
@@ -282,14 +288,17 @@ class Feed:
 
     def _flush(self) -> None:
         self._flush_due = False
+        chunks, self._news = self._news, []
         try:
             snapshot = self.snapshot()
         except Exception:
             log.exception("the web page could not draw the board")
-            return
-        if snapshot != self._last:
-            self._last = snapshot
-            self._broadcast(sse(snapshot))
+        else:
+            if snapshot != self._last:
+                self._last = snapshot
+                chunks.append(sse(snapshot))
+        if chunks:
+            self._broadcast(b"".join(chunks))
 
     def snapshot(self) -> dict[str, object]:
         """The whole board as the page draws it (the ``snapshot`` event)."""

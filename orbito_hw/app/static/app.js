@@ -10,6 +10,7 @@ const LOG_LIMIT = 40;
 const SLIDE_MS = 350; // the rings' turn, drawn: each marble slides to its next square
 
 let last = null; // the last snapshot drawn
+let sliding = []; // the marbles' slides still running
 let turned = false; // a turn event came: the next snapshot slides the marbles
 let code = localStorage.getItem(CODE_KEY) || "";
 let queue = Promise.resolve(); // one request at a time, in the order they were made
@@ -77,6 +78,9 @@ function buildBoard(snapshot) {
 
 function draw(s) {
   buildBoard(s);
+  // News ends the rings' slide: the board as it stands now comes first.
+  for (const slide of sliding) slide.finish();
+  sliding = [];
   const slide = turned && last !== null;
   const before = last;
   turned = false;
@@ -120,10 +124,11 @@ function slideMarbles(before, now) {
     const there = board.querySelector(`[data-square="${origin}"]`);
     const a = here.getBoundingClientRect();
     const b = there.getBoundingClientRect();
-    here.querySelector(".marble").animate(
+    const slide = here.querySelector(".marble").animate(
       [{ transform: `translate(${b.left - a.left}px, ${b.top - a.top}px)` }, { transform: "none" }],
       { duration: SLIDE_MS, easing: "ease-in-out" },
     );
+    sliding.push(slide);
   }
 }
 
