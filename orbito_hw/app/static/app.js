@@ -85,7 +85,9 @@ function draw(s) {
   const before = last;
   turned = false;
   last = s;
-  document.body.dataset.simulated = s.simulated;
+  if (document.body.dataset.simulated !== String(s.simulated)) {
+    document.body.dataset.simulated = s.simulated;
+  }
   for (const square of $("board").children) {
     // Only what changed is written: each write costs every open page a style pass.
     const name = square.dataset.square;
@@ -103,13 +105,22 @@ function draw(s) {
     status.dataset.statusLed = s.status;
     status.style.setProperty("--led", s.status || "transparent");
   }
-  $("state").textContent = s.state;
-  $("hand").textContent = s.hand.length ? `in the hand: ${s.hand.join(", ")}` : "";
+  setText($("state"), s.state);
+  setText($("hand"), s.hand.length ? `in the hand: ${s.hand.join(", ")}` : "");
   drawResult(s);
   drawPlayers(s);
   drawEval(s.eval);
   drawTurns(s.turns);
   drawControls(s);
+}
+
+function setText(element, text) {
+  // The same text written again still lays out and paints its line again: write changes only.
+  if (element.textContent !== text) element.textContent = text;
+}
+
+function setFlag(element, flag, on) {
+  if (element[flag] !== on) element[flag] = on;
 }
 
 function slideMarbles(before, now) {
@@ -134,14 +145,14 @@ function slideMarbles(before, now) {
 
 function drawResult(s) {
   const result = $("result");
-  result.dataset.result = s.result || "";
+  if (result.dataset.result !== (s.result || "")) result.dataset.result = s.result || "";
   if (!s.result) {
-    result.textContent = "";
+    setText(result, "");
     return;
   }
   const lines = s.lines.map((line) => line.join(" ")).join("; ");
   const what = s.result === "draw" ? "a draw" : `${s.result} wins`;
-  result.textContent = `Game ${s.game}: ${what}` + (lines ? ` (${lines})` : "");
+  setText(result, `Game ${s.game}: ${what}` + (lines ? ` (${lines})` : ""));
 }
 
 function drawPlayers(s) {
@@ -163,17 +174,18 @@ function drawPlayers(s) {
 
 function drawEval(evaluation) {
   const box = $("eval");
-  box.hidden = !evaluation;
+  setFlag(box, "hidden", !evaluation);
   if (!evaluation) return;
   // The mover's share of the bar: a quick win fills it, a quick loss empties it.
   const quick = Math.max(0, 1 - evaluation.plies / 22);
   const share = { win: 0.75 + 0.25 * quick, draw: 0.5, loss: 0.25 - 0.25 * quick }[evaluation.value];
   const black = evaluation.to_move === "black" ? share : 1 - share;
-  $("eval-black").style.width = `${Math.round(black * 100)}%`;
-  box.dataset.value = evaluation.value;
+  const width = `${Math.round(black * 100)}%`;
+  if ($("eval-black").style.width !== width) $("eval-black").style.width = width;
+  if (box.dataset.value !== evaluation.value) box.dataset.value = evaluation.value;
   const mover = evaluation.to_move;
   const text = { win: `${mover} wins`, draw: "a draw", loss: `${mover} loses` }[evaluation.value];
-  $("eval-text").textContent = `with perfect play: ${text} (${evaluation.plies} plies)`;
+  setText($("eval-text"), `with perfect play: ${text} (${evaluation.plies} plies)`);
 }
 
 function drawTurns(turns) {
@@ -191,10 +203,10 @@ function drawTurns(turns) {
 }
 
 function drawControls(s) {
-  $("press").hidden = !s.simulated;
-  $("code-form").hidden = !s.locked;
-  $("hints").checked = s.hints;
-  $("take-back").hidden = !s.take_back;
+  setFlag($("press"), "hidden", !s.simulated);
+  setFlag($("code-form"), "hidden", !s.locked);
+  setFlag($("hints"), "checked", s.hints);
+  setFlag($("take-back"), "hidden", !s.take_back);
 }
 
 // --- the log ------------------------------------------------------------------------------
