@@ -3,7 +3,8 @@ installs) driven by Playwright, against ``orbito-hw run --mock --web`` in its ow
 
 A whole game played by clicks reaches the result the engine gives, while a second page
 follows every turn live; the page survives a restart of the controller; a control without
-the access code is refused; the rings' turn slides the marbles until the board changes.
+the access code is refused; the rings' turn slides the marbles until the board changes; the
+archive lists the game and replays it turn by turn; the watch page without a broker says so.
 Under CI=true a missing browser fails, never skips."""
 
 from __future__ import annotations
@@ -205,3 +206,53 @@ def test_the_rings_turn_slides_the_marbles_until_news_comes(browser: Any) -> Non
         page.wait_for_selector('[data-square="a1"][data-marble="white"]', timeout=WAIT_MS)
         assert page.evaluate(running) == 0
         page.close()
+
+
+def test_the_archive_lists_the_game_and_replays_it_turn_by_turn(
+    browser: Any, tmp_path: Path
+) -> None:
+    tokens, end = random_game(seed=14)
+    positions = [Position.start(Colour.BLACK)]
+    for token in tokens:
+        positions.append(positions[-1].play(Turn.from_notation(token)))
+    with board(free_port(), "--state-dir", str(tmp_path / "state")) as url:
+        player = browser.new_page()
+        player.goto(url)
+        player.wait_for_selector('[data-link="live"]', timeout=WAIT_MS)
+        for number, token in enumerate(tokens, 1):
+            click_turn(player, token)
+            wait_for_turns(player, number)
+        page = browser.new_page()
+        page.goto(url + "games")
+        link = page.wait_for_selector("#games a", timeout=WAIT_MS)
+        link.click()
+        page.wait_for_selector(f'#result[data-result="{end.result.value}"]', timeout=WAIT_MS)
+        assert turns_on(page) == tokens
+        assert marbles_on(page) == marbles_of(end)  # the game's end, first
+        for number in range(len(tokens) - 1, -1, -1):  # then back, turn by turn, to the start
+            page.click("#back")
+            assert marbles_on(page) == marbles_of(positions[number]), number
+        page.click(f'[data-number="{len(tokens) // 2}"]')
+        assert marbles_on(page) == marbles_of(positions[len(tokens) // 2])
+        marked = page.eval_on_selector_all("[data-mistake]", "e => e.length")
+        assert marked == len(tokens), "the review marks every turn, a mistake or not"
+
+
+def marbles_on(page: Any) -> dict[str, str]:
+    pairs = page.eval_on_selector_all(
+        "[data-square]", "e => e.map(x => [x.dataset.square, x.dataset.marble])"
+    )
+    return {square: marble for square, marble in pairs if marble}
+
+
+def marbles_of(position: Position) -> dict[str, str]:
+    return {square_name(sq): c.value for sq in range(16) if (c := position.colour_at(sq))}
+
+
+def test_without_a_broker_the_watch_page_says_so(browser: Any) -> None:
+    with board(free_port()) as url:
+        page = browser.new_page()
+        page.goto(url + "watch")
+        status = page.wait_for_selector('[data-watch="unavailable"]', timeout=WAIT_MS)
+        assert "[remote] broker" in status.inner_text()
+        assert page.is_hidden("#watched")

@@ -1,22 +1,6 @@
 // The archive pages: /games lists the games, /games/ID replays one turn by turn with the
-// review's marks. Both read the archive's JSON (/api/games, /api/games/ID).
+// review's marks. Both read the archive's JSON (/api/games, /api/games/ID); board.js draws.
 "use strict";
-
-const $ = (id) => document.getElementById(id);
-
-async function fetchJson(path) {
-  const response = await fetch(path);
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(body.error || response.statusText);
-  return body;
-}
-
-function cell(row, text) {
-  const td = document.createElement("td");
-  td.textContent = text === null || text === undefined ? "" : String(text);
-  row.append(td);
-  return td;
-}
 
 async function listGames() {
   const status = $("archive-status");
@@ -59,27 +43,9 @@ async function listGames() {
 let boards = [];
 let at = 0;
 
-function buildBoard() {
-  const board = $("board");
-  for (const rank of "4321") {
-    for (const file of "abcd") {
-      const square = document.createElement("div");
-      square.className = "square";
-      square.dataset.square = file + rank;
-      square.innerHTML = '<span class="led"></span><span class="marble"></span>';
-      board.append(square);
-    }
-  }
-}
-
 function show(index) {
   at = Math.max(0, Math.min(boards.length - 1, index));
-  // A position string: ranks 4 down to 1, files a to d, B, W or "."
-  const cells = boards[at].replaceAll("/", "");
-  const squares = $("board").children;
-  for (let i = 0; i < squares.length; i++) {
-    squares[i].dataset.marble = { B: "black", W: "white" }[cells[i]] || "";
-  }
+  showBoard(boards[at]);
   for (const item of $("turns").children) {
     item.dataset.current = Number(item.dataset.number) === at;
   }
@@ -96,8 +62,8 @@ async function showGame(id) {
   }
   const game = answer.game;
   $("title").textContent = `Game ${game.id}`;
-  $("result").dataset.result = game.result || "";
-  $("result").textContent = game.result ? (game.result === "draw" ? "a draw" : `${game.result} wins`) : "not finished";
+  showResult(game.result);
+  if (!game.result) $("result").textContent = "not finished";
   const marks = {};
   for (const turn of (answer.review && answer.review.turns) || []) marks[turn.number] = turn;
   if (!answer.review) $("review-status").textContent = "no review for this game";

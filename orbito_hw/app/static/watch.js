@@ -1,15 +1,7 @@
 // Watching: /watch lists the games on the board's broker ([remote] broker), and
-// /watch?game=NAME follows one live from the events its boards publish (/watch/events).
+// /watch?game=NAME follows one live from the events its boards publish (/watch/events);
+// board.js draws.
 "use strict";
-
-const $ = (id) => document.getElementById(id);
-
-function cell(row, text) {
-  const td = document.createElement("td");
-  td.textContent = text === null || text === undefined ? "" : String(text);
-  row.append(td);
-  return td;
-}
 
 function online(game, colour) {
   const on = game.online[colour];
@@ -20,9 +12,7 @@ async function listWatched() {
   const status = $("watch-status");
   let answer;
   try {
-    const response = await fetch("/api/watch");
-    answer = await response.json();
-    if (!response.ok) throw new Error(answer.error || response.statusText);
+    answer = await fetchJson("/api/watch");
   } catch (error) {
     status.textContent = `the broker did not answer (${error.message})`;
     return;
@@ -55,28 +45,6 @@ async function listWatched() {
   $("watched").hidden = false;
 }
 
-function buildBoard() {
-  const board = $("board");
-  for (const rank of "4321") {
-    for (const file of "abcd") {
-      const square = document.createElement("div");
-      square.className = "square";
-      square.dataset.square = file + rank;
-      square.innerHTML = '<span class="led"></span><span class="marble"></span>';
-      board.append(square);
-    }
-  }
-}
-
-function showBoard(position) {
-  // A position string: ranks 4 down to 1, files a to d, B, W or "."
-  const cells = position.replaceAll("/", "");
-  const squares = $("board").children;
-  for (let i = 0; i < squares.length; i++) {
-    squares[i].dataset.marble = { B: "black", W: "white" }[cells[i]] || "";
-  }
-}
-
 function addTurn(token) {
   const item = document.createElement("li");
   item.dataset.turn = token;
@@ -90,7 +58,7 @@ async function follow(name) {
   buildBoard();
   // Where the game stands now, from the broker's retained records; then live.
   try {
-    const answer = await (await fetch("/api/watch")).json();
+    const answer = await fetchJson("/api/watch");
     const game = (answer.games || []).find((g) => g.game === name);
     if (game) {
       if (game.board) showBoard(game.board);
@@ -102,7 +70,12 @@ async function follow(name) {
   $("watch-status").textContent = "live";
   const stream = new EventSource(`/watch/events?game=${encodeURIComponent(name)}`);
   stream.onmessage = (message) => {
-    const event = JSON.parse(message.data);
+    let event;
+    try {
+      event = JSON.parse(message.data);
+    } catch {
+      return; // not a line of ours
+    }
     // Each board publishes the game's events: the turns come once, from the board that made them.
     if (event.event === "turn" && event.from === event.colour) {
       addTurn(event.turn);
@@ -111,12 +84,10 @@ async function follow(name) {
       for (const item of [...$("turns").children].slice(event.number - 1)) item.remove();
       showBoard(event.board);
     } else if (event.event === "result") {
-      $("result").dataset.result = event.result;
-      $("result").textContent = event.result === "draw" ? "a draw" : `${event.result} wins`;
+      showResult(event.result);
     } else if (event.event === "new-game") {
       $("turns").replaceChildren();
-      $("result").dataset.result = "";
-      $("result").textContent = "";
+      showResult(null);
     }
   };
   stream.onerror = () => { $("watch-status").textContent = "reconnecting"; };
