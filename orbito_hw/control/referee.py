@@ -695,9 +695,12 @@ class Referee:
     def _rechoose(self) -> None:
         """A new position: forget the board's old choice and, on its move, choose again
         (the caller journals it, before it is shown)."""
+        self._forget_choice()
+        self._choose()
+
+    def _forget_choice(self) -> None:
         self.saved.board_turn = None
         self._board_turn_told = False
-        self._choose()
 
     def _choose(self) -> None:
         if self.opponent is None or not self._boards_move():
@@ -933,10 +936,10 @@ class Referee:
         # Against the board, its own turn taken back: the person's before it goes too.
         again = self.opponent is not None and target.to_move is self.opponent.colour
         again = again and bool(self.saved.turns) and not one
-        self.saved.board_turn = None
-        self._board_turn_told = False
-        if not again:
-            self._choose()  # journaled with the take-back: shown the same after a cut
+        if again:
+            self._forget_choice()  # the turn before goes too: nothing to choose yet
+        else:
+            self._rechoose()  # journaled with the take-back: shown the same after a cut
         self._save()
         self._emit(TakenBack(self.saved.game, number, target.board(), target.to_move))
         log.info("turn %d (%s) taken back", number, token)
