@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import signal
 import sqlite3
 import tempfile
@@ -495,6 +496,57 @@ def test_a_fresh_archive_is_wal_with_full_sync_and_our_application_id(tmp_path: 
         "application_id": APPLICATION_ID,
         "user_version": SCHEMA,
     }
+
+
+NOBODY = 65534
+
+
+def test_the_archive_of_a_stopped_controller_reads_without_write_access() -> None:
+    # A builder's own login may read /var/lib/orbito-hw but not write there; with the
+    # controller stopped, SQLite has no -shm to read the WAL database through and cannot
+    # make one. As root, the reading is done as nobody; otherwise the folder is made
+    # read-only, its owner included.
+    first, turns, rng = seeded_game(3)
+    folder = Path(tempfile.mkdtemp())  # in /tmp: pytest's own folders are the owner's alone
+    try:
+        play(folder, game_script(first, turns, rng))
+        expected = [(g, moves) for g, moves in games(folder)]
+        for leftover in ("-wal", "-shm"):  # our reading's, empty: a stopped controller leaves none
+            (folder / (NAME + leftover)).unlink()
+        written = sorted(p.name for p in folder.iterdir())
+        for path in [folder, *folder.iterdir()]:
+            path.chmod(0o555 if path.is_dir() else 0o444)
+        assert read_as_someone_else(folder) == repr(expected)
+        assert sorted(p.name for p in folder.iterdir()) == written  # nothing made, nothing moved
+    finally:
+        folder.chmod(0o755)
+        shutil.rmtree(folder)
+
+
+def read_as_someone_else(folder: Path) -> str:
+    """``games(folder)`` in a child process that may not write to ``folder``, as repr."""
+    reading, writing = os.pipe()
+    child = os.fork()
+    if child == 0:  # the child: never back into pytest
+        code = 1
+        try:
+            os.close(reading)
+            if os.geteuid() == 0:
+                os.setgid(NOBODY)
+                os.setuid(NOBODY)
+            try:
+                answer = repr([(g, moves) for g, moves in games(folder)])
+            except Exception as exc:
+                answer = f"{type(exc).__name__}: {exc}"
+            os.write(writing, answer.encode())
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(writing)
+    with os.fdopen(reading, "rb") as pipe:
+        answer = pipe.read().decode()
+    assert os.waitpid(child, 0)[1] == 0
+    return answer
 
 
 # --- a damaged or foreign file ----------------------------------------------------------------

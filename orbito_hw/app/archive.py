@@ -234,15 +234,14 @@ class Archive:
         if not path.is_file():
             raise ArchiveError(f"cannot read the game archive {path}: not a file")
         try:
-            db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=10.0)
+            db = _read_only(path)
             try:
                 version = _version(db)
             finally:
                 db.close()
             if version < SCHEMA:
                 return cls.open(directory)
-            db = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True, timeout=10.0)
-            return cls(db, path)
+            return cls(_read_only(path), path)
         except ArchiveDamage as exc:
             raise ArchiveError(
                 f"{path} is not a game archive this orbito-hw reads: {exc}"
@@ -381,6 +380,26 @@ class Archive:
 
     def set_fact(self, key: str, value: int) -> None:
         self.db.execute("INSERT OR REPLACE INTO facts (key, value) VALUES (?, ?)", (key, value))
+
+
+def _read_only(path: Path) -> sqlite3.Connection:
+    """``path`` opened for reading only. A WAL database is read through its ``-shm`` file,
+    which SQLite creates if the controller has not (it is stopped): someone who may read the
+    state directory but not write to it (a builder's own login) reads the file as it stands
+    instead, the controller's last commit all in it (no ``-wal`` left)."""
+    import sqlite3
+
+    uri = f"{path.absolute().as_uri()}?mode=ro"
+    db = sqlite3.connect(uri, uri=True, timeout=10.0)
+    try:
+        db.execute("PRAGMA schema_version").fetchone()  # the reading starts here
+        return db
+    except sqlite3.OperationalError:
+        db.close()
+        wal = path.with_name(path.name + "-wal")
+        if os.path.lexists(wal) or os.access(path.parent, os.W_OK):
+            raise
+    return sqlite3.connect(uri + "&immutable=1", uri=True, timeout=10.0)
 
 
 def _one(db: sqlite3.Connection, sql: str, params: Any = ()) -> Any:
