@@ -383,23 +383,17 @@ class Archive:
 
 
 def _read_only(path: Path) -> sqlite3.Connection:
-    """``path`` opened for reading only. A WAL database is read through its ``-shm`` file,
-    which SQLite creates if the controller has not (it is stopped): someone who may read the
-    state directory but not write to it (a builder's own login) reads the file as it stands
-    instead, the controller's last commit all in it (no ``-wal`` left)."""
+    """``path`` opened for reading only, making nothing beside it. With no ``-wal`` there,
+    no controller has the archive open (its ``-wal`` lives as long as its connection) and
+    every commit is in the file: it is read as it stands. Else SQLite would make a
+    ``-wal`` and ``-shm``: one who may not write there (a builder's own login) could not read,
+    and root's would be root's, which the controller (its own user) then cannot write."""
     import sqlite3
 
     uri = f"{path.absolute().as_uri()}?mode=ro"
-    db = sqlite3.connect(uri, uri=True, timeout=10.0)
-    try:
-        db.execute("PRAGMA schema_version").fetchone()  # the reading starts here
-        return db
-    except sqlite3.OperationalError:
-        db.close()
-        wal = path.with_name(path.name + "-wal")
-        if os.path.lexists(wal) or os.access(path.parent, os.W_OK):
-            raise
-    return sqlite3.connect(uri + "&immutable=1", uri=True, timeout=10.0)
+    if not os.path.lexists(path.with_name(path.name + "-wal")):
+        uri += "&immutable=1"
+    return sqlite3.connect(uri, uri=True, timeout=10.0)
 
 
 def _one(db: sqlite3.Connection, sql: str, params: Any = ()) -> Any:
