@@ -36,6 +36,7 @@ from orbito_hw.control.events import (
 )
 from orbito_hw.control.lights import Palette
 from orbito_hw.rules.game import Colour, replay
+from orbito_hw.rules.squares import square_name
 from orbito_hw.rules.turn import Turn
 from orbito_hw.sim.demo import turn_commands
 
@@ -550,6 +551,76 @@ def test_the_web_page_lists_the_brokers_games_and_follows_one_live(
                 played = [e for e in seen if e.get("event") == "turn"]
                 assert played[0]["from"] in ("black", "white")
                 stream.close()
+        finally:
+            clock.stop()
+            await close(both)
+
+    scenario(body)
+
+
+def test_a_spectators_page_in_a_browser_follows_the_game_live(
+    broker: Broker, tmp_path: Path
+) -> None:
+    """/watch?game=G in Debian's chromium: the game as the broker's records have it, then
+    each turn as its board publishes it."""
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from orbito_hw.app.remote import Credentials
+    from orbito_hw.app.web import WebServer
+    from orbito_hw.app.web_mock import MockControls, RealTime
+
+    from .test_web_browser import ARGS, CHROMIUM, missing
+
+    try:
+        from playwright.async_api import async_playwright
+    except ImportError:
+        missing("playwright (the test extra)")
+    if not CHROMIUM.exists():
+        missing("chromium (apt-get install chromium)")
+    rng, turns = game(11)
+    tokens = [turn.notation() for turn in turns[:3]]
+    count = "n => document.querySelectorAll('[data-turn]').length === n"
+    marbles = "e => e.filter(x => x.dataset.marble).map(x => [x.dataset.square, x.dataset.marble])"
+
+    async def body() -> None:
+        both = boards(broker, tmp_path)
+        for board in both.values():
+            board.game.publish_events = True
+        watcher = both[Colour.BLACK].run
+        clock = RealTime(watcher, asyncio.get_running_loop())
+        server = WebServer(
+            MockControls(watcher, clock), None, tmp_path, (broker.url(), Credentials())
+        )
+        try:
+            await join(both)
+            await play_turn(both, 1, turns[0], rng)
+            async with TestClient(TestServer(server.app())) as client, async_playwright() as pw:
+                browser = await pw.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+                page = await browser.new_page()
+                await page.goto(str(client.make_url(f"/watch?game={GAME}")))
+                for number in range(1, len(tokens) + 1):
+                    if number > 1:
+                        await play_turn(both, number, turns[number - 1], rng)
+                    await page.wait_for_function(count, arg=number, timeout=15_000)
+                    shown = await page.eval_on_selector_all(
+                        "[data-turn]", "e => e.map(x => x.dataset.turn)"
+                    )
+                    assert shown == tokens[:number]
+                    position = replay(Colour.BLACK, tokens[:number])
+                    expected = {
+                        square_name(sq): c.value
+                        for sq in range(16)
+                        if (c := position.colour_at(sq))
+                    }
+                    assert (
+                        dict(await page.eval_on_selector_all("[data-square]", marbles)) == expected
+                    )
+                    if number == 1:  # the records' game is drawn: now live
+                        await page.wait_for_function(
+                            "() => document.getElementById('watch-status').textContent === 'live'"
+                        )
+                        await asyncio.sleep(0.5)  # the spectator subscribes on the broker
+                await browser.close()
         finally:
             clock.stop()
             await close(both)

@@ -212,6 +212,7 @@ def test_the_archive_lists_the_game_and_replays_it_turn_by_turn(
     browser: Any, tmp_path: Path
 ) -> None:
     tokens, end = random_game(seed=14)
+    assert end.result is not None
     positions = [Position.start(Colour.BLACK)]
     for token in tokens:
         positions.append(positions[-1].play(Turn.from_notation(token)))
