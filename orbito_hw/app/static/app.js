@@ -85,28 +85,20 @@ function draw(s) {
   const before = last;
   turned = false;
   last = s;
-  if (document.body.dataset.simulated !== String(s.simulated)) {
-    document.body.dataset.simulated = s.simulated;
-  }
+  change(document.body.dataset, "simulated", String(s.simulated));
   for (const square of $("board").children) {
-    // Only what changed is written: each write costs every open page a style pass.
     const name = square.dataset.square;
-    const marble = s.marbles[name] || "";
     const led = s.leds[name] || "";
-    if (square.dataset.marble !== marble) square.dataset.marble = marble;
-    if (square.dataset.led !== led) {
-      square.dataset.led = led;
-      square.style.setProperty("--led", led || "transparent");
-    }
+    change(square.dataset, "marble", s.marbles[name] || "");
+    if (change(square.dataset, "led", led)) square.style.setProperty("--led", led || "transparent");
   }
   if (slide) slideMarbles(before, s);
   const status = $("status");
-  if (status.dataset.statusLed !== s.status) {
-    status.dataset.statusLed = s.status;
+  if (change(status.dataset, "statusLed", s.status)) {
     status.style.setProperty("--led", s.status || "transparent");
   }
-  setText($("state"), s.state);
-  setText($("hand"), s.hand.length ? `in the hand: ${s.hand.join(", ")}` : "");
+  change($("state"), "textContent", s.state);
+  change($("hand"), "textContent", s.hand.length ? `in the hand: ${s.hand.join(", ")}` : "");
   drawResult(s);
   drawPlayers(s);
   drawEval(s.eval);
@@ -114,13 +106,12 @@ function draw(s) {
   drawControls(s);
 }
 
-function setText(element, text) {
-  // The same text written again still lays out and paints its line again: write changes only.
-  if (element.textContent !== text) element.textContent = text;
-}
-
-function setFlag(element, flag, on) {
-  if (element[flag] !== on) element[flag] = on;
+function change(target, key, value) {
+  // Only what changed is written: the same attribute or text written again still costs every
+  // open page a style pass, a layout and a paint. Answers whether it wrote.
+  if (target[key] === value) return false;
+  target[key] = value;
+  return true;
 }
 
 function slideMarbles(before, now) {
@@ -145,14 +136,14 @@ function slideMarbles(before, now) {
 
 function drawResult(s) {
   const result = $("result");
-  if (result.dataset.result !== (s.result || "")) result.dataset.result = s.result || "";
+  change(result.dataset, "result", s.result || "");
   if (!s.result) {
-    setText(result, "");
+    change(result, "textContent", "");
     return;
   }
   const lines = s.lines.map((line) => line.join(" ")).join("; ");
   const what = s.result === "draw" ? "a draw" : `${s.result} wins`;
-  setText(result, `Game ${s.game}: ${what}` + (lines ? ` (${lines})` : ""));
+  change(result, "textContent", `Game ${s.game}: ${what}` + (lines ? ` (${lines})` : ""));
 }
 
 function drawPlayers(s) {
@@ -174,18 +165,17 @@ function drawPlayers(s) {
 
 function drawEval(evaluation) {
   const box = $("eval");
-  setFlag(box, "hidden", !evaluation);
+  change(box, "hidden", !evaluation);
   if (!evaluation) return;
   // The mover's share of the bar: a quick win fills it, a quick loss empties it.
   const quick = Math.max(0, 1 - evaluation.plies / 22);
   const share = { win: 0.75 + 0.25 * quick, draw: 0.5, loss: 0.25 - 0.25 * quick }[evaluation.value];
   const black = evaluation.to_move === "black" ? share : 1 - share;
-  const width = `${Math.round(black * 100)}%`;
-  if ($("eval-black").style.width !== width) $("eval-black").style.width = width;
-  if (box.dataset.value !== evaluation.value) box.dataset.value = evaluation.value;
+  change($("eval-black").style, "width", `${Math.round(black * 100)}%`);
+  change(box.dataset, "value", evaluation.value);
   const mover = evaluation.to_move;
   const text = { win: `${mover} wins`, draw: "a draw", loss: `${mover} loses` }[evaluation.value];
-  setText($("eval-text"), `with perfect play: ${text} (${evaluation.plies} plies)`);
+  change($("eval-text"), "textContent", `with perfect play: ${text} (${evaluation.plies} plies)`);
 }
 
 function drawTurns(turns) {
@@ -203,10 +193,10 @@ function drawTurns(turns) {
 }
 
 function drawControls(s) {
-  setFlag($("press"), "hidden", !s.simulated);
-  setFlag($("code-form"), "hidden", !s.locked);
-  setFlag($("hints"), "checked", s.hints);
-  setFlag($("take-back"), "hidden", !s.take_back);
+  change($("press"), "hidden", !s.simulated);
+  change($("code-form"), "hidden", !s.locked);
+  change($("hints"), "checked", s.hints);
+  change($("take-back"), "hidden", !s.take_back);
 }
 
 // --- the log ------------------------------------------------------------------------------
