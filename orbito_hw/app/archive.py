@@ -237,11 +237,13 @@ class Archive:
             db = _read_only(path)
             try:
                 version = _version(db)
-            finally:
+            except BaseException:
                 db.close()
+                raise
             if version < SCHEMA:
+                db.close()
                 return cls.open(directory)
-            return cls(_read_only(path), path)
+            return cls(db, path)
         except ArchiveDamage as exc:
             raise ArchiveError(
                 f"{path} is not a game archive this orbito-hw reads: {exc}"
