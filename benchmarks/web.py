@@ -128,15 +128,17 @@ def play(url: str, pages: list[Any], turns: int, gap: float) -> dict[str, list[f
     rng = random.Random(14)
     clicker = pages[0]
     times: dict[str, list[float]] = {"click": [], "sensor": [], "turn everywhere": []}
-    post(url + "api/new-game")
-    clicker.wait_for_function("() => !document.querySelector('[data-turn]')")
-    position, shown = Position.start(Colour.BLACK), 0
+
+    def new_game() -> Position:
+        post(url + "api/new-game")
+        clicker.wait_for_function("() => !document.querySelector('[data-turn]')")
+        return Position.start(Colour.BLACK)
+
+    position, shown = new_game(), 0
     shown_at = time.time()
     for _ in range(turns):
         if position.is_over:
-            post(url + "api/new-game")
-            position, shown = Position.start(Colour.BLACK), 0
-            clicker.wait_for_function("() => !document.querySelector('[data-turn]')")
+            position, shown = new_game(), 0
         turn = rng.choice(sorted(position.legal_turns(), key=lambda t: t.notation()))
         for square in (turn.move_from, turn.move_to, turn.place):
             if square is None:

@@ -19,6 +19,7 @@ import time
 import urllib.request
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -36,11 +37,14 @@ from orbito_hw.control.events import (
 )
 from orbito_hw.control.lights import Palette
 from orbito_hw.rules.game import Colour, replay
-from orbito_hw.rules.squares import square_name
 from orbito_hw.rules.turn import Turn
 from orbito_hw.sim.demo import turn_commands
 
 from .scripts import random_game, undo_commands
+
+if TYPE_CHECKING:
+    from orbito_hw.app.web import WebServer
+    from orbito_hw.app.web_mock import RealTime
 
 GAME = "club-night"
 
@@ -505,6 +509,24 @@ def remote_states(board: RemoteMock) -> set[str]:
     return {e.state for e in board.events if isinstance(e, RemoteStatus)}
 
 
+def watching(
+    broker: Broker, tmp_path: Path
+) -> tuple[dict[Colour, RemoteMock], RealTime, WebServer]:
+    """Two boards publishing their events, and a page watching the broker (the black
+    board's: any board's page watches it): the boards, the page's clock and its server."""
+    from orbito_hw.app.remote import Credentials
+    from orbito_hw.app.web import WebServer
+    from orbito_hw.app.web_mock import MockControls, RealTime
+
+    both = boards(broker, tmp_path)
+    for board in both.values():
+        board.game.publish_events = True
+    watcher = both[Colour.BLACK].run
+    clock = RealTime(watcher, asyncio.get_running_loop())
+    server = WebServer(MockControls(watcher, clock), None, tmp_path, (broker.url(), Credentials()))
+    return both, clock, server
+
+
 def test_the_web_page_lists_the_brokers_games_and_follows_one_live(
     broker: Broker, tmp_path: Path
 ) -> None:
@@ -512,21 +534,10 @@ def test_the_web_page_lists_the_brokers_games_and_follows_one_live(
     game's events live, as its boards publish them; a bad name is a 400."""
     from aiohttp.test_utils import TestClient, TestServer
 
-    from orbito_hw.app.remote import Credentials
-    from orbito_hw.app.web import WebServer
-    from orbito_hw.app.web_mock import MockControls, RealTime
-
     rng, turns = game(9)
 
     async def body() -> None:
-        both = boards(broker, tmp_path)
-        for board in both.values():
-            board.game.publish_events = True
-        watcher = both[Colour.BLACK].run  # any board's page watches the broker
-        clock = RealTime(watcher, asyncio.get_running_loop())
-        server = WebServer(
-            MockControls(watcher, clock), None, tmp_path, (broker.url(), Credentials())
-        )
+        both, clock, server = watching(broker, tmp_path)
         try:
             await join(both)
             await play_turn(both, 1, turns[0], rng)
@@ -565,11 +576,7 @@ def test_a_spectators_page_in_a_browser_follows_the_game_live(
     each turn as its board publishes it."""
     from aiohttp.test_utils import TestClient, TestServer
 
-    from orbito_hw.app.remote import Credentials
-    from orbito_hw.app.web import WebServer
-    from orbito_hw.app.web_mock import MockControls, RealTime
-
-    from .test_web_browser import ARGS, CHROMIUM, missing
+    from .test_web_browser import ARGS, CHROMIUM, marbles_of, missing
 
     try:
         from playwright.async_api import async_playwright
@@ -583,14 +590,7 @@ def test_a_spectators_page_in_a_browser_follows_the_game_live(
     marbles = "e => e.filter(x => x.dataset.marble).map(x => [x.dataset.square, x.dataset.marble])"
 
     async def body() -> None:
-        both = boards(broker, tmp_path)
-        for board in both.values():
-            board.game.publish_events = True
-        watcher = both[Colour.BLACK].run
-        clock = RealTime(watcher, asyncio.get_running_loop())
-        server = WebServer(
-            MockControls(watcher, clock), None, tmp_path, (broker.url(), Credentials())
-        )
+        both, clock, server = watching(broker, tmp_path)
         try:
             await join(both)
             await play_turn(both, 1, turns[0], rng)
@@ -606,12 +606,7 @@ def test_a_spectators_page_in_a_browser_follows_the_game_live(
                         "[data-turn]", "e => e.map(x => x.dataset.turn)"
                     )
                     assert shown == tokens[:number]
-                    position = replay(Colour.BLACK, tokens[:number])
-                    expected = {
-                        square_name(sq): c.value
-                        for sq in range(16)
-                        if (c := position.colour_at(sq))
-                    }
+                    expected = marbles_of(replay(Colour.BLACK, tokens[:number]))
                     assert (
                         dict(await page.eval_on_selector_all("[data-square]", marbles)) == expected
                     )

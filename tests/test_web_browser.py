@@ -107,6 +107,17 @@ def click_turn(page: Any, token: str) -> None:
     page.click('[data-action="press"]')
 
 
+def marbles_on(page: Any) -> dict[str, str]:
+    pairs = page.eval_on_selector_all(
+        "[data-square]", "e => e.map(x => [x.dataset.square, x.dataset.marble])"
+    )
+    return {square: marble for square, marble in pairs if marble}
+
+
+def marbles_of(position: Position) -> dict[str, str]:
+    return {square_name(sq): c.value for sq in range(16) if (c := position.colour_at(sq))}
+
+
 def random_game(seed: int) -> tuple[list[str], Position]:
     rng = random.Random(seed)
     position = Position.start(Colour.BLACK)
@@ -136,11 +147,7 @@ def test_a_game_by_clicks_reaches_the_engines_result_and_a_second_page_follows(
             assert turns_on(watcher) == tokens[:number]
         for page in (player, watcher):
             page.wait_for_selector(f'[data-result="{end.result.value}"]', timeout=WAIT_MS)
-            marbles = page.eval_on_selector_all(
-                "[data-square]", "e => e.map(x => [x.dataset.square, x.dataset.marble])"
-            )
-            expected = {square_name(sq): c.value for sq in range(16) if (c := end.colour_at(sq))}
-            assert {sq: m for sq, m in marbles if m} == expected
+            assert marbles_on(page) == marbles_of(end)
             assert turns_on(page) == tokens
             leds = page.eval_on_selector_all("[data-led]", "e => e.map(x => x.dataset.led)")
             assert any(leds), "the result lights its squares"
@@ -237,17 +244,6 @@ def test_the_archive_lists_the_game_and_replays_it_turn_by_turn(
         assert marbles_on(page) == marbles_of(positions[len(tokens) // 2])
         marked = page.eval_on_selector_all("[data-mistake]", "e => e.length")
         assert marked == len(tokens), "the review marks every turn, a mistake or not"
-
-
-def marbles_on(page: Any) -> dict[str, str]:
-    pairs = page.eval_on_selector_all(
-        "[data-square]", "e => e.map(x => [x.dataset.square, x.dataset.marble])"
-    )
-    return {square: marble for square, marble in pairs if marble}
-
-
-def marbles_of(position: Position) -> dict[str, str]:
-    return {square_name(sq): c.value for sq in range(16) if (c := position.colour_at(sq))}
 
 
 def test_without_a_broker_the_watch_page_says_so(browser: Any) -> None:
