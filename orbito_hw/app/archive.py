@@ -254,6 +254,12 @@ class Archive:
     def close(self) -> None:
         self.db.close()
 
+    def __enter__(self) -> Archive:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def write(self) -> contextlib.AbstractContextManager[None]:
         """One transaction: committed (and fsync'd) whole, or not at all."""
         return _transaction(self.db)

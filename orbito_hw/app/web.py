@@ -377,10 +377,8 @@ class GameArchive:
         archive = self._open()
         if archive is None:
             return None
-        try:
+        with archive:
             return [game.as_json() for game in archive.games()]
-        finally:
-            archive.close()
 
     def game(self, game_id: str) -> dict[str, Any] | None:
         """A game (as ``games show --json``), its review and the boards; None if unknown."""
@@ -389,11 +387,9 @@ class GameArchive:
         archive = self._open()
         if archive is None:
             return None
-        try:
+        with archive:
             row = archive.game(int(game_id))
             turns = [] if row is None else archive.turns(row.id)
-        finally:
-            archive.close()
         if row is None:
             return None
         moves = [t.turn for t in turns]

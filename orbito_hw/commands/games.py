@@ -98,11 +98,8 @@ def _moves(archive: Archive, game: GameRow) -> list[str]:
 
 # --- list ---------------------------------------------------------------------------------
 def cmd_list(args: argparse.Namespace) -> int:
-    archive = _archive(args)
-    try:
+    with _archive(args) as archive:
         games = archive.games()
-    finally:
-        archive.close()
     if args.json:
         _lines(_json_line(game.as_json()) for game in games)
         return 0
@@ -136,13 +133,10 @@ def _when(stamp: str) -> str:
 
 # --- show ---------------------------------------------------------------------------------
 def cmd_show(args: argparse.Namespace) -> int:
-    archive = _archive(args)
-    try:
+    with _archive(args) as archive:
         game = _game(archive, args.id)
         turns, gone = archive.turns(game.id), archive.turns(game.id, standing=False)
         refusals = archive.refusals(game.id)
-    finally:
-        archive.close()
     moves = " ".join(t.turn for t in turns)
     if args.json:
         emit(
@@ -207,12 +201,9 @@ def cmd_review(args: argparse.Namespace) -> int:
     from orbito_hw.rules.game import Colour, ReplayError
     from orbito_hw.solver.review import review
 
-    archive = _archive(args)
-    try:
+    with _archive(args) as archive:
         game = _game(archive, args.id)
         moves = _moves(archive, game)
-    finally:
-        archive.close()
     try:
         result = review(Colour(game.first), moves)
     except (ReplayError, ValueError) as exc:  # an archive edited by hand
@@ -261,11 +252,8 @@ def _best(best: tuple[str, ...], shown: int = 4) -> str:
 
 # --- export -------------------------------------------------------------------------------
 def cmd_export(args: argparse.Namespace) -> int:
-    archive = _archive(args)
-    try:
+    with _archive(args) as archive:
         games, moves = archive.games(), archive.moves()
-    finally:
-        archive.close()
     _lines(
         _json_line({"id": g.id, "first": g.first, "moves": moves.get(g.id, ""), "result": g.result})
         for g in games
@@ -275,11 +263,8 @@ def cmd_export(args: argparse.Namespace) -> int:
 
 # --- stats --------------------------------------------------------------------------------
 def cmd_stats(args: argparse.Namespace) -> int:
-    archive = _archive(args)
-    try:
+    with _archive(args) as archive:
         games = archive.games()
-    finally:
-        archive.close()
     stats = statistics(games)
     if args.json:
         emit(stats)
