@@ -11,16 +11,20 @@ import threading
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
-from orbito_hw.app.config import BackendsConfig, load_config
+from orbito_hw.app.config import BackendsConfig, Config, load_config
 from orbito_hw.app.run import run_board
 from orbito_hw.control.journal import Journal
 
 from .test_service import FakeSystemd
+
+if TYPE_CHECKING:
+    from orbito_hw.sim.board import SimBoard
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "config.example.toml"
 
@@ -78,19 +82,11 @@ def test_the_controller_runs_a_turn_on_gpio_pins_and_tells_systemd(
     assert saved is not None and saved.turns == ["a1"]
 
 
-def test_the_controller_runs_a_turn_through_the_pico_on_its_serial_port(
-    tmp_path: Path, mock_pins: MockFactory
-) -> None:
+def pico_config(port: Path | str, state: Path) -> Config:
+    """A board whose sensors and drive are the Pico's on ``port``, its button on GPIO 17."""
     from orbito_hw.app.config import parse_config
-    from orbito_hw.rules.game import Colour
-    from orbito_hw.sim.board import SimBoard
-    from orbito_hw.sim.pico import FakePico
-    from orbito_hw.sim.world import SimRings
 
-    physics = SimBoard(steps_per_place=800)
-    pico = FakePico(SimRings(physics))
-    pico.start()
-    config = parse_config(
+    return parse_config(
         f"""
         [backends]
         sensors = "serial"
@@ -103,22 +99,42 @@ def test_the_controller_runs_a_turn_through_the_pico_on_its_serial_port(
         max_speed = 8000.0
         acceleration = 80000.0
         [serial]
-        port = "{pico.path}"
+        port = "{port}"
         [board]
-        state_dir = "{tmp_path / "state"}"
+        state_dir = "{state}"
         """
     )
+
+
+def play_a1(physics: SimBoard, button: Any) -> None:
+    """A person at the board: a marble on a1, the button pressed; then the service stops."""
+    from orbito_hw.rules.game import Colour
+
+    physics.put(0, Colour.BLACK)
+    threading.Event().wait(0.3)
+    button.drive_low()
+    threading.Event().wait(0.1)
+    button.drive_high()
+    threading.Event().wait(1.5)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+def test_the_controller_runs_a_turn_through_the_pico_on_its_serial_port(
+    tmp_path: Path, mock_pins: MockFactory
+) -> None:
+    from orbito_hw.sim.board import SimBoard
+    from orbito_hw.sim.pico import FakePico
+    from orbito_hw.sim.world import SimRings
+
+    physics = SimBoard(steps_per_place=800)
+    pico = FakePico(SimRings(physics))
+    pico.start()
+    config = pico_config(pico.path, tmp_path / "state")
     button = mock_pins.pin(17)
 
     def player() -> None:
         threading.Event().wait(0.5)
-        physics.put(0, Colour.BLACK)  # the Pico's scan sees a marble on a1
-        threading.Event().wait(0.3)
-        button.drive_low()
-        threading.Event().wait(0.1)
-        button.drive_high()
-        threading.Event().wait(1.5)
-        os.kill(os.getpid(), signal.SIGTERM)
+        play_a1(physics, button)  # the Pico's scan sees a marble on a1
 
     threading.Thread(target=player, daemon=True).start()
     try:
@@ -187,8 +203,6 @@ def test_the_service_waits_for_the_pico_and_starts_once_it_is_plugged_in(
     tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from orbito_hw.app import run as app_run
-    from orbito_hw.app.config import parse_config
-    from orbito_hw.rules.game import Colour
     from orbito_hw.sim.board import SimBoard
     from orbito_hw.sim.pico import FakePico
     from orbito_hw.sim.world import SimRings
@@ -201,37 +215,14 @@ def test_the_service_waits_for_the_pico_and_starts_once_it_is_plugged_in(
     pico = FakePico(SimRings(physics))
     pico.start()
     port = tmp_path / "orbito-ring"  # what udev makes once the Pico is plugged in
-    config = parse_config(
-        f"""
-        [backends]
-        sensors = "serial"
-        button = "gpio"
-        drive = "serial"
-        lights = "none"
-        [button]
-        pin = 17
-        [drive]
-        max_speed = 8000.0
-        acceleration = 80000.0
-        [serial]
-        port = "{port}"
-        [board]
-        state_dir = "{tmp_path / "state"}"
-        """
-    )
+    config = pico_config(port, tmp_path / "state")
     button = mock_pins.pin(17)
 
     def player() -> None:
         threading.Event().wait(0.5)  # the service waits ...
         port.symlink_to(pico.path)  # ... until the Pico is plugged in
         threading.Event().wait(1.0)
-        physics.put(0, Colour.BLACK)
-        threading.Event().wait(0.3)
-        button.drive_low()
-        threading.Event().wait(0.1)
-        button.drive_high()
-        threading.Event().wait(1.5)
-        os.kill(os.getpid(), signal.SIGTERM)
+        play_a1(physics, button)
 
     threading.Thread(target=player, daemon=True).start()
     try:
@@ -248,26 +239,11 @@ def test_the_service_waits_for_the_pico_and_starts_once_it_is_plugged_in(
 def test_a_service_stopped_while_it_waits_for_the_pico_exits_cleanly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from orbito_hw.app.config import parse_config
 
     notify = str(tmp_path / "notify")
     systemd = FakeSystemd(notify)
     monkeypatch.setenv("NOTIFY_SOCKET", notify)
-    config = parse_config(
-        f"""
-        [backends]
-        sensors = "serial"
-        button = "gpio"
-        drive = "serial"
-        lights = "none"
-        [button]
-        pin = 17
-        [serial]
-        port = "{tmp_path / "nowhere"}"
-        [board]
-        state_dir = "{tmp_path / "state"}"
-        """
-    )
+    config = pico_config(tmp_path / "nowhere", tmp_path / "state")
     threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGTERM)).start()
     assert run_board(config) == 0
     texts = [text for _, text in systemd.close()]
