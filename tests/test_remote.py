@@ -7,6 +7,7 @@ Each scenario ends with both boards' journals equal to the engine's replay of th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -17,7 +18,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -188,6 +189,19 @@ async def close(both: dict[Colour, RemoteMock]) -> None:
         await board.close()
 
 
+@contextlib.asynccontextmanager
+async def playing(
+    broker: Broker, tmp_path: Path, game: str = GAME
+) -> AsyncIterator[dict[Colour, RemoteMock]]:
+    """The two boards, joined in ``game``; closed at the end, whatever happened."""
+    both = boards(broker, tmp_path, game)
+    try:
+        await join(both)
+        yield both
+    finally:
+        await close(both)
+
+
 def scenario(body: Callable[[], Awaitable[None]]) -> None:
     asyncio.run(asyncio.wait_for(body(), 120))
 
@@ -206,9 +220,7 @@ def test_two_boards_play_a_whole_game_to_the_engines_result(
     rng, turns = game(seed)
 
     async def body() -> None:
-        both = boards(broker, tmp_path)
-        try:
-            await join(both)
+        async with playing(broker, tmp_path) as both:
             for number, turn in enumerate(turns, 1):
                 await play_turn(both, number, turn, rng)
             result = replay(Colour.BLACK, [t.notation() for t in turns]).result
@@ -217,8 +229,6 @@ def test_two_boards_play_a_whole_game_to_the_engines_result(
                 over = [e for e in board.events if isinstance(e, GameOver)]
                 assert [e.result for e in over] == [result]
             assert_records(both, Colour.BLACK, turns)
-        finally:
-            await close(both)
 
     scenario(body)
 
@@ -227,17 +237,13 @@ def test_a_press_before_the_other_boards_turn_arrives_is_refused(
     broker: Broker, tmp_path: Path
 ) -> None:
     async def body() -> None:
-        both = boards(broker, tmp_path)
-        try:
-            await join(both)
+        async with playing(broker, tmp_path) as both:
             white = both[Colour.WHITE]
             white.do("put a1")  # black's turn, made at white's board before it came
             white.do("press")
             refusals = [e for e in white.events if isinstance(e, Rejected)]
             assert refusals and "wait for the other board's turn" in refusals[-1].reason
             assert white.run.referee.saved.turns == []
-        finally:
-            await close(both)
 
     scenario(body)
 
@@ -247,9 +253,7 @@ def test_the_broker_restarted_mid_game_the_game_goes_on(broker: Broker, tmp_path
     rng, turns = game(4)
 
     async def body() -> None:
-        both = boards(broker, tmp_path)
-        try:
-            await join(both)
+        async with playing(broker, tmp_path) as both:
             for number, turn in enumerate(turns[:3], 1):
                 await play_turn(both, number, turn, rng)
             broker.stop()
@@ -274,8 +278,6 @@ def test_the_broker_restarted_mid_game_the_game_goes_on(broker: Broker, tmp_path
                 await play_turn(both, number, turn, rng)
             assert_records(both, Colour.BLACK, turns)
             assert black.run.lights_frame()[1] != Palette().fault
-        finally:
-            await close(both)
 
     scenario(body)
 
@@ -286,9 +288,7 @@ def test_a_board_power_cut_and_back_resumes_with_the_same_record(
     rng, turns = game(5)
 
     async def body() -> None:
-        both = boards(broker, tmp_path)
-        try:
-            await join(both)
+        async with playing(broker, tmp_path) as both:
             for number, turn in enumerate(turns[:2], 1):
                 await play_turn(both, number, turn, rng)
             black, white = both[Colour.BLACK], both[Colour.WHITE]
@@ -308,8 +308,6 @@ def test_a_board_power_cut_and_back_resumes_with_the_same_record(
             for number, turn in enumerate(turns[3:], 4):
                 await play_turn(both, number, turn, rng)
             assert_records(both, Colour.BLACK, turns)
-        finally:
-            await close(both)
 
     scenario(body)
 
@@ -328,9 +326,7 @@ def test_doubled_late_and_forged_messages_change_nothing(
     rng, turns = game(6)
 
     async def body() -> None:
-        both = boards(broker, tmp_path)
-        try:
-            await join(both)
+        async with playing(broker, tmp_path) as both:
             await play_turn(both, 1, turns[0], rng)
             old = both[Colour.BLACK].game.record()  # black's record after turn 1
             for number, turn in enumerate(turns[1:4], 2):
@@ -362,8 +358,6 @@ def test_doubled_late_and_forged_messages_change_nothing(
             for number, turn in enumerate(turns[4:], 5):
                 await play_turn(both, number, turn, rng)
             assert_records(both, Colour.BLACK, turns)
-        finally:
-            await close(both)
 
     scenario(body)
 
@@ -409,9 +403,7 @@ def test_a_take_back_on_one_board_is_carried_out_on_both(broker: Broker, tmp_pat
     rng, turns = game(8)
 
     async def body() -> None:
-        both = boards(broker, tmp_path)
-        try:
-            await join(both)
+        async with playing(broker, tmp_path) as both:
             for number, turn in enumerate(turns[:3], 1):
                 await play_turn(both, number, turn, rng)
             black, white = both[Colour.BLACK], both[Colour.WHITE]
@@ -434,8 +426,6 @@ def test_a_take_back_on_one_board_is_carried_out_on_both(broker: Broker, tmp_pat
             for number, turn in enumerate(rest, 2):
                 await play_turn(both, number, turn, rng)
             assert_records(both, Colour.BLACK, [turns[0], *rest])
-        finally:
-            await close(both)
 
     scenario(body)
 
