@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
 import subprocess
 import sys
 from collections.abc import Awaitable, Callable
@@ -39,6 +37,8 @@ from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import SQUARE_NAMES, parse_square
 from orbito_hw.sim.harness import MockRun
 from orbito_hw.sim.script import parse_line
+
+from .test_web_browser import board
 
 Test = Callable[[TestClient[Any, Any], MockRun], Awaitable[None]]
 CODE = "sesame2024"
@@ -529,21 +529,8 @@ def test_run_web_usage_errors_are_one_line(argv: list[str], words: str) -> None:
     assert done.returncode == 2 and words in done.stderr and len(done.stderr.splitlines()) == 1
 
 
-def test_run_mock_web_serves_until_told_to_stop(tmp_path: Path) -> None:
-    process = subprocess.Popen(
-        [sys.executable, "-m", "orbito_hw", "run", "--mock", "--web", "--port", "0"],
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline()
-        assert "http://127.0.0.1:" in line, line
-        url = line.split("http://", 1)[1].split("/", 1)[0]
-        busy = orbito("run", "--mock", "--web", "--port", url.rsplit(":", 1)[1])
+def test_run_mock_web_serves_until_told_to_stop() -> None:
+    with board(0) as url:  # and exits 0 on SIGTERM
+        busy = orbito("run", "--mock", "--web", "--port", url.rstrip("/").rsplit(":", 1)[1])
         assert busy.returncode == 2 and "cannot listen" in busy.stderr, busy.stderr
         assert len(busy.stderr.splitlines()) == 1 and "Traceback" not in busy.stderr
-    finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=20) == 0

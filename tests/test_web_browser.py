@@ -69,7 +69,8 @@ def free_port() -> int:
 
 @contextmanager
 def board(port: int, *argv: str) -> Iterator[str]:
-    """``run --mock --web`` on ``port`` until the block ends; its address."""
+    """``run --mock --web`` on ``port`` (0: any free one) until the block ends; the address it
+    says it serves."""
     process = subprocess.Popen(
         [sys.executable, "-m", "orbito_hw", "run", "--mock", "--web", "--port", str(port), *argv],
         stderr=subprocess.PIPE,
@@ -79,8 +80,8 @@ def board(port: int, *argv: str) -> Iterator[str]:
     try:
         assert process.stderr is not None
         line = process.stderr.readline()
-        assert "http://" in line, line + process.stderr.read()
-        yield f"http://127.0.0.1:{port}/"
+        assert "http://127.0.0.1:" in line, line + process.stderr.read()
+        yield "http://" + line.split("http://", 1)[1].split()[0]
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=20) == 0
