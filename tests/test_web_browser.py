@@ -69,8 +69,8 @@ def free_port() -> int:
 
 @contextmanager
 def board(port: int, *argv: str) -> Iterator[str]:
-    """``run --mock --web`` on ``port`` (0: any free one) until the block ends; the address it
-    says it serves."""
+    """``run --mock --web`` on ``port`` (0: any free one) until the block ends; its address on
+    this machine, at the port it says it serves."""
     process = subprocess.Popen(
         [sys.executable, "-m", "orbito_hw", "run", "--mock", "--web", "--port", str(port), *argv],
         stderr=subprocess.PIPE,
@@ -80,8 +80,9 @@ def board(port: int, *argv: str) -> Iterator[str]:
     try:
         assert process.stderr is not None
         line = process.stderr.readline()
-        assert "http://127.0.0.1:" in line, line + process.stderr.read()
-        yield "http://" + line.split("http://", 1)[1].split()[0]
+        assert "http://" in line, line + process.stderr.read()
+        served = line.split("http://", 1)[1].split("/", 1)[0]  # its bind address: the config's
+        yield f"http://127.0.0.1:{served.rsplit(':', 1)[1]}/"
     finally:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=20) == 0
