@@ -8,9 +8,11 @@ table of gestures describes it for players.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+from orbito_hw.hw.interfaces import Clock, TimerHandle
 from orbito_hw.rules.game import Colour
 
 MENU_LEVELS: Final = ("perfect", "5", "4", "3", "2", "1", "random")
@@ -56,3 +58,46 @@ def choice_of(player: str | None, colour: Colour | None) -> int:
         if choice.level == level and choice.colour is colour:
             return number
     return 0
+
+
+class OpponentMenu:
+    """The menu as the referee runs it: the choice shown (``choice``; None: closed) and the
+    one timer that opens it during a hold, or closes it when left alone."""
+
+    def __init__(self, clock: Clock, draw: Callable[[], None]) -> None:
+        self.clock = clock
+        self.draw = draw  # the LEDs show the choice
+        self.choice: int | None = None
+        self._timer: TimerHandle | None = None
+
+    def set_timer(self, delay: float | None, then: Callable[[], None] | None = None) -> None:
+        """The menu's timer, ``then`` after ``delay``; None: none (the old one cancelled)."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        if delay is not None and then is not None:
+            self._timer = self.clock.call_later(delay, then)
+
+    def open(self, player: str | None, colour: Colour | None) -> None:
+        """Open on who plays now (``player`` "board:LEVEL" playing ``colour``, or None)."""
+        self.choice = choice_of(player, colour)
+        self.set_timer(MENU_TIMEOUT, self.close)
+        self.draw()
+
+    def next(self) -> None:
+        assert self.choice is not None
+        self.choice = (self.choice + 1) % len(CHOICES)
+        self.set_timer(MENU_TIMEOUT, self.close)
+        self.draw()
+
+    def take(self) -> Choice:
+        """The choice shown, taken: the menu closes."""
+        assert self.choice is not None
+        choice = CHOICES[self.choice]
+        self.close()
+        return choice
+
+    def close(self) -> None:
+        self.choice = None
+        self.set_timer(None)
+        self.draw()

@@ -14,12 +14,10 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from orbito_hw.control.debounce import Debouncer
 from orbito_hw.control.events import (
-    BlunderWarning,
-    BoardTurn,
     Corrected,
     Correction,
     Event,
@@ -27,28 +25,24 @@ from orbito_hw.control.events import (
     Fault,
     FirstChosen,
     GameOver,
-    Hint,
     NewGame,
     OpponentChosen,
     Rejected,
-    TakeBack,
-    TakenBack,
     TurnPlayed,
 )
 from orbito_hw.control.guard import Guard, guarded
+from orbito_hw.control.hints import Hints
 from orbito_hw.control.journal import Journal, JournalError, Saved
 from orbito_hw.control.lights import LightShow, Palette, View
-from orbito_hw.control.menu import CHOICES, MENU_TIMEOUT, choice_of
+from orbito_hw.control.menu import CHOICES, OpponentMenu
+from orbito_hw.control.players import BoardPlayer, Players
 from orbito_hw.control.reading import Marble, TurnReader
+from orbito_hw.control.takeback import MAX_FINISHING_MOVES, TakeBacks
 from orbito_hw.errors import IllegalTurnError, OrbitoError
 from orbito_hw.hw.interfaces import Board, MoveReport, TimerHandle
-from orbito_hw.rules.game import Colour, Position, replay
+from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import mask_of, parse_square, press, square_name, squares_of
 from orbito_hw.rules.turn import Turn
-from orbito_hw.solver.layout import Value, decode
-
-if TYPE_CHECKING:
-    from orbito_hw.solver.table import Solution
 
 log = logging.getLogger(__name__)
 
@@ -114,39 +108,11 @@ for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER, S.UNDOING):
     TRANSITIONS[(_state, "fault")] = S.FAULT
 
 
-_RANK = {Value.LOSS: 0, Value.DRAW: 1, Value.WIN: 2}
-"""Values in order, for telling a turn that throws the value away."""
-
-MAX_FINISHING_MOVES = 2
-"""Whole places a ring move may be finished by, before the players are asked to look."""
-
-
 HoldAction = Literal["new game", "take-back", "menu"]
-
-
-def _distance(a: int, b: int) -> int:
-    """How many squares two sensor readings differ on."""
-    return (a ^ b).bit_count()
 
 
 class TransitionError(OrbitoError, RuntimeError):
     """A trigger the machine does not allow in its state: a bug, never a player's doing."""
-
-
-@dataclass(frozen=True)
-class BoardPlayer:
-    """The board playing ``colour`` against a person: ``choose`` gives its turn in a position
-    of a game still going on (any callable: the control layer needs no solver class);
-    ``player`` names it as the archive and the page do (SPEC.md's PLAYER: ``board:LEVEL``).
-
-    A player at another board (``by`` "remote") has no turn to give until it arrives:
-    ``choose`` returns None until then, and its client calls ``Referee.offer()`` when it
-    does. Meanwhile the person here may not play that colour's turn."""
-
-    colour: Colour
-    choose: Callable[[Position], Turn | None]
-    player: str = "board"
-    by: str = "board"  # who chose the turns shown: "board" or "remote" (SPEC.md's board-turn)
 
 
 @dataclass(frozen=True)
@@ -181,15 +147,14 @@ class Referee:
         self._hold_timer: TimerHandle | None = None
         self._held = False
         self._hold_action: HoldAction | None = None  # what holding the button down would do
-        self._menu_timer: TimerHandle | None = None  # opens the menu, or closes it unused
-        self.menu: int | None = None  # the choice the open opponent menu shows
         self._refusal: View | None = None
         self._finishing = 0
-        self.opponent = self.settings.opponent
-        self._board_turn_told = False  # the board-turn event of this position was emitted
-        self.hints = self.settings.hints
-        self._hint: View | None = None  # the hint or warning shown, until a touch
-        self._warned: tuple[Turn, int] | None = None  # the turn held back, and the reading
+        # The referee's parts, each one idea of it (players.py, hints.py, takeback.py,
+        # menu.py): the referee delegates to them and they work on it through core.py.
+        self.players = Players(self, self.settings.opponent)
+        self.hinter = Hints(self, self.settings.hints)
+        self.take_backs = TakeBacks(self)
+        self.opponent_menu = OpponentMenu(self.clock, self._draw)
         # The light show's own timers are not the referee's: the fault still blinks after
         # the guard has stopped the referee.
         self.show = LightShow(board.lights, board.clock, self.settings.palette)
@@ -219,6 +184,35 @@ class Referee:
     def hand(self) -> list[Marble]:
         """The marbles lifted and not yet put down, the last lifted last."""
         return self.reader.hand
+
+    @property
+    def opponent(self) -> BoardPlayer | None:
+        """Who plays the board's colour; None: two people at the board."""
+        return self.players.opponent
+
+    @opponent.setter
+    def opponent(self, opponent: BoardPlayer | None) -> None:
+        self.players.opponent = opponent  # as is: the caller journals and offers
+
+    @property
+    def hints(self) -> bool:
+        """Whether hints and the blunder warning are on."""
+        return self.hinter.on
+
+    @property
+    def menu(self) -> int | None:
+        """The choice the open opponent menu shows; None: no menu open."""
+        return self.opponent_menu.choice
+
+    @property
+    def playing(self) -> bool:
+        """Whether the board waits for a turn or one is in progress: a turn may be offered."""
+        return self.state in (S.WAITING, S.TURN)
+
+    @property
+    def settle(self) -> float:
+        """Seconds the rings settle after a move before the sensors are read."""
+        return self.settings.settle
 
     @property
     def healthy(self) -> bool:
@@ -277,10 +271,10 @@ class Referee:
             self._emit(Fault(self.saved.game, str(exc)))
             saved = exc.recovered  # only the turn in progress was lost, if anything
         self.saved = saved or Saved(first=self.settings.first)
-        self._restore_opponent()
+        self.players.restore(self.settings.make_player)
         self.pending = Turn.from_notation(self.saved.pending) if self.saved.pending else None
         if self.saved.undo == "turned":  # the undoing of a take-back, under way
-            self.reader = self._undo_reader()
+            self.reader = self.take_backs.undo_reader()
         else:
             self.reader = TurnReader(self.saved.position())
             for kind, name in self.saved.touches:
@@ -297,7 +291,7 @@ class Referee:
         self.sensors.resync()
         reading = self.sensors.read()
         if self.saved.undo is not None:
-            return self._resume_take_back(reading)
+            return self.take_backs.resume(reading)
         if self.pending is not None:
             black, white = self.position.before_press(self.pending)
             if reading == black | white:
@@ -332,7 +326,7 @@ class Referee:
             self._refusal = None
             self._forget_hint()  # a touch: the hint goes, a warning is called off
             if self.state is S.UNDOING:
-                self._check_undone()
+                self.take_backs.check_undone()
             elif self.state is S.WAITING and self._touched():
                 self._go("touch")
             elif self.state is S.TURN and not self._touched():
@@ -363,10 +357,10 @@ class Referee:
             self._held = False
             self._hold_timer = self.clock.call_later(self.settings.hold_time, self._on_hold)
             if self._hold_action == "new game" and self.settings.make_player and self.menu is None:
-                self._set_menu_timer(self.settings.menu_hold, self._open_menu)
+                self.opponent_menu.set_timer(self.settings.menu_hold, self._open_menu)
             return  # short press or hold: decided on release
         if self.menu is None:
-            self._set_menu_timer(None)  # released before the menu opened
+            self.opponent_menu.set_timer(None)  # released before the menu opened
         if self._hold_timer is not None:
             self._hold_timer.cancel()
             self._hold_timer = None
@@ -387,7 +381,7 @@ class Referee:
 
     def _short_press(self) -> None:
         if self._hold_action == "menu":
-            self._next_choice()
+            self.opponent_menu.next()
         elif self._hold_action == "new game":
             self._short_press_on_empty_board()
         else:
@@ -407,7 +401,7 @@ class Referee:
         if self._hold_action == "new game":
             self.new_game(self.settings.first)
         elif self._hold_action == "take-back":
-            self._hold_to_take_back()
+            self.take_backs.ask()
         elif self._hold_action == "menu":
             self._take_choice()
 
@@ -440,8 +434,8 @@ class Referee:
         try:
             turn = self.reader.turn()
         except IllegalTurnError as exc:
-            if self._hinting():
-                return self._show_hint()
+            if self.hinter.asked():
+                return self.hinter.show()
             return self._refuse(exc.reason, mask_of(exc.squares))
         wanted = self.board_turn
         if wanted is None and self._boards_move():
@@ -459,7 +453,7 @@ class Referee:
                 f"{square_name(wanted.place)}: lift the placed marble, then place it again"
             )
             return self._refuse(reason, mask_of([wanted.place]))
-        if wanted is None and self._held_back(turn):
+        if wanted is None and self.hinter.held_back(turn):
             return
         self._accept(turn)
 
@@ -473,63 +467,14 @@ class Referee:
             want_black, want_white = self.position.before_press(wanted)
         return (black ^ want_black) | (white ^ want_white)
 
-    # --- hints and the blunder warning ---------------------------------------------------
-    def _hinting(self) -> bool:
-        """A press asks for a hint: hints on, a person's move, no marble touched (on a full
-        board an untouched press is the extra press, a turn: it is played, not hinted)."""
-        return (
-            self.hints
-            and not self._boards_move()
-            and not self._touched()
-            and not self.position.is_full
-        )
-
-    def _solution(self) -> Solution:
-        # Loaded on the first hint only: importing the controller stays light.
-        from orbito_hw.solver.table import shipped_solution
-
-        return shipped_solution()
-
-    def _show_hint(self) -> None:
-        analysis = self._solution().analyse(self.position)
-        value = analysis.value.value
-        self._emit(Hint(self.saved.game, self.position.to_move, analysis.move, value))
-        self._hint = View("hint", self.position.to_move, value=value, hint_turn=analysis.move)
-        self._draw()
-
-    def _held_back(self, turn: Turn) -> bool:
-        """Hints on, ``turn`` throws the value away for the person: warn and hold it back,
-        unless it is the very turn warned of, the board unchanged since (then it is meant)."""
-        if not self.hints:
-            return False
-        reading = self.sensors.read()
-        if self._warned == (turn, reading):
-            self._forget_hint()
-            return False
-        solution = self._solution()
-        worths = dict(solution.turn_bytes(self.position))
-        before = solution.score(self.position).value
-        after = decode(worths[turn]).value
-        if _RANK[after] >= _RANK[before]:
-            return False
-        self._warned = (turn, reading)
-        self._emit(BlunderWarning(self.saved.game, turn, after.value))
-        squares = tuple(squares_of(self._off()))
-        self._hint = View("warning", self.position.to_move, squares, value=after.value)
-        self._draw()
-        return True
-
+    # --- hints and the blunder warning (hints.py) --------------------------------------
     def _forget_hint(self) -> None:
-        self._hint = None
-        self._warned = None
+        self.hinter.forget()
 
     @guarded("hints on or off")
     def set_hints(self, on: bool) -> None:
         """Hints and the blunder warning on or off, at once."""
-        self.hints = on
-        if not on and self._hint is not None:
-            self._forget_hint()
-            self._draw()
+        self.hinter.switch(on)
 
     def _refuse(self, reason: str, squares: int) -> None:
         at_fault = tuple(squares_of(squares))
@@ -680,34 +625,24 @@ class Referee:
             self._enter_board_not_empty()
         self._offer()
 
-    # --- the board as a player ------------------------------------------------------
+    # --- the board as a player (players.py) ------------------------------------------
     @property
     def board_turn(self) -> Turn | None:
         """The turn the board chose and shows, when it is the board's move; else None."""
-        token = self.saved.board_turn
-        return Turn.from_notation(token) if token is not None and self._boards_move() else None
+        return self.players.board_turn
 
     def _boards_move(self) -> bool:
-        opponent = self.opponent
-        position = self.position
-        return opponent is not None and not position.is_over and position.to_move is opponent.colour
+        return self.players.boards_move()
+
+    def _against_board(self, colour: Colour) -> bool:
+        """Whether the board (or a remote board) plays ``colour``."""
+        return self.opponent is not None and colour is self.opponent.colour
 
     def _rechoose(self) -> None:
-        """A new position: forget the board's old choice and, on its move, choose again
-        (the caller journals it, before it is shown)."""
-        self._forget_choice()
-        self._choose()
+        self.players.rechoose()
 
     def _forget_choice(self) -> None:
-        self.saved.board_turn = None
-        self._board_turn_told = False
-
-    def _choose(self) -> None:
-        if self.opponent is None or not self._boards_move():
-            self.saved.board_turn = None
-        elif self.saved.board_turn is None:
-            turn = self.opponent.choose(self.position)
-            self.saved.board_turn = turn.notation() if turn is not None else None
+        self.players.forget_choice()
 
     @guarded("an event from outside")
     def tell(self, event: Event) -> None:
@@ -721,44 +656,13 @@ class Referee:
         self._offer()
 
     def _offer(self) -> None:
-        """On the board's move: its turn chosen and journaled (if not yet), told once per
-        position and run, and shown on the LEDs."""
-        if self.state not in (S.WAITING, S.TURN):
-            return
-        before = self.saved.board_turn
-        self._choose()
-        if self.saved.board_turn != before:
-            self._save()
-        turn = self.board_turn
-        if turn is not None and not self._board_turn_told:
-            self._board_turn_told = True
-            number = len(self.saved.turns) + 1
-            by = self.opponent.by if self.opponent else "board"
-            self._emit(BoardTurn(self.saved.game, number, self.position.to_move, turn, by))
-        self._draw()
+        self.players.offer()
 
     @guarded("a change of opponent")
     def set_opponent(self, opponent: BoardPlayer | None) -> None:
         """The board plays ``opponent`` (None: nobody) from now on, in this position too;
-        journaled, so a power cut keeps it (a remote player is the remote client's to
-        bring back: it is not journaled here)."""
-        self.opponent = opponent
-        if opponent is None:
-            self.saved.opponent = "person"
-        elif opponent.by == "board" and opponent.player.startswith("board:"):
-            self.saved.opponent = f"{opponent.player}:{opponent.colour.value}"
-        self._rechoose()
-        self._save()
-        self._offer()
-
-    def _restore_opponent(self) -> None:
-        """Who plays, as the journal says it was chosen at the board (else the settings)."""
-        chosen, make = self.saved.opponent, self.settings.make_player
-        if chosen == "person":
-            self.opponent = None
-        elif chosen is not None and make is not None:
-            _, level, colour = chosen.split(":")
-            self.opponent = make(level, Colour(colour))
+        journaled, so a power cut keeps it."""
+        self.players.set_opponent(opponent)
 
     def _enter_board_not_empty(self) -> None:
         """A new game on a board that still holds marbles: treat them as a turn to clear."""
@@ -767,48 +671,23 @@ class Referee:
         self._go("touch")
 
     # --- the opponent menu (menu.py) ---------------------------------------------------
-    def _set_menu_timer(self, delay: float | None, then: Callable[[], None] | None = None) -> None:
-        if self._menu_timer is not None:
-            self._menu_timer.cancel()
-            self._menu_timer = None
-        if delay is not None and then is not None:
-            self._menu_timer = self.clock.call_later(delay, then)
-
     def _open_menu(self) -> None:
         if self.state is not S.WAITING or self.saved.turns or self.sensors.read():
             return  # a marble went down while the button was held: no menu
-        player = self.opponent.player if self.opponent else None
-        self.menu = choice_of(player, self.opponent.colour if self.opponent else None)
-        self._set_menu_timer(MENU_TIMEOUT, self._close_menu)
-        self._draw()
-
-    def _next_choice(self) -> None:
-        assert self.menu is not None
-        self.menu = (self.menu + 1) % len(CHOICES)
-        self._set_menu_timer(MENU_TIMEOUT, self._close_menu)
-        self._draw()
+        opponent = self.opponent
+        self.opponent_menu.open(opponent.player if opponent else None,
+                                opponent.colour if opponent else None)  # fmt: skip
 
     def _take_choice(self) -> None:
-        assert self.menu is not None and self.settings.make_player is not None
-        choice = CHOICES[self.menu]
-        self._close_menu()
+        assert self.settings.make_player is not None
+        choice = self.opponent_menu.take()
         player = None
         if choice.level is not None and choice.colour is not None:
             player = self.settings.make_player(choice.level, choice.colour)
         self._emit(OpponentChosen(self.saved.game, choice.player, choice.colour))
         self.set_opponent(player)
 
-    def _close_menu(self) -> None:
-        self.menu = None
-        self._set_menu_timer(None)
-        self._draw()
-
-    # --- take-backs -------------------------------------------------------------------
-    # Holding the button during a game takes back its last turn: the take-back is journaled
-    # ("turning"), the rings turn back one place ("turned"), the LEDs show what to undo, and
-    # once the sensors show the position before the turn it is gone from the game. Against
-    # the board, taking back the board's turn takes back the person's before it too.
-
+    # --- take-backs (takeback.py) -------------------------------------------------------
     @property
     def can_take_back(self) -> bool:
         """Whether the game has a turn to take back and the board is still enough for it."""
@@ -818,8 +697,7 @@ class Referee:
     def board_as_it_stands(self) -> bool:
         """Whether the board shows the game as its turns left it: no turn in progress, no
         marble in the hand, none missing or extra. Only from there may the rings turn back."""
-        off = self.sensors.read() ^ self.saved.position().occupied
-        return not (self.reader.touched or self.reader.hand or off)
+        return self.take_backs.board_as_it_stands
 
     @guarded("a take-back")
     def take_back(self, single: bool = False) -> None:
@@ -827,126 +705,7 @@ class Referee:
         nothing when ``can_take_back`` is False. ``single``: that turn only, even where the
         board's turn would take the person's with it (a remote board's take-back, followed
         here one turn at a time)."""
-        self._hold_to_take_back(single)
-
-    def _hold_to_take_back(self, single: bool = False) -> None:
-        """A take-back asked for: the rings turn back only from the board as the game
-        stands (the turn in progress undone, nothing missing): else a refusal says what
-        to put back, and the next hold asks again."""
-        if not self.can_take_back:
-            return
-        if not self.board_as_it_stands:
-            off = self.sensors.read() ^ self.saved.position().occupied
-            squares = tuple(squares_of(off | self._off()))
-            reason = "put the board back as the last turn left it, then hold to take it back"
-            self._emit(Rejected(self.saved.game, reason, squares))
-            self._refusal = View("refused", self.position.to_move, squares)
-            self._draw()
-            return
-        self._take_back("take_back", single)
-
-    def _take_back(self, trigger: str, single: bool = False) -> None:
-        number, token = len(self.saved.turns), self.saved.turns[-1]
-        self.saved.undo = "turning"
-        self.saved.undo_one = single
-        self.saved.pending = None
-        self.saved.touches = []
-        self.saved.placed_first = False
-        self._refusal = None
-        self._forget_hint()
-        self._save()
-        self._emit(TakeBack(self.saved.game, number, Turn.from_notation(token)))
-        self._go(trigger)
-        self._finishing = 0
-        self.board.drive.move(-1, self._turned_back)
-
-    def _turned_back(self, report: MoveReport) -> None:
-        """Off the index, the backward move lost steps: home (forward, to the place it left)
-        and turn back again, a bounded number of times."""
-        if report.fault:
-            return self._fault(report.fault)
-        if not report.at_index:
-            if self._finishing >= MAX_FINISHING_MOVES:
-                return self._fault("the rings did not turn back to the index")
-            self._finishing += 1
-            log.warning("the rings stopped off the index turning back: homing, then again")
-            self.board.drive.home(self._home_then_back)
-            return
-        self.clock.call_later(self.settings.settle, self._settled_back)
-
-    def _home_then_back(self, report: MoveReport) -> None:
-        if report.fault:
-            return self._fault(report.fault)
-        self.board.drive.move(-1, self._turned_back)
-
-    def _settled_back(self) -> None:
-        if self._drive_fault:
-            return self._fault(self._drive_fault)
-        self.sensors.resync()
-        self.saved.undo = "turned"
-        self.saved.touches = []
-        self.reader = self._undo_reader()
-        self._save()
-        self._go("turned_back")
-        self._check_undone()
-
-    def _undo_reader(self) -> TurnReader:
-        """The marbles as the rings left them turning back (the last turn made, before its
-        press), then the lifts and puts of its undoing so far: they end on the position
-        before the last turn."""
-        before = replay(self.saved.first, self.saved.turns[:-1])
-        reader = TurnReader(before, before.before_press(Turn.from_notation(self.saved.turns[-1])))
-        for kind, name in self.saved.touches:
-            reader.touch(parse_square(name), kind == "put")
-        return reader
-
-    def _resume_take_back(self, reading: int) -> None:
-        """After a restart mid take-back: the journal says whether the rings had turned back;
-        while it says "turning" the sensors tell (nearer the layout before the press than the
-        position after it: they had), and a full board, which reads the same either way,
-        trusts the journal and turns back."""
-        if self.saved.undo == "turning":
-            back, ahead = self.saved.undo_start(), self.saved.position().occupied
-            if back == ahead or _distance(reading, back) >= _distance(reading, ahead):
-                self._go("resume_turning")
-                self.board.drive.move(-1, self._turned_back)
-                return
-            self.saved.undo = "turned"
-            self.reader = self._undo_reader()
-            self._save()
-        self._go("resume_undo")
-        self._check_undone()
-
-    def _check_undone(self) -> None:
-        """Done once the marbles, as the lifts and puts moved them, are the position before
-        the turn taken back, colours and all, and the sensors agree."""
-        target = self.reader.position
-        shown = self.reader.masks() == (target.black, target.white)
-        if not shown or self.sensors.read() != target.occupied:
-            self._draw()  # what is left to undo
-            return
-        number, token = len(self.saved.turns), self.saved.turns.pop()
-        one = self.saved.undo_one
-        self.saved.undo = None
-        self.saved.undo_one = False
-        self.saved.touches = []
-        self.saved.announced = False  # a finished game taken back is open again
-        self.reader = TurnReader(target)
-        self._refusal = None
-        # Against the board, its own turn taken back: the person's before it goes too.
-        again = self.opponent is not None and target.to_move is self.opponent.colour
-        again = again and bool(self.saved.turns) and not one
-        if again:
-            self._forget_choice()  # the turn before goes too: nothing to choose yet
-        else:
-            self._rechoose()  # journaled with the take-back: shown the same after a cut
-        self._save()
-        self._emit(TakenBack(self.saved.game, number, target.board(), target.to_move))
-        log.info("turn %d (%s) taken back", number, token)
-        if again:
-            return self._take_back("take_back_too")
-        self._go("undone")
-        self._offer()
+        self.take_backs.ask(single)
 
     # --- lights ------------------------------------------------------------------
     def view(self) -> View:
@@ -962,29 +721,15 @@ class Referee:
                 "result", None, result=self.position.result, lines=tuple(self.position.lines())
             )
         if self.state is S.UNDOING:
-            return self._undo_view()
+            return self.take_backs.view()
         if self.state in (S.ROTATING, S.VERIFYING, S.TAKING_BACK):
             return View("rotating", to_move)
         if self.state in (S.STARTING, S.FAULT):
             return View("starting" if self.state is S.STARTING else "fault", to_move)
         if self.menu is not None:
             return View("menu", to_move, menu=CHOICES[self.menu])
-        shown = self._refusal or self._hint
+        shown = self._refusal or self.hinter.shown
         return shown or View("play", to_move, board_turn=self.board_turn)
-
-    def _undo_view(self) -> View:
-        """What is left to undo: the marbles that must go (the placed one, the moved one, or
-        any the wrong colour) blink; an empty square a marble goes back to shows its colour."""
-        target, marbles = self.reader.position, self.reader.marbles
-        extra = tuple(
-            sq for sq, m in sorted(marbles.items()) if target.colour_at(sq) is not m.colour
-        )
-        missing = tuple(
-            (sq, colour)
-            for sq in squares_of(target.occupied)
-            if sq not in marbles and (colour := target.colour_at(sq)) is not None
-        )
-        return View("undo", target.to_move, missing=missing, extra=extra)
 
     def _draw(self) -> None:
         self.show.update(self.view())

@@ -1,0 +1,122 @@
+"""The board as a player: who plays the board's colour, the turn it chose, and offering it.
+
+Against the board (a level of the solved game, or a remote board's player) the board
+chooses its turn in each position where it is to move, journals the choice before it is
+shown (a power cut shows the same turn again), tells it once per position and run (the
+``board-turn`` event) and lights it for the person to make. A remote player has no turn to
+give until its turn arrives: ``choose`` returns None until then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from orbito_hw.control.core import Core
+from orbito_hw.control.events import BoardTurn
+from orbito_hw.rules.game import Colour, Position
+from orbito_hw.rules.turn import Turn
+
+
+@dataclass(frozen=True)
+class BoardPlayer:
+    """The board playing ``colour`` against a person: ``choose`` gives its turn in a position
+    of a game still going on (any callable: the control layer needs no solver class);
+    ``player`` names it as the archive and the page do (SPEC.md's PLAYER: ``board:LEVEL``).
+
+    A player at another board (``by`` "remote") has no turn to give until it arrives:
+    ``choose`` returns None until then, and its client calls ``Referee.offer()`` when it
+    does. Meanwhile the person here may not play that colour's turn."""
+
+    colour: Colour
+    choose: Callable[[Position], Turn | None]
+    player: str = "board"
+    by: str = "board"  # who chose the turns shown: "board" or "remote" (SPEC.md's board-turn)
+
+
+class Seat(Core, Protocol):
+    """The referee as the players see it: the core, and whether it waits for a turn."""
+
+    @property
+    def playing(self) -> bool: ...
+
+
+class Players:
+    """Who plays the board's colour (``opponent``; None: two people at the board) and the
+    turn it chose in the position on the board."""
+
+    def __init__(self, referee: Seat, opponent: BoardPlayer | None) -> None:
+        self.referee = referee
+        self.opponent = opponent
+        self.told = False  # the board-turn event of this position was emitted
+
+    @property
+    def board_turn(self) -> Turn | None:
+        """The turn the board chose and shows, when it is the board's move; else None."""
+        token = self.referee.saved.board_turn
+        return Turn.from_notation(token) if token is not None and self.boards_move() else None
+
+    def boards_move(self) -> bool:
+        opponent, position = self.opponent, self.referee.position
+        return opponent is not None and not position.is_over and position.to_move is opponent.colour
+
+    def rechoose(self) -> None:
+        """A new position: forget the board's old choice and, on its move, choose again
+        (the caller journals it, before it is shown)."""
+        self.forget_choice()
+        self.choose()
+
+    def forget_choice(self) -> None:
+        self.referee.saved.board_turn = None
+        self.told = False
+
+    def choose(self) -> None:
+        saved = self.referee.saved
+        if self.opponent is None or not self.boards_move():
+            saved.board_turn = None
+        elif saved.board_turn is None:
+            turn = self.opponent.choose(self.referee.position)
+            saved.board_turn = turn.notation() if turn is not None else None
+
+    def offer(self) -> None:
+        """On the board's move: its turn chosen and journaled (if not yet), told once per
+        position and run, and shown on the LEDs."""
+        referee = self.referee
+        if not referee.playing:
+            return
+        saved = referee.saved
+        before = saved.board_turn
+        self.choose()
+        if saved.board_turn != before:
+            referee._save()
+        turn = self.board_turn
+        if turn is not None and not self.told:
+            self.told = True
+            number = len(saved.turns) + 1
+            by = self.opponent.by if self.opponent else "board"
+            referee._emit(BoardTurn(saved.game, number, referee.position.to_move, turn, by))
+        referee._draw()
+
+    def set_opponent(self, opponent: BoardPlayer | None) -> None:
+        """The board plays ``opponent`` (None: nobody) from now on, in this position too;
+        journaled, so a power cut keeps it (a remote player is the remote client's to
+        bring back: it is not journaled here)."""
+        saved = self.referee.saved
+        self.opponent = opponent
+        if opponent is None:
+            saved.opponent = "person"
+        elif opponent.by == "board" and opponent.player.startswith("board:"):
+            saved.opponent = f"{opponent.player}:{opponent.colour.value}"
+        self.rechoose()
+        self.referee._save()
+        self.offer()
+
+    def restore(self, make: Callable[[str, Colour], BoardPlayer] | None) -> None:
+        """Who plays, as the journal says it was chosen at the board (else as it was)."""
+        chosen = self.referee.saved.opponent
+        if chosen == "person":
+            self.opponent = None
+        elif chosen is not None and make is not None:
+            _, level, colour = chosen.split(":")
+            self.opponent = make(level, Colour(colour))

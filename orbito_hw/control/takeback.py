@@ -1,0 +1,208 @@
+"""Take-backs: the last turn undone, by the rings and by hand.
+
+Holding the button during a game takes back its last turn: the take-back is journaled
+("turning"), the rings turn back one place ("turned"), the LEDs show what to undo, and once
+the sensors show the position before the turn it is gone from the game. Against the board,
+taking back the board's turn takes back the person's before it too. A power cut at any
+step resumes it from the journal and the sensors.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Final, Protocol
+
+from orbito_hw.control.core import Core
+from orbito_hw.control.events import Rejected, TakeBack, TakenBack
+from orbito_hw.control.lights import View
+from orbito_hw.control.reading import TurnReader
+from orbito_hw.hw.interfaces import MoveReport
+from orbito_hw.rules.game import Colour, replay
+from orbito_hw.rules.squares import parse_square, squares_of
+from orbito_hw.rules.turn import Turn
+
+log = logging.getLogger(__name__)
+
+MAX_FINISHING_MOVES: Final = 2
+"""Whole places a ring move may be finished by, before the players are asked to look."""
+
+
+class Seat(Core, Protocol):
+    """The referee as a take-back sees it: the core, and the players' steps it takes."""
+
+    @property
+    def can_take_back(self) -> bool: ...
+
+    @property
+    def settle(self) -> float: ...
+
+    def _against_board(self, colour: Colour) -> bool: ...
+
+    def _rechoose(self) -> None: ...
+
+    def _forget_choice(self) -> None: ...
+
+    def _forget_hint(self) -> None: ...
+
+    def _offer(self) -> None: ...
+
+
+def distance(a: int, b: int) -> int:
+    """How many squares two sensor readings differ on."""
+    return (a ^ b).bit_count()
+
+
+class TakeBacks:
+    """The take-back of the last turn, from the hold to the position before it."""
+
+    def __init__(self, referee: Seat) -> None:
+        self.referee = referee
+
+    @property
+    def board_as_it_stands(self) -> bool:
+        """Whether the board shows the game as its turns left it: no turn in progress, no
+        marble in the hand, none missing or extra. Only from there may the rings turn back."""
+        referee = self.referee
+        off = referee.sensors.read() ^ referee.saved.position().occupied
+        return not (referee.reader.touched or referee.reader.hand or off)
+
+    def ask(self, single: bool = False) -> None:
+        """A take-back asked for: the rings turn back only from the board as the game
+        stands (the turn in progress undone, nothing missing): else a refusal says what
+        to put back, and the next hold asks again."""
+        referee = self.referee
+        if not referee.can_take_back:
+            return
+        if not self.board_as_it_stands:
+            off = referee.sensors.read() ^ referee.saved.position().occupied
+            squares = tuple(squares_of(off | referee._off()))
+            reason = "put the board back as the last turn left it, then hold to take it back"
+            referee._emit(Rejected(referee.saved.game, reason, squares))
+            referee._refusal = View("refused", referee.position.to_move, squares)
+            referee._draw()
+            return
+        self.start("take_back", single)
+
+    def start(self, trigger: str, single: bool = False) -> None:
+        referee = self.referee
+        saved = referee.saved
+        number, token = len(saved.turns), saved.turns[-1]
+        saved.undo = "turning"
+        saved.undo_one = single
+        saved.pending = None
+        saved.touches = []
+        saved.placed_first = False
+        referee._refusal = None
+        referee._forget_hint()
+        referee._save()
+        referee._emit(TakeBack(saved.game, number, Turn.from_notation(token)))
+        referee._go(trigger)
+        referee._finishing = 0
+        referee.board.drive.move(-1, self._turned_back)
+
+    def _turned_back(self, report: MoveReport) -> None:
+        """Off the index, the backward move lost steps: home (forward, to the place it left)
+        and turn back again, a bounded number of times."""
+        referee = self.referee
+        if report.fault:
+            return referee._fault(report.fault)
+        if not report.at_index:
+            if referee._finishing >= MAX_FINISHING_MOVES:
+                return referee._fault("the rings did not turn back to the index")
+            referee._finishing += 1
+            log.warning("the rings stopped off the index turning back: homing, then again")
+            referee.board.drive.home(self._home_then_back)
+            return
+        referee.clock.call_later(referee.settle, self._settled_back)
+
+    def _home_then_back(self, report: MoveReport) -> None:
+        if report.fault:
+            return self.referee._fault(report.fault)
+        self.referee.board.drive.move(-1, self._turned_back)
+
+    def _settled_back(self) -> None:
+        referee = self.referee
+        if referee._drive_fault:
+            return referee._fault(referee._drive_fault)
+        referee.sensors.resync()
+        referee.saved.undo = "turned"
+        referee.saved.touches = []
+        referee.reader = self.undo_reader()
+        referee._save()
+        referee._go("turned_back")
+        self.check_undone()
+
+    def undo_reader(self) -> TurnReader:
+        """The marbles as the rings left them turning back (the last turn made, before its
+        press), then the lifts and puts of its undoing so far: they end on the position
+        before the last turn."""
+        saved = self.referee.saved
+        before = replay(saved.first, saved.turns[:-1])
+        reader = TurnReader(before, before.before_press(Turn.from_notation(saved.turns[-1])))
+        for kind, name in saved.touches:
+            reader.touch(parse_square(name), kind == "put")
+        return reader
+
+    def resume(self, reading: int) -> None:
+        """After a restart mid take-back: the journal says whether the rings had turned back;
+        while it says "turning" the sensors tell (nearer the layout before the press than the
+        position after it: they had), and a full board, which reads the same either way,
+        trusts the journal and turns back."""
+        referee = self.referee
+        saved = referee.saved
+        if saved.undo == "turning":
+            back, ahead = saved.undo_start(), saved.position().occupied
+            if back == ahead or distance(reading, back) >= distance(reading, ahead):
+                referee._go("resume_turning")
+                referee.board.drive.move(-1, self._turned_back)
+                return
+            saved.undo = "turned"
+            referee.reader = self.undo_reader()
+            referee._save()
+        referee._go("resume_undo")
+        self.check_undone()
+
+    def check_undone(self) -> None:
+        """Done once the marbles, as the lifts and puts moved them, are the position before
+        the turn taken back, colours and all, and the sensors agree."""
+        referee = self.referee
+        saved, target = referee.saved, referee.reader.position
+        shown = referee.reader.masks() == (target.black, target.white)
+        if not shown or referee.sensors.read() != target.occupied:
+            referee._draw()  # what is left to undo
+            return
+        number, token = len(saved.turns), saved.turns.pop()
+        one = saved.undo_one
+        saved.undo = None
+        saved.undo_one = False
+        saved.touches = []
+        saved.announced = False  # a finished game taken back is open again
+        referee.reader = TurnReader(target)
+        referee._refusal = None
+        # Against the board, its own turn taken back: the person's before it goes too.
+        again = referee._against_board(target.to_move) and bool(saved.turns) and not one
+        if again:
+            referee._forget_choice()  # the turn before goes too: nothing to choose yet
+        else:
+            referee._rechoose()  # journaled with the take-back: shown the same after a cut
+        referee._save()
+        referee._emit(TakenBack(saved.game, number, target.board(), target.to_move))
+        log.info("turn %d (%s) taken back", number, token)
+        if again:
+            return self.start("take_back_too")
+        referee._go("undone")
+        referee._offer()
+
+    def view(self) -> View:
+        """What is left to undo: the marbles that must go (the placed one, the moved one, or
+        any the wrong colour) blink; an empty square a marble goes back to shows its colour."""
+        target, marbles = self.referee.reader.position, self.referee.reader.marbles
+        extra = tuple(
+            sq for sq, m in sorted(marbles.items()) if target.colour_at(sq) is not m.colour
+        )
+        missing = tuple(
+            (sq, colour)
+            for sq in squares_of(target.occupied)
+            if sq not in marbles and (colour := target.colour_at(sq)) is not None
+        )
+        return View("undo", target.to_move, missing=missing, extra=extra)
