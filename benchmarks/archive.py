@@ -22,7 +22,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-from orbito_hw.app.archive import Archive, Recorder
+from orbito_hw.archive.recorder import Recorder
+from orbito_hw.archive.store import Archive
 from orbito_hw.control.events import GameOver, NewGame, TurnPlayed
 from orbito_hw.control.journal import Journal, Saved
 from orbito_hw.rules.game import Colour, Position

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 
 from orbito_hw.control.events import BoardTurn, Event
-from orbito_hw.control.referee import Settings
+from orbito_hw.control.settings import Settings
 from orbito_hw.rules.game import Colour
 from orbito_hw.sim.demo import turn_commands
 from orbito_hw.sim.harness import MockRun, board_player

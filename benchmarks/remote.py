@@ -4,7 +4,7 @@ the other.
 python benchmarks/remote.py [GAMES] [SEED]    (GAMES random games; 10 by default)
 
 Starts Debian's mosquitto on a free loopback port (its own config, no persistence), then two
-simulated boards (app/remote_mock.py's RemoteMock: MockRun, RemoteGame and the aiomqtt link) on
+simulated boards (mock/remote.py's RemoteMock: MockRun, RemoteGame and the aiomqtt link) on
 one event loop, as the tests do. Each turn: the mover's person makes the turn and presses;
 what is timed is perf_counter from the press command to the moment the other board has drawn
 the turn on its LEDs (its ``board-turn`` event emitted and the frame shown, after the message
@@ -31,9 +31,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from orbito_hw.app.remote_mock import RemoteMock
-from orbito_hw.app.remote_protocol import BrokerUrl
 from orbito_hw.control.events import BoardTurn
+from orbito_hw.mock.remote import RemoteMock
+from orbito_hw.remote.protocol import BrokerUrl
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.sim.demo import turn_commands
 from orbito_hw.sim.script import Command

@@ -1,4 +1,4 @@
-"""The game archive (app/archive.py): every game the referee sees, written as it goes and kept
+"""The game archive (archive/): every game the referee sees, written as it goes and kept
 consistent with the journal through power cuts; take-backs; an older schema migrated; a
 damaged or foreign file moved aside, reported, never deleted, and play going on."""
 
@@ -22,14 +22,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from orbito_hw.app.archive import (
-    APPLICATION_ID,
-    NAME,
-    SCHEMA,
-    Archive,
-    GameRow,
-    Recorder,
-)
+from orbito_hw.archive.recorder import Recorder
+from orbito_hw.archive.store import APPLICATION_ID, NAME, SCHEMA, Archive, GameRow
 from orbito_hw.control.events import (
     Event,
     Fault,
@@ -41,7 +35,7 @@ from orbito_hw.control.events import (
     TurnPlayed,
 )
 from orbito_hw.control.journal import Journal, Saved
-from orbito_hw.control.referee import Settings
+from orbito_hw.control.settings import Settings
 from orbito_hw.hw.interfaces import Backend
 from orbito_hw.rules.game import Colour, Result, replay
 from orbito_hw.rules.squares import line_names, square_name

@@ -18,7 +18,7 @@ from orbito_hw.app.logs import describe
 from orbito_hw.app.run import settings as settings_of
 from orbito_hw.control.events import BoardTurn, GameOver, Rejected, TurnPlayed, from_json
 from orbito_hw.control.journal import JournalDamage, Saved
-from orbito_hw.control.referee import Settings
+from orbito_hw.control.settings import Settings
 from orbito_hw.errors import ConfigError
 from orbito_hw.hw.interfaces import Backend
 from orbito_hw.rules.game import Colour, Position, replay

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from orbito_hw.app.archive import APPLICATION_ID, NAME
+from orbito_hw.archive.store import APPLICATION_ID, NAME
 from orbito_hw.cli import main
 from orbito_hw.hw.interfaces import Backend
 from orbito_hw.rules.game import Colour

@@ -13,7 +13,7 @@ from typing import TypeVar
 import pytest
 
 from orbito_hw.control.events import BlunderWarning, Hint, Rejected, TurnPlayed
-from orbito_hw.control.referee import Settings
+from orbito_hw.control.settings import Settings
 from orbito_hw.hw.interfaces import Backend
 from orbito_hw.rules.game import Position
 from orbito_hw.rules.squares import square_name

@@ -21,6 +21,9 @@ FIRMWARE = {"orbito_fw"}  # the Pico's logic, a package of the same distribution
 # What each folder (or top-level module) may import from the package, and from outside the
 # standard library. "hw.interfaces" is the one module of hw that the control layer may see:
 # the referee knows the hardware only through those protocols (it imports rules only).
+LOW = {"errors", "rules", "solver", "control", "hw"}
+WEB = {"aiohttp"}
+BROKER = {"aiomqtt", "paho"}
 RULES: dict[str, tuple[set[str], set[str]]] = {
     "errors": (set(), set()),
     "rules": ({"errors", "rules"}, set()),
@@ -29,18 +32,27 @@ RULES: dict[str, tuple[set[str], set[str]]] = {
     "hw": ({"errors", "rules", "hw"}, HARDWARE | FIRMWARE),
     "sim": ({"errors", "rules", "solver", "control", "hw", "sim"}, HARDWARE | FIRMWARE),
     "doctor": ({"errors", "rules", "hw", "sim", "doctor"}, set()),
+    # The game store, the page's server and the broker link: each its own folder on the
+    # layers below, none importing another (the app and the mock worlds wire them).
+    "archive": (LOW | {"archive"}, set()),
+    "web": (LOW | {"web"}, WEB),
+    "remote": (LOW | {"remote"}, BROKER),
+    # The real board's wiring, and the real-time --mock worlds on top of sim/.
     "app": (
-        {"errors", "rules", "solver", "control", "hw", "sim", "doctor", "app"},
-        HARDWARE | {"tomli_w", "aiohttp", "aiomqtt", "paho"},
+        LOW | {"sim", "doctor", "archive", "web", "remote", "app"},
+        HARDWARE | WEB | BROKER | {"tomli_w"},
     ),
+    "mock": (LOW | {"sim", "archive", "web", "remote", "mock"}, set()),
     "commands": (
-        {"errors", "rules", "solver", "control", "hw", "sim", "doctor", "app", "commands"},
+        LOW | {"sim", "doctor", "archive", "web", "remote", "app", "mock", "commands"},
         FIRMWARE,
     ),
     "__init__": ({"errors", "rules"}, set()),
     "cli": ({"errors", "commands", "__init__"}, set()),
     "__main__": ({"cli"}, set()),
 }
+MAX_LINES = 700  # a module read in one sitting
+MAX_SHARE = 0.30  # no folder holds more than this share of the package's lines
 
 
 def folder_of(path: Path) -> str:
@@ -126,6 +138,13 @@ def test_each_file_imports_only_what_its_layer_may(path: Path) -> None:
         ("hw/gpio.py", "from orbito_hw.app.config import Config\n"),
         ("solver/table.py", "from ..control import referee\n"),
         ("sim/harness.py", "from orbito_hw.app import run\n"),
+        ("web/server.py", "from orbito_hw.remote.spectator import Spectator\n"),
+        ("web/server.py", "from orbito_hw.archive.store import Archive\n"),
+        ("remote/game.py", "from orbito_hw.web.feed import Feed\n"),
+        ("archive/store.py", "from ..web import server\n"),
+        ("archive/recorder.py", "import aiohttp\n"),
+        ("control/referee.py", "from orbito_hw.archive.recorder import Recorder\n"),
+        ("mock/page.py", "from orbito_hw.app.config import Config\n"),
     ],
 )
 def test_a_forbidden_import_is_caught(where: str, source: str) -> None:
@@ -145,6 +164,80 @@ def test_every_module_imports_alone() -> None:
         [sys.executable, "-c", code, *modules], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == ""
+
+
+def module_graph() -> dict[str, set[str]]:
+    """Each module of the package and the modules of the package it imports, those under
+    ``if TYPE_CHECKING:`` and inside functions included."""
+    modules = {".".join(module_of(path)): path for path in SOURCES}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found = set()
+        for imported in imports_of(path):
+            parts = imported.split(".")
+            while parts and ".".join(parts) not in modules:
+                parts.pop()
+            target = ".".join(parts)
+            if parts and target not in (name, "orbito_hw"):
+                found.add(target)
+        graph[name] = found
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected groups of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph[node]):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            group = []
+            while (top := stack.pop()) != node:
+                group.append(top)
+            if group:
+                found.append(sorted([node, *group]))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle_not_even_for_type_checking() -> None:
+    assert cycles(module_graph()) == []
+
+
+def test_a_cycle_is_caught() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+def lines_of(path: Path) -> int:
+    return len(path.read_text().splitlines())
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=[str(p.relative_to(PACKAGE)) for p in SOURCES])
+def test_each_module_is_read_in_one_sitting(path: Path) -> None:
+    assert lines_of(path) <= MAX_LINES
+
+
+def test_no_folder_holds_more_than_its_share_of_the_package() -> None:
+    total = sum(lines_of(path) for path in SOURCES)
+    share: dict[str, int] = {}
+    for path in SOURCES:
+        share[folder_of(path)] = share.get(folder_of(path), 0) + lines_of(path)
+    too_big = {folder: round(n / total, 2) for folder, n in share.items() if n > MAX_SHARE * total}
+    assert too_big == {}
 
 
 def test_importing_the_package_pulls_in_nothing_heavy() -> None:

@@ -603,7 +603,7 @@ def real_board(
 def state_bytes(state: Path) -> dict[str, object]:
     """The state directory's files byte for byte; the game archive by what it holds (SQLite
     folds its write-ahead log into the file when it closes: the same games in other bytes)."""
-    from orbito_hw.app.archive import NAME, Archive
+    from orbito_hw.archive.store import NAME, Archive
 
     files: dict[str, object] = {
         p.name: p.read_bytes()

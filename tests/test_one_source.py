@@ -18,16 +18,11 @@ from orbito_fw import controller as fw
 from orbito_fw.controller import RingController
 from orbito_fw.planner import MIN_ACCEL, Planner
 
-from orbito_hw.app.config import (
-    LightsConfig,
-    example_text,
-    parse_config,
-    sim_config,
-)
+from orbito_hw.app.config import LightsConfig, example_text, parse_config, sim_config
 from orbito_hw.app.run import settings
 from orbito_hw.control.debounce import Debouncer
 from orbito_hw.control.lights import Palette
-from orbito_hw.control.referee import Settings
+from orbito_hw.control.settings import Settings
 from orbito_hw.errors import ConfigError
 from orbito_hw.hw import serial_backend
 from orbito_hw.hw.clock import VirtualClock

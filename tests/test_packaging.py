@@ -137,11 +137,11 @@ def test_the_installed_package_runs_from_its_own_files(venv: Path, tmp_path: Pat
 
 
 def test_the_wheel_holds_the_web_page(wheel: Path) -> None:
-    """``pip install .`` serves the page: every file of app/static/ is in the wheel, as is."""
-    static = ROOT / "orbito_hw/app/static"
+    """``pip install .`` serves the page: every file of web/static/ is in the wheel, as is."""
+    static = ROOT / "orbito_hw/web/static"
     files = sorted(p.name for p in static.iterdir() if p.is_file())
     page = {"index.html", "app.js", "style.css", "games.html", "game.html", "games.js"}
     assert page <= set(files)
     archive = zipfile.ZipFile(wheel)
     for name in files:
-        assert archive.read(f"orbito_hw/app/static/{name}") == (static / name).read_bytes(), name
+        assert archive.read(f"orbito_hw/web/static/{name}") == (static / name).read_bytes(), name

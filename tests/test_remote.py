@@ -24,9 +24,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from orbito_hw.app.remote import Spectator
-from orbito_hw.app.remote_mock import RemoteMock
-from orbito_hw.app.remote_protocol import BrokerUrl, Record, topic
 from orbito_hw.control.events import (
     BoardTurn,
     GameOver,
@@ -37,6 +34,9 @@ from orbito_hw.control.events import (
     TurnPlayed,
 )
 from orbito_hw.control.lights import Palette
+from orbito_hw.mock.remote import RemoteMock
+from orbito_hw.remote.protocol import BrokerUrl, Record, topic
+from orbito_hw.remote.spectator import Spectator
 from orbito_hw.rules.game import Colour, replay
 from orbito_hw.rules.turn import Turn
 from orbito_hw.sim.demo import turn_commands
@@ -44,8 +44,8 @@ from orbito_hw.sim.demo import turn_commands
 from .scripts import random_game, undo_commands
 
 if TYPE_CHECKING:
-    from orbito_hw.app.web import WebServer
-    from orbito_hw.app.web_mock import RealTime
+    from orbito_hw.mock.realtime import RealTime
+    from orbito_hw.web.server import WebServer
 
 GAME = "club-night"
 
@@ -335,7 +335,7 @@ def test_doubled_late_and_forged_messages_change_nothing(
             now = black.game.record()
             shown = len([e for e in white.events if isinstance(e, BoardTurn)])
             where = topic(GAME, Colour.BLACK, "record")
-            caplog.set_level(logging.WARNING, logger="orbito_hw.app.remote")
+            caplog.set_level(logging.WARNING, logger="orbito_hw.remote")
             await publish(broker, where, now.to_bytes())  # doubled
             await publish(broker, where, old.to_bytes())  # late
             # forged: a legal next turn for black from a board not in the game
@@ -504,16 +504,24 @@ def watching(
 ) -> tuple[dict[Colour, RemoteMock], RealTime, WebServer]:
     """Two boards publishing their events, and a page watching the broker (the black
     board's: any board's page watches it): the boards, the page's clock and its server."""
-    from orbito_hw.app.remote import Credentials
-    from orbito_hw.app.web import WebServer
-    from orbito_hw.app.web_mock import MockControls, RealTime
+    from orbito_hw.archive.reading import ArchiveReads
+    from orbito_hw.mock.page import MockControls
+    from orbito_hw.mock.realtime import RealTime
+    from orbito_hw.remote.link import Credentials
+    from orbito_hw.remote.spectator import BrokerWatch
+    from orbito_hw.web.server import WebServer
 
     both = boards(broker, tmp_path)
     for board in both.values():
         board.game.publish_events = True
     watcher = both[Colour.BLACK].run
     clock = RealTime(watcher, asyncio.get_running_loop())
-    server = WebServer(MockControls(watcher, clock), None, tmp_path, (broker.url(), Credentials()))
+    server = WebServer(
+        MockControls(watcher, clock),
+        None,
+        ArchiveReads(tmp_path),
+        BrokerWatch(broker.url(), Credentials()),
+    )
     return both, clock, server
 
 
@@ -616,14 +624,16 @@ def test_a_spectators_page_in_a_browser_follows_the_game_live(
 def test_without_a_broker_the_watch_page_says_so() -> None:
     from aiohttp.test_utils import TestClient, TestServer
 
-    from orbito_hw.app.web import WebServer
-    from orbito_hw.app.web_mock import MockControls, RealTime
+    from orbito_hw.archive.reading import ArchiveReads
+    from orbito_hw.mock.page import MockControls
+    from orbito_hw.mock.realtime import RealTime
     from orbito_hw.sim.harness import MockRun
+    from orbito_hw.web.server import WebServer
 
     async def body() -> None:
         run = MockRun()
         clock = RealTime(run, asyncio.get_running_loop())
-        server = WebServer(MockControls(run, clock), None, run.state_dir)
+        server = WebServer(MockControls(run, clock), None, ArchiveReads(run.state_dir))
         try:
             async with TestClient(TestServer(server.app())) as client:
                 assert (await (await client.get("/api/watch")).json())["available"] is False

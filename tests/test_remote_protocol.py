@@ -1,4 +1,4 @@
-"""The remote game's messages and decisions, without a broker (app/remote_protocol.py)."""
+"""The remote game's messages and decisions, without a broker (remote/protocol.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orbito_hw.app.remote_protocol import (
+from orbito_hw.remote.protocol import (
     Agree,
     BrokerUrl,
     Disagree,

@@ -18,7 +18,8 @@ from orbito_fw.protocol import PROTOCOL_VERSION
 
 from orbito_hw.control.journal import Journal
 from orbito_hw.control.lights import Palette
-from orbito_hw.control.referee import Referee, Settings, State
+from orbito_hw.control.referee import Referee, State
+from orbito_hw.control.settings import Settings
 from orbito_hw.errors import OrbitoError
 from orbito_hw.hw.clock import LoopClock, VirtualClock
 from orbito_hw.hw.interfaces import Board, MoveReport

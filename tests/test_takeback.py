@@ -12,7 +12,8 @@ import pytest
 
 from orbito_hw.control.events import TakeBack, TakenBack, TurnPlayed
 from orbito_hw.control.journal import Journal
-from orbito_hw.control.referee import Settings, State
+from orbito_hw.control.referee import State
+from orbito_hw.control.settings import Settings
 from orbito_hw.hw.interfaces import Backend
 from orbito_hw.rules.game import Colour, Position, replay
 from orbito_hw.rules.turn import Turn

@@ -19,24 +19,21 @@ from aiohttp.test_utils import TestClient, TestServer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from orbito_hw.app.config import WEB_CODE_CHARS, WebConfig, parse_config
-from orbito_hw.app.web import (
-    CODE_HEADER,
-    MAX_BODY,
-    QUEUE_LIMIT,
-    BoardControls,
-    Page,
-    WebServer,
-)
-from orbito_hw.app.web_access import CODE_FILE, access_code, code_matches
-from orbito_hw.app.web_mock import MockControls, RealTime
-from orbito_hw.control.referee import Settings
+from orbito_hw.app.config import WebConfig, parse_config
+from orbito_hw.archive.reading import ArchiveReads
+from orbito_hw.control.settings import Settings
 from orbito_hw.errors import ConfigError
 from orbito_hw.hw.interfaces import rgb_hex
+from orbito_hw.mock.page import MockControls
+from orbito_hw.mock.realtime import RealTime
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import SQUARE_NAMES, parse_square
 from orbito_hw.sim.harness import MockRun
 from orbito_hw.sim.script import parse_line
+from orbito_hw.web.access import CODE_FILE, WEB_CODE_CHARS, access_code, code_matches
+from orbito_hw.web.controls import BoardControls
+from orbito_hw.web.feed import QUEUE_LIMIT, Page
+from orbito_hw.web.server import CODE_HEADER, MAX_BODY, WebServer
 
 from .test_web_browser import board
 
@@ -61,7 +58,7 @@ def serve(
             if real_board
             else MockControls(run, clock)
         )
-        server = WebServer(controls, code, run.state_dir)
+        server = WebServer(controls, code, ArchiveReads(run.state_dir))
         server.feed.watch()
         clock.wake()
         try:
@@ -447,7 +444,7 @@ def test_a_turns_events_and_its_snapshot_reach_a_page_in_one_write() -> None:
     async def test() -> None:
         run = MockRun(None, None)
         clock = RealTime(run, asyncio.get_running_loop())
-        feed = WebServer(MockControls(run, clock), None, run.state_dir).feed
+        feed = WebServer(MockControls(run, clock), None, ArchiveReads(run.state_dir)).feed
         feed.watch()
         clock.wake()
         page = feed.join()
@@ -481,7 +478,7 @@ def test_without_an_archive_the_pages_say_so() -> None:
 
 
 def test_an_archived_game_is_listed_and_replayed(tmp_path: Path) -> None:
-    from orbito_hw.app.archive import Recorder
+    from orbito_hw.archive.recorder import Recorder
 
     recorder = Recorder(tmp_path)
     run = MockRun(tmp_path, on_event=recorder, on_boot=recorder.boot)

@@ -12,10 +12,8 @@ Pins are BCM GPIO numbers. A part's pins are required only when its backend is `
 from __future__ import annotations
 
 import difflib
-import ipaddress
-import os
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from importlib import resources
 from pathlib import Path
@@ -23,9 +21,9 @@ from typing import Any, Final
 
 import tomli_w
 
-from orbito_hw.app.remote_protocol import check_name, parse_broker_url
+from orbito_hw.app import config_checks as checks
 from orbito_hw.control.lights import Palette
-from orbito_hw.control.referee import Settings
+from orbito_hw.control.settings import Settings
 from orbito_hw.errors import ConfigError, shown
 from orbito_hw.hw.interfaces import Backend, LightsBackend, parse_rgb, rgb_hex
 from orbito_hw.hw.planner import MIN_ACCELERATION
@@ -38,9 +36,6 @@ DEFAULT_PATH: Final = Path("/etc/orbito-hw/config.toml")
 EXAMPLE_NAME: Final = "config.example.toml"
 
 MAX_CONFIG_BYTES: Final = 1 << 20  # a config is a few KB; more is not a config file
-NAME_MAX: Final = 255  # bytes in one name of a path, and in the whole path, on Linux
-PATH_MAX: Final = 4095
-GPIO_PINS: Final = range(28)  # BCM 0..27: every GPIO on the 40-pin header
 # rpi_ws281x (behind Adafruit's neopixel on a Pi Zero 2 W to 4) can only drive a strip from
 # SPI (10, no root needed), PWM (12, 18) or PCM (21). A Pi 5's PIO drives any pin, 10 included.
 NEOPIXEL_PINS: Final = (10, 12, 18, 21)
@@ -83,7 +78,7 @@ class GameConfig:
 
 @dataclass(frozen=True, slots=True)
 class WebConfig:
-    """The web page (app/web.py): off unless ``enabled``; served on ``bind``:``port``.
+    """The web page (web/): off unless ``enabled``; served on ``bind``:``port``.
     ``code`` is the access code the page's controls need; None: one is generated and kept
     in the state directory (``orbito-hw web code`` prints it)."""
 
@@ -95,7 +90,7 @@ class WebConfig:
 
 @dataclass(frozen=True, slots=True)
 class RemoteConfig:
-    """A game against a board in another home, over an MQTT broker (app/remote.py): off
+    """A game against a board in another home, over an MQTT broker (remote/): off
     unless ``enabled``. The broker's URL (``mqtts://`` for TLS), the ``game``'s name (the
     same on both boards), the colour this board's person ``plays`` and who ``starts``
     (agreed by the two configs); ``user`` and ``password``, or a client certificate
@@ -116,12 +111,6 @@ class RemoteConfig:
     cert_file: Path | None = None
     key_file: Path | None = None
     publish_events: bool = False
-
-
-WEB_CODE_CHARS: Final = "abcdefghjkmnpqrstuvwxyz23456789"
-"""What an access code is made of: no 0/o, 1/l/i to misread on a phone."""
-WEB_CODE_LENGTH: Final = range(6, 65)
-"""How long an access code may be: a short one is guessed, a long one is not typed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,151 +289,6 @@ def parse_config(text: str, source: str = "<config>", base_dir: Path | None = No
     return config
 
 
-# --- reading and checking ---------------------------------------------------------------
-class _Missing:
-    pass
-
-
-MISSING: Final = _Missing()
-Check = Callable[[Any], str | None]  # the problem with a value, or None when it is fine
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def _int_in(lo: int, hi: int) -> Check:
-    def check(value: Any) -> str | None:
-        if not _is_int(value):
-            return f"expected a whole number, got {shown(value)}"
-        return None if lo <= value <= hi else f"{value} is out of range ({lo}..{hi})"
-
-    return check
-
-
-def _positive(hi: float) -> Check:
-    def check(value: Any) -> str | None:
-        if not _is_number(value):
-            return f"expected a number, got {shown(value)}"
-        return None if 0 < value <= hi else f"{value} is out of range (above 0, at most {hi:g})"
-
-    return check
-
-
-def _number_in(lo: float, hi: float) -> Check:
-    def check(value: Any) -> str | None:
-        if not _is_number(value):
-            return f"expected a number, got {shown(value)}"
-        return None if lo <= value <= hi else f"{value} is out of range ({lo:g}..{hi:g})"
-
-    return check
-
-
-def _choice(options: tuple[str, ...]) -> Check:
-    def check(value: Any) -> str | None:
-        if isinstance(value, str) and value in options:
-            return None
-        return f"{shown(value)} is not one of {', '.join(options)}"
-
-    return check
-
-
-def _pin(value: Any) -> str | None:
-    if not _is_int(value):
-        return f"expected a BCM GPIO number, got {shown(value)}"
-    return None if value in GPIO_PINS else f"pin {value} is not a GPIO (BCM 0..27)"
-
-
-def _colour(value: Any) -> str | None:
-    if not isinstance(value, str):
-        return f'{shown(value)} is not a colour ("#rrggbb")'
-    try:
-        parse_rgb(value)
-    except ValueError as exc:
-        return str(exc)
-    return None
-
-
-def _text(value: Any) -> str | None:
-    return (
-        None
-        if isinstance(value, str) and value.strip()
-        else f"expected a non-empty string, got {shown(value)}"
-    )
-
-
-def _path(value: Any) -> str | None:
-    """A path the OS takes: no NUL, encodable, within POSIX's NAME_MAX and PATH_MAX, so a
-    bad one fails ``config check`` instead of ``run``."""
-    trouble = _text(value)
-    if trouble:
-        return trouble
-    if "\0" in value:
-        return "a path cannot hold a NUL character"
-    try:
-        raw = os.fsencode(value)
-    except UnicodeEncodeError:
-        return "a path the file system's encoding cannot write"
-    if len(raw) > PATH_MAX or any(len(name) > NAME_MAX for name in raw.split(b"/")):
-        return f"a path longer than {PATH_MAX} bytes or with a name longer than {NAME_MAX}"
-    return None
-
-
-def _flag(value: Any) -> str | None:
-    return None if isinstance(value, bool) else f"expected true or false, got {shown(value)}"
-
-
-def _address(value: Any) -> str | None:
-    """An IPv4 or IPv6 address to listen on (not a host name: nothing to look up at boot)."""
-    if not isinstance(value, str):
-        return f"expected an IP address, got {shown(value)}"
-    try:
-        ipaddress.ip_address(value)
-    except ValueError:
-        return f"{shown(value)} is not an IP address (like 0.0.0.0, 127.0.0.1 or ::)"
-    return None
-
-
-def _broker(value: Any) -> str | None:
-    if not isinstance(value, str):
-        return f"expected a URL like mqtt://HOST:1883, got {shown(value)}"
-    try:
-        parse_broker_url(value, need_game=False)
-    except ValueError as exc:
-        return str(exc)
-    return None
-
-
-def _name(what: str) -> Check:
-    def check(value: Any) -> str | None:
-        if not isinstance(value, str):
-            return f"expected a name, got {shown(value)}"
-        try:
-            check_name(value, what)
-        except ValueError as exc:
-            return str(exc)
-        return None
-
-    return check
-
-
-def _access_code(value: Any) -> str | None:
-    if not isinstance(value, str):
-        return f"expected a text of letters and digits, got {shown(value)}"
-    if len(value) not in WEB_CODE_LENGTH or not value.isascii() or not value.isalnum():
-        lo, hi = WEB_CODE_LENGTH.start, WEB_CODE_LENGTH.stop - 1
-        return f"{shown(value)} is not {lo} to {hi} letters and digits"
-    return None
-
-
-def _status_pixel(value: Any) -> str | None:
-    return None if value == "none" else _int_in(0, 1023)(value)
-
-
 RETIRED_COLOUR: Final = "ready"  # was documented, never shown: a file that still sets it is told so
 TABLES: Final = (
     "board", "game", "backends", "sensors", "button", "drive", "serial", "lights", "web",
@@ -479,12 +323,18 @@ class _Reader:
                 self.problem(f"{prefix}{key}", f"unknown {kind}{hint}")
         return value
 
-    def get(self, table: Mapping[str, Any], path: str, check: Check, default: Any = MISSING) -> Any:
+    def get(
+        self,
+        table: Mapping[str, Any],
+        path: str,
+        check: checks.Check,
+        default: Any = checks.MISSING,
+    ) -> Any:
         """``table``'s value for the last part of ``path``, checked; ``default`` if absent
         (a problem when there is no default). None when the value is unusable."""
         key = path.rsplit(".", 1)[-1]
         if key not in table:
-            if default is MISSING:
+            if default is checks.MISSING:
                 self.problem(path, "missing")
                 return None
             return default
@@ -501,7 +351,7 @@ class _Reader:
             backend = "neopixel" if path.startswith("lights.") else "gpio"
             self.problem(path, f"missing (the {backend} backend needs a pin)")
             return None
-        value: int | None = self.get(table, path, _pin, None)
+        value: int | None = self.get(table, path, checks.pin, None)
         return value
 
     # --- sections --------------------------------------------------------------------
@@ -528,9 +378,9 @@ class _Reader:
     def board(self, top: dict[str, Any], base_dir: Path) -> BoardConfig:
         t = self.table(top, "board", ("first", "state_dir", "new_game_hold_s"))
         d = BoardConfig()
-        first = self.get(t, "board.first", _choice(("black", "white")), str(d.first))
-        state_dir = self.get(t, "board.state_dir", _path, str(d.state_dir))
-        hold = self.get(t, "board.new_game_hold_s", _positive(60), d.new_game_hold_s)
+        first = self.get(t, "board.first", checks.choice(("black", "white")), str(d.first))
+        state_dir = self.get(t, "board.state_dir", checks.path, str(d.state_dir))
+        hold = self.get(t, "board.new_game_hold_s", checks.positive(60), d.new_game_hold_s)
         return BoardConfig(
             first=Colour(first or "black"),
             state_dir=base_dir / (state_dir or "."),
@@ -541,9 +391,11 @@ class _Reader:
         t = self.table(top, "game", ("opponent", "board_colour", "hints"))
         d = GameConfig()
         names = ("none", *(level.name for level in opponents.LEVELS))
-        opponent = self.get(t, "game.opponent", _choice(names), d.opponent)
-        colour = self.get(t, "game.board_colour", _choice(("black", "white")), str(d.board_colour))
-        hints = bool(self.get(t, "game.hints", _flag, d.hints))
+        opponent = self.get(t, "game.opponent", checks.choice(names), d.opponent)
+        colour = self.get(
+            t, "game.board_colour", checks.choice(("black", "white")), str(d.board_colour)
+        )
+        hints = bool(self.get(t, "game.hints", checks.flag, d.hints))
         return GameConfig(opponent or d.opponent, Colour(colour or d.board_colour), hints)
 
     def backends(self, top: dict[str, Any]) -> BackendsConfig:
@@ -555,21 +407,24 @@ class _Reader:
             else BackendsConfig("sim", "sim", "sim", "sim")
         )
         return BackendsConfig(
-            sensors=self.get(t, "backends.sensors", _choice(SENSOR_BACKENDS), d.sensors) or "sim",
-            button=self.get(t, "backends.button", _choice(BUTTON_BACKENDS), d.button) or "sim",
-            drive=self.get(t, "backends.drive", _choice(DRIVE_BACKENDS), d.drive) or "sim",
-            lights=self.get(t, "backends.lights", _choice(LIGHT_BACKENDS), d.lights) or "sim",
+            sensors=self.get(t, "backends.sensors", checks.choice(SENSOR_BACKENDS), d.sensors)
+            or "sim",
+            button=self.get(t, "backends.button", checks.choice(BUTTON_BACKENDS), d.button)
+            or "sim",
+            drive=self.get(t, "backends.drive", checks.choice(DRIVE_BACKENDS), d.drive) or "sim",
+            lights=self.get(t, "backends.lights", checks.choice(LIGHT_BACKENDS), d.lights) or "sim",
         )
 
     def sensors(self, top: dict[str, Any], gpio: bool) -> SensorsConfig:
         t = self.table(top, "sensors", ("pins", "active", "pull", "debounce_ms"))
         d = SensorsConfig()
-        active = self.get(t, "sensors.active", _choice(LEVELS), d.active) or d.active
+        active = self.get(t, "sensors.active", checks.choice(LEVELS), d.active) or d.active
         return SensorsConfig(
             pins=self.square_pins(t, gpio),
             active=active,
-            pull=self.get(t, "sensors.pull", _choice(PULLS), _pull_for(active)) or d.pull,
-            debounce_ms=self.get(t, "sensors.debounce_ms", _int_in(0, 1000), d.debounce_ms) or 0,
+            pull=self.get(t, "sensors.pull", checks.choice(PULLS), _pull_for(active)) or d.pull,
+            debounce_ms=self.get(t, "sensors.debounce_ms", checks.int_in(0, 1000), d.debounce_ms)
+            or 0,
         )
 
     def square_pins(self, sensors: dict[str, Any], gpio: bool) -> tuple[int, ...]:
@@ -587,48 +442,53 @@ class _Reader:
         absent = [name for name in SQUARE_NAMES if name not in t]
         if absent:
             self.problem("sensors.pins", f"missing a pin for {' '.join(absent)}")
-        pins = [self.get(t, f"sensors.pins.{name}", _pin, None) for name in SQUARE_NAMES]
+        pins = [self.get(t, f"sensors.pins.{name}", checks.pin, None) for name in SQUARE_NAMES]
         return tuple(pins) if None not in pins else ()
 
     def button(self, top: dict[str, Any], gpio: bool) -> ButtonConfig:
         t = self.table(top, "button", ("pin", "active", "pull", "debounce_ms"))
         d = ButtonConfig()
-        active = self.get(t, "button.active", _choice(LEVELS), d.active) or d.active
+        active = self.get(t, "button.active", checks.choice(LEVELS), d.active) or d.active
         return ButtonConfig(
             pin=self.pin(t, "button.pin", gpio),
             active=active,
-            pull=self.get(t, "button.pull", _choice(PULLS), _pull_for(active)) or d.pull,
-            debounce_ms=self.get(t, "button.debounce_ms", _int_in(0, 1000), d.debounce_ms) or 0,
+            pull=self.get(t, "button.pull", checks.choice(PULLS), _pull_for(active)) or d.pull,
+            debounce_ms=self.get(t, "button.debounce_ms", checks.int_in(0, 1000), d.debounce_ms)
+            or 0,
         )
 
     def drive(self, top: dict[str, Any], gpio: bool) -> DriveConfig:
         names = tuple(f.name for f in fields(DriveConfig))
         t = self.table(top, "drive", names)
         d = DriveConfig()
-        index_active = self.get(t, "drive.index_active", _choice(LEVELS), d.index_active)
+        index_active = self.get(t, "drive.index_active", checks.choice(LEVELS), d.index_active)
         index_active = index_active or d.index_active
         return DriveConfig(
             step_pin=self.pin(t, "drive.step_pin", gpio),
             dir_pin=self.pin(t, "drive.dir_pin", gpio),
             enable_pin=self.pin(t, "drive.enable_pin", gpio),
-            enable_active=self.get(t, "drive.enable_active", _choice(LEVELS), d.enable_active)
+            enable_active=self.get(t, "drive.enable_active", checks.choice(LEVELS), d.enable_active)
             or d.enable_active,
-            invert_direction=bool(self.get(t, "drive.invert_direction", _flag, False)),
+            invert_direction=bool(self.get(t, "drive.invert_direction", checks.flag, False)),
             steps_per_place=self.get(
-                t, "drive.steps_per_place", _int_in(1, 1_000_000), d.steps_per_place
+                t, "drive.steps_per_place", checks.int_in(1, 1_000_000), d.steps_per_place
             )
             or d.steps_per_place,
             max_speed=float(
-                self.get(t, "drive.max_speed", _positive(100_000), d.max_speed) or d.max_speed
+                self.get(t, "drive.max_speed", checks.positive(100_000), d.max_speed) or d.max_speed
             ),
             acceleration=float(
                 # The step planner (the Pi's and the Pico's) needs a first step under 65 ms.
-                self.get(t, "drive.acceleration", _number_in(MIN_ACCELERATION, 1e6), d.acceleration)
+                self.get(
+                    t, "drive.acceleration", checks.number_in(MIN_ACCELERATION, 1e6), d.acceleration
+                )
                 or d.acceleration
             ),
             index_pin=self.pin(t, "drive.index_pin", gpio),
             index_active=index_active,
-            index_pull=self.get(t, "drive.index_pull", _choice(PULLS), _pull_for(index_active))
+            index_pull=self.get(
+                t, "drive.index_pull", checks.choice(PULLS), _pull_for(index_active)
+            )
             or d.index_pull,
         )
 
@@ -636,8 +496,8 @@ class _Reader:
         t = self.table(top, "serial", ("port", "baud"))
         d = SerialConfig()
         return SerialConfig(
-            port=self.get(t, "serial.port", _path, d.port) or d.port,
-            baud=self.get(t, "serial.baud", _int_in(300, 4_000_000), d.baud) or d.baud,
+            port=self.get(t, "serial.port", checks.path, d.port) or d.port,
+            baud=self.get(t, "serial.baud", checks.int_in(300, 4_000_000), d.baud) or d.baud,
         )
 
     def lights(self, top: dict[str, Any], neopixel: bool) -> LightsConfig:
@@ -648,8 +508,8 @@ class _Reader:
         if neopixel and pin is not None and pin not in NEOPIXEL_PINS:
             pins = ", ".join(map(str, NEOPIXEL_PINS))
             self.problem("lights.pin", f"the neopixel backend needs GPIO {pins}, not {pin}")
-        pixels = self.get(t, "lights.pixels", _int_in(16, 1024), d.pixels)
-        status = self.get(t, "lights.status_pixel", _status_pixel, d.status_pixel)
+        pixels = self.get(t, "lights.pixels", checks.int_in(16, 1024), d.pixels)
+        status = self.get(t, "lights.status_pixel", checks.status_pixel, d.status_pixel)
         status = None if status == "none" else status
         if pixels is not None and status is not None and not status < pixels:
             self.problem(
@@ -662,8 +522,12 @@ class _Reader:
             pixels=pixels or d.pixels,
             order=self.order(t),
             status_pixel=status,
-            brightness=float(self.get(t, "lights.brightness", _positive(1), d.brightness) or 1),
-            pixel_order=self.get(t, "lights.pixel_order", _choice(PIXEL_ORDERS), d.pixel_order)
+            brightness=float(
+                self.get(t, "lights.brightness", checks.positive(1), d.brightness) or 1
+            ),
+            pixel_order=self.get(
+                t, "lights.pixel_order", checks.choice(PIXEL_ORDERS), d.pixel_order
+            )
             or d.pixel_order,
             colours=self.colours(t),
         )
@@ -672,23 +536,23 @@ class _Reader:
         t = self.table(top, "web", ("enabled", "bind", "port", "code"))
         d = WebConfig()
         return WebConfig(
-            enabled=bool(self.get(t, "web.enabled", _flag, d.enabled)),
-            bind=self.get(t, "web.bind", _address, d.bind) or d.bind,
-            port=self.get(t, "web.port", _int_in(1, 65535), d.port) or d.port,
-            code=self.get(t, "web.code", _access_code, d.code),
+            enabled=bool(self.get(t, "web.enabled", checks.flag, d.enabled)),
+            bind=self.get(t, "web.bind", checks.address, d.bind) or d.bind,
+            port=self.get(t, "web.port", checks.int_in(1, 65535), d.port) or d.port,
+            code=self.get(t, "web.code", checks.access_code, d.code),
         )
 
     def remote(self, top: dict[str, Any], base_dir: Path) -> RemoteConfig:
         names = tuple(f.name for f in fields(RemoteConfig))
         t = self.table(top, "remote", names)
         d = RemoteConfig()
-        enabled = bool(self.get(t, "remote.enabled", _flag, d.enabled))
-        need = MISSING if enabled else None  # the broker and the game, when the game is on
-        broker = self.get(t, "remote.broker", _broker, need)
-        game = self.get(t, "remote.game", _name("game"), need)
-        colours = _choice(("black", "white"))
+        enabled = bool(self.get(t, "remote.enabled", checks.flag, d.enabled))
+        need = checks.MISSING if enabled else None  # the broker and the game, when the game is on
+        broker = self.get(t, "remote.broker", checks.broker, need)
+        game = self.get(t, "remote.game", checks.name("game"), need)
+        colours = checks.choice(("black", "white"))
         files = {
-            key: self.get(t, f"remote.{key}", _path, None)
+            key: self.get(t, f"remote.{key}", checks.path, None)
             for key in ("ca_file", "cert_file", "key_file")
         }
         if (files["cert_file"] is None) != (files["key_file"] is None):
@@ -700,13 +564,15 @@ class _Reader:
             game=game,
             plays=Colour(self.get(t, "remote.plays", colours, str(d.plays)) or d.plays),
             starts=Colour(self.get(t, "remote.starts", colours, str(d.starts)) or d.starts),
-            board_id=self.get(t, "remote.board_id", _name("board_id"), d.board_id),
-            user=self.get(t, "remote.user", _text, d.user),
-            password=self.get(t, "remote.password", _text, d.password),
+            board_id=self.get(t, "remote.board_id", checks.name("board_id"), d.board_id),
+            user=self.get(t, "remote.user", checks.text, d.user),
+            password=self.get(t, "remote.password", checks.text, d.password),
             ca_file=base_dir / files["ca_file"] if files["ca_file"] else None,
             cert_file=base_dir / files["cert_file"] if files["cert_file"] else None,
             key_file=base_dir / files["key_file"] if files["key_file"] else None,
-            publish_events=bool(self.get(t, "remote.publish_events", _flag, d.publish_events)),
+            publish_events=bool(
+                self.get(t, "remote.publish_events", checks.flag, d.publish_events)
+            ),
         )
 
     def order(self, lights: dict[str, Any]) -> tuple[int, ...]:
@@ -742,7 +608,7 @@ class _Reader:
         d = Palette()
         out = {}
         for name in names:
-            text = self.get(t, f"lights.colours.{name}", _colour, None)
+            text = self.get(t, f"lights.colours.{name}", checks.colour, None)
             out[name] = parse_rgb(text) if text else getattr(d, name)
         return Palette(**out)
 

@@ -10,15 +10,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from orbito_hw.app.archive import Recorder
 from orbito_hw.app.assemble import build_board, doctor_wiring, open_lights
 from orbito_hw.app.config import Config
 from orbito_hw.app.logs import EventLogger
 from orbito_hw.app.service import Service
+from orbito_hw.archive.recorder import Recorder
 from orbito_hw.control.events import Event, EventListener, Fault, GameOver, TurnPlayed
 from orbito_hw.control.guard import cut
 from orbito_hw.control.journal import Journal
-from orbito_hw.control.referee import BoardPlayer, Referee, Settings
+from orbito_hw.control.players import BoardPlayer
+from orbito_hw.control.referee import Referee
+from orbito_hw.control.settings import Settings
 from orbito_hw.doctor.checks import CheckResult, Doctor, Person, Runner
 from orbito_hw.hw.clock import LoopClock
 from orbito_hw.hw.interfaces import Board, Clock
@@ -26,8 +28,8 @@ from orbito_hw.rules.game import Colour
 from orbito_hw.solver.opponents import level_opponent, parse_level
 
 if TYPE_CHECKING:
-    from orbito_hw.app.remote import MqttLink  # aiomqtt: imported only in a remote game
-    from orbito_hw.app.web import WebServer  # aiohttp: imported only with the page on
+    from orbito_hw.remote.link import MqttLink  # aiomqtt: imported only in a remote game
+    from orbito_hw.web.server import WebServer  # aiohttp: imported only with the page on
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +82,7 @@ def run_board(config: Config) -> int:
     try:
         chosen = settings(config)
         if config.remote.enabled:  # aiomqtt only in a remote game
-            from orbito_hw.app.remote import remote_game
+            from orbito_hw.app.broker import remote_game
 
             remote, link = remote_game(config.remote, _both(logger, lambda e: _status(service, e)))
             # The other board plays the other colour: [game]'s opponent does not play here.
@@ -101,7 +103,7 @@ def run_board(config: Config) -> int:
             link.game.attach(referee)
             link.start(loop)
         if config.web.enabled:
-            from orbito_hw.app.web import serve_board  # aiohttp only with the page on
+            from orbito_hw.app.page import serve_board  # aiohttp only with the page on
 
             web = serve_board(loop, referee, config)
         # READY once the hardware is open and the journal read; pings while the referee works

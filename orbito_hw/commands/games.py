@@ -19,7 +19,7 @@ from orbito_hw.commands import Parser, UsageError, emit
 from orbito_hw.errors import echo
 
 if TYPE_CHECKING:
-    from orbito_hw.app.archive import Archive, GameRow
+    from orbito_hw.archive.store import Archive, GameRow
     from orbito_hw.hw.interfaces import RGB
     from orbito_hw.solver.review import Review
 
@@ -76,13 +76,13 @@ def state_dir(args: argparse.Namespace) -> Path:
 
 
 def _archive(args: argparse.Namespace) -> Archive:
-    from orbito_hw.app.archive import Archive
+    from orbito_hw.archive.store import Archive
 
     return Archive.read(state_dir(args))
 
 
 def _game(archive: Archive, text: str) -> GameRow:
-    from orbito_hw.app.archive import ArchiveError
+    from orbito_hw.archive.store import ArchiveError
 
     if not text.isascii() or not text.isdigit():
         raise UsageError(f"game id {echo(text)} is not a number (see `orbito-hw games list`)")

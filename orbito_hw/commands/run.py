@@ -13,10 +13,10 @@ from orbito_hw.hw.interfaces import BACKENDS, Backend  # the names only: no driv
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from orbito_hw.app.archive import Recorder
-    from orbito_hw.app.remote_protocol import BrokerUrl
+    from orbito_hw.archive.recorder import Recorder
     from orbito_hw.control.events import Event, EventListener
-    from orbito_hw.control.referee import Settings
+    from orbito_hw.control.settings import Settings
+    from orbito_hw.remote.protocol import BrokerUrl
     from orbito_hw.rules.game import Colour
 
 
@@ -149,7 +149,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _mock_settings(opponent: str | None, seed: int | None, hints: bool) -> Settings | None:
     """The simulated controller's settings: the board as a player, from ``--opponent``,
     and hints, from ``--hints``."""
-    from orbito_hw.control.referee import Settings
+    from orbito_hw.control.settings import Settings
 
     if opponent is None:
         return Settings(hints=True) if hints else None
@@ -185,7 +185,7 @@ def run_web(
     port = web.port if args.port is None else args.port
     if not 0 <= port <= 65535:
         raise UsageError(f"--port {port} is not a port (0..65535; 0: any free one)")
-    from orbito_hw.app.web_mock import serve_mock  # aiohttp only with --web
+    from orbito_hw.mock.worlds import serve_mock  # aiohttp only with --web
 
     bind = web.bind if args.config else None
     code = web.code if args.config else None
@@ -206,7 +206,7 @@ def run_remote(args: argparse.Namespace, settings: Settings | None) -> int:
         raise UsageError(f"--plays {args.plays!r} is not black or white")
     if args.opponent:
         raise UsageError("--opponent does not go with --remote: the other board plays")
-    from orbito_hw.app.remote_protocol import parse_broker_url
+    from orbito_hw.remote.protocol import parse_broker_url
 
     try:
         url = parse_broker_url(args.remote)
@@ -220,7 +220,7 @@ def run_remote(args: argparse.Namespace, settings: Settings | None) -> int:
 
         script = parse_script(_read_script(args.events), args.events)
     from orbito_hw.app.logs import describe
-    from orbito_hw.app.remote_mock import serve_remote
+    from orbito_hw.mock.worlds import serve_remote
 
     person = script is None and sys.stdin.isatty() and sys.stdout.isatty()
 
@@ -354,7 +354,7 @@ def run_interactive(
 def _recorder(state_dir: str | None, report: Callable[[Event], None]) -> Recorder:
     """The game archive of ``--state-dir`` (none in a fresh temporary directory, which
     goes with the run); what goes wrong with it is reported among the events."""
-    from orbito_hw.app.archive import Recorder
+    from orbito_hw.archive.recorder import Recorder
 
     return Recorder(state_dir, report)
 

@@ -26,7 +26,7 @@ def cmd_web(args: argparse.Namespace) -> int:
     config = load_config(args.config or DEFAULT_PATH)
     if args.action == "enabled":
         return 0 if config.web.enabled else 1
-    from orbito_hw.app.web_access import access_code
+    from orbito_hw.web.access import access_code
 
     print(access_code(config.web, config.board.state_dir))
     return 0

@@ -19,6 +19,7 @@ from orbito_hw.control.lights import View
 from orbito_hw.control.reading import TurnReader
 from orbito_hw.hw.interfaces import Clock
 from orbito_hw.rules.game import Position
+from orbito_hw.rules.turn import Turn
 
 
 class Core(Protocol):
@@ -48,4 +49,4 @@ class Core(Protocol):
 
     def _touched(self) -> bool: ...
 
-    def _off(self) -> int: ...
+    def _off(self, wanted: Turn | None = None) -> int: ...

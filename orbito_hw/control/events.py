@@ -271,7 +271,7 @@ class Fault:
 
 @dataclass(frozen=True)
 class RemoteStatus:
-    """How the link of a remote game stands (SPEC.md's ``remote`` event, app/remote.py):
+    """How the link of a remote game stands (SPEC.md's ``remote`` event, remote/game.py):
     this board ``connected`` to the broker or ``disconnected`` from it, the other board
     ``opponent-online`` or ``opponent-offline``."""
 

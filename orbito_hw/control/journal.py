@@ -30,14 +30,17 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from orbito_hw.control.guard import VALUE_LIMIT, cut
 from orbito_hw.errors import ConfigError, IllegalTurnError, NotationError, OrbitoError
 from orbito_hw.rules.game import Colour, Position, ReplayError, replay
-from orbito_hw.rules.squares import BB_SQUARES, is_square_name, parse_square
+from orbito_hw.rules.squares import BB_SQUARES, is_square_name, parse_square, square_name
 from orbito_hw.rules.turn import Turn
 from orbito_hw.solver.opponents import parse_level
+
+if TYPE_CHECKING:
+    from orbito_hw.control.reading import TurnReader
 
 FORMAT = 1
 MAX_BYTES = 16 * 1024 * 1024
@@ -77,6 +80,12 @@ class JournalDamage(OrbitoError, ValueError):
         self.recovered = recovered
 
 
+MAX_TOUCHES = 64
+"""Touches of a turn in progress journaled as they come; past this many the journal keeps
+what the reader holds instead (at most 48 touches), so a marble lifted and put back a
+thousand times costs no more to journal than a turn made at once."""
+
+
 @dataclass
 class Saved:
     game: int = 1
@@ -104,6 +113,17 @@ class Saved:
     """A take-back of the last of ``turns`` under way: "turning" once it began (the rings may
     not have turned back yet), "turned" once they have; the turn stays in ``turns`` until the
     board shows the position before it."""
+
+    def add_touch(self, reader: TurnReader, square: int, present: bool) -> None:
+        """A lift or put of the turn in progress, as ``reader`` has taken it in: journaled
+        as it comes; past ``MAX_TOUCHES``, what the reader holds instead (at most 48
+        touches, bounded by the board, not by the history of touches)."""
+        self.touches.append(("put" if present else "lift", square_name(square)))
+        self.placed_first = reader.placed_first
+        if len(self.touches) > MAX_TOUCHES:
+            self.touches = [
+                ("put" if put else "lift", square_name(sq)) for put, sq in reader.replay_touches()
+            ]
 
     def position(self) -> Position:
         """The position after the committed turns (the engine checks each one)."""

@@ -16,6 +16,7 @@ from typing import Protocol
 from orbito_hw.control.core import Core
 from orbito_hw.control.events import BoardTurn
 from orbito_hw.rules.game import Colour, Position
+from orbito_hw.rules.squares import mask_of, square_name
 from orbito_hw.rules.turn import Turn
 
 
@@ -56,6 +57,27 @@ class Players:
         """The turn the board chose and shows, when it is the board's move; else None."""
         token = self.referee.saved.board_turn
         return Turn.from_notation(token) if token is not None and self.boards_move() else None
+
+    def refusal(self, turn: Turn) -> tuple[str, int] | None:
+        """Why the legal ``turn`` on the board may not be played against this player, and
+        the squares at fault; None when it may."""
+        wanted, referee = self.board_turn, self.referee
+        if wanted is None and self.boards_move():
+            # A remote player's turn not here yet: nobody here plays that colour.
+            return "wait for the other board's turn", referee._off()
+        if wanted is not None and turn != wanted:
+            # Another legal turn on the board's move: the board plays its own turn only.
+            return f"the board's turn is {wanted}, not {turn}", referee._off(wanted)
+        if wanted is not None and wanted.move_from is not None and referee.reader.placed_first:
+            # The right layout, the steps the other way round: shown as move, then place.
+            assert wanted.place is not None and wanted.move_to is not None
+            reason = (
+                f"the board's turn moves {square_name(wanted.move_from)}-"
+                f"{square_name(wanted.move_to)} first, then places on "
+                f"{square_name(wanted.place)}: lift the placed marble, then place it again"
+            )
+            return reason, mask_of([wanted.place])
+        return None
 
     def boards_move(self) -> bool:
         opponent, position = self.opponent, self.referee.position

@@ -11,8 +11,7 @@ light show.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
 from enum import Enum
 from typing import Literal
 
@@ -33,23 +32,19 @@ from orbito_hw.control.events import (
 from orbito_hw.control.guard import Guard, guarded
 from orbito_hw.control.hints import Hints
 from orbito_hw.control.journal import Journal, JournalError, Saved
-from orbito_hw.control.lights import LightShow, Palette, View
+from orbito_hw.control.lights import LightShow, View
 from orbito_hw.control.menu import CHOICES, OpponentMenu
 from orbito_hw.control.players import BoardPlayer, Players
 from orbito_hw.control.reading import Marble, TurnReader
+from orbito_hw.control.settings import Settings
 from orbito_hw.control.takeback import MAX_FINISHING_MOVES, TakeBacks
 from orbito_hw.errors import IllegalTurnError, OrbitoError
 from orbito_hw.hw.interfaces import Board, MoveReport, TimerHandle
 from orbito_hw.rules.game import Colour, Position
-from orbito_hw.rules.squares import mask_of, parse_square, press, square_name, squares_of
+from orbito_hw.rules.squares import mask_of, parse_square, press, squares_of
 from orbito_hw.rules.turn import Turn
 
 log = logging.getLogger(__name__)
-
-MAX_TOUCHES = 64
-"""Touches of a turn in progress journaled as they come; past this many the journal keeps
-what the reader holds instead (at most 48 touches), so a marble lifted and put back a
-thousand times costs no more to journal than a turn made at once."""
 
 
 class State(Enum):
@@ -113,21 +108,6 @@ HoldAction = Literal["new game", "take-back", "menu"]
 
 class TransitionError(OrbitoError, RuntimeError):
     """A trigger the machine does not allow in its state: a bug, never a player's doing."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    first: Colour = Colour.BLACK
-    debounce: float = 0.05  # seconds a square must hold still; 0 passes changes straight on
-    hold_time: float = 2.0
-    settle: float = 0.05
-    palette: Palette = field(default_factory=Palette)
-    opponent: BoardPlayer | None = None  # None: two people at the board
-    hints: bool = False  # a press before any touch shows the best turn; blunders are held back
-    # The opponent menu (menu.py): the board as a player at a level and colour, made when
-    # chosen (None: no menu); opened by holding the button this long on the empty board.
-    make_player: Callable[[str, Colour], BoardPlayer] | None = field(default=None, compare=False)
-    menu_hold: float = 5.0
 
 
 class Referee:
@@ -314,14 +294,7 @@ class Referee:
             if present == self.reader.holds(square):
                 return  # the sensor agrees with the board as we know it
             self.reader.touch(square, present)
-            self.saved.touches.append(("put" if present else "lift", square_name(square)))
-            self.saved.placed_first = self.reader.placed_first
-            if len(self.saved.touches) > MAX_TOUCHES:
-                # What the reader holds, not the history of touches: bounded by the board.
-                self.saved.touches = [
-                    ("put" if put else "lift", square_name(sq))
-                    for put, sq in self.reader.replay_touches()
-                ]
+            self.saved.add_touch(self.reader, square, present)
             self._save()
             self._refusal = None
             self._forget_hint()  # a touch: the hint goes, a warning is called off
@@ -437,23 +410,10 @@ class Referee:
             if self.hinter.asked():
                 return self.hinter.show()
             return self._refuse(exc.reason, mask_of(exc.squares))
-        wanted = self.board_turn
-        if wanted is None and self._boards_move():
-            # A remote player's turn not here yet: nobody here plays that colour.
-            return self._refuse("wait for the other board's turn", self._off())
-        if wanted is not None and turn != wanted:
-            # Another legal turn on the board's move: the board plays its own turn only.
-            return self._refuse(f"the board's turn is {wanted}, not {turn}", self._off(wanted))
-        if wanted is not None and wanted.move_from is not None and self.reader.placed_first:
-            # The right layout, the steps the other way round: shown as move, then place.
-            assert wanted.place is not None and wanted.move_to is not None
-            reason = (
-                f"the board's turn moves {square_name(wanted.move_from)}-"
-                f"{square_name(wanted.move_to)} first, then places on "
-                f"{square_name(wanted.place)}: lift the placed marble, then place it again"
-            )
-            return self._refuse(reason, mask_of([wanted.place]))
-        if wanted is None and self.hinter.held_back(turn):
+        refusal = self.players.refusal(turn)  # a turn the board's player does not allow
+        if refusal is not None:
+            return self._refuse(*refusal)
+        if self.board_turn is None and self.hinter.held_back(turn):
             return
         self._accept(turn)
 

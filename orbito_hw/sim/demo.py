@@ -16,7 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from orbito_hw.control.events import Event, GameOver, Rejected, TurnPlayed
-from orbito_hw.control.referee import Settings
+from orbito_hw.control.settings import Settings
 from orbito_hw.hw.interfaces import RGB, Backend, rgb_hex
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import Square, square_name

@@ -16,7 +16,9 @@ from pathlib import Path
 from orbito_hw.control.events import Event, EventListener
 from orbito_hw.control.guard import timer_name
 from orbito_hw.control.journal import Journal
-from orbito_hw.control.referee import BoardPlayer, Referee, Settings
+from orbito_hw.control.players import BoardPlayer
+from orbito_hw.control.referee import Referee
+from orbito_hw.control.settings import Settings
 from orbito_hw.errors import OrbitoError
 from orbito_hw.hw.interfaces import RGB, Backend
 from orbito_hw.rules.game import Colour

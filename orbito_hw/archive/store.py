@@ -21,15 +21,12 @@ import contextlib
 import json
 import logging
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from orbito_hw.control.events import (
-    Event,
-    Fault,
     FirstChosen,
     GameOver,
     NewGame,
@@ -37,22 +34,19 @@ from orbito_hw.control.events import (
     TakenBack,
     TurnPlayed,
 )
-from orbito_hw.control.journal import Journal, Saved
 from orbito_hw.errors import OrbitoError
 from orbito_hw.rules.game import Colour
-from orbito_hw.rules.squares import line_names, square_name
 
 if TYPE_CHECKING:
     import sqlite3
 
-    from orbito_hw.control.referee import BoardPlayer, Referee
 
 log = logging.getLogger(__name__)
 
 NAME: Final = "games.sqlite3"
 APPLICATION_ID: Final = 0x4F524249  # "ORBI": PRAGMA application_id marks the file as ours
 PERSON: Final = "person"  # SPEC.md's PLAYER for a person at the board
-_SET_ASIDE_FACT: Final = "journals_set_aside"
+SET_ASIDE_FACT: Final = "journals_set_aside"
 
 # The schema's history: MIGRATIONS[n] takes version n to n + 1, in one transaction. A fresh
 # archive runs them all, so every step is run on every board, not only on old ones.
@@ -214,7 +208,7 @@ class Archive:
         except sqlite3.DatabaseError as exc:
             db.close()
             if is_damage(exc):
-                raise ArchiveDamage(f"a damaged database ({_why(exc)})") from None
+                raise ArchiveDamage(f"a damaged database ({why(exc)})") from None
             raise
         except BaseException:
             db.close()
@@ -249,7 +243,7 @@ class Archive:
                 f"{path} is not a game archive this orbito-hw reads: {exc}"
             ) from None
         except (sqlite3.Error, OSError) as exc:
-            raise ArchiveError(f"cannot read the game archive {path}: {_why(exc)}") from None
+            raise ArchiveError(f"cannot read the game archive {path}: {why(exc)}") from None
 
     def close(self) -> None:
         self.db.close()
@@ -419,7 +413,7 @@ def _version(db: sqlite3.Connection) -> int:
         tables = _one(db, "SELECT count(*) FROM sqlite_master")
     except sqlite3.DatabaseError as exc:
         if is_damage(exc):
-            raise ArchiveDamage(f"not an SQLite database ({_why(exc)})") from None
+            raise ArchiveDamage(f"not an SQLite database ({why(exc)})") from None
         raise
     if application == version == tables == 0:
         return 0
@@ -475,7 +469,7 @@ def is_damage(exc: Exception) -> bool:
     return getattr(exc, "sqlite_errorcode", None) in (SQLITE_CORRUPT, SQLITE_NOTADB)
 
 
-def _why(exc: BaseException) -> str:
+def why(exc: BaseException) -> str:
     return (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or type(exc).__name__
 
 
@@ -492,250 +486,5 @@ def move_aside(path: Path) -> Path:
     return kept
 
 
-_KEPT = (NewGame, FirstChosen, TurnPlayed, Rejected, GameOver, TakenBack)
+KEPT = (NewGame, FirstChosen, TurnPlayed, Rejected, GameOver, TakenBack)
 """The events the archive keeps something of."""
-
-
-# --- the listener --------------------------------------------------------------------------
-def _now() -> datetime:
-    return datetime.now().astimezone()
-
-
-def _log_fault(fault: Fault) -> None:
-    log.error("fault: %s", fault.reason)
-
-
-class Recorder:
-    """The referee's archive listener, for the archive in ``directory`` (None: no archive).
-    ``boot(referee)`` after each ``referee.start()`` catches up from the journal (the first
-    opens the archive, once the journal has locked the directory); each event is then
-    written as it comes. Whatever goes wrong with the archive is reported (``report``, a
-    Fault) and never stops play."""
-
-    def __init__(
-        self,
-        directory: str | os.PathLike[str] | None,
-        report: Callable[[Fault], None] = _log_fault,
-        now: Callable[[], datetime] = _now,
-    ) -> None:
-        self.directory = None if directory is None else Path(directory)
-        self._report = report
-        self._now = now
-        self._referee: Referee | None = None
-        self._failing = ""  # the last write failure reported, so a dead disk is told once
-        self._opened = False
-        self.archive: Archive | None = None  # opened at the first boot, under the journal's lock
-
-    # --- opening, and a damaged file ------------------------------------------------------
-    def _open(self) -> Archive | None:
-        import sqlite3
-
-        assert self.directory is not None
-        path = self.directory / NAME
-        try:
-            try:
-                return Archive.open(self.directory)
-            except ArchiveDamage as exc:
-                return self._set_aside(path, str(exc))
-        except (sqlite3.Error, OSError) as exc:
-            self._tell(f"cannot open the game archive {path}: {_why(exc)}; games are not archived")
-            return None
-
-    def _set_aside(self, path: Path, reason: str) -> Archive | None:
-        try:
-            kept = move_aside(path)
-        except OSError as exc:
-            self._tell(
-                f"the game archive {path} is not usable ({reason}) and cannot be moved aside "
-                f"({_why(exc)}): games are not archived until it is moved away by hand"
-            )
-            return None
-        self._tell(
-            f"the game archive {path} is not usable ({reason}); kept as {kept}; "
-            "a fresh archive goes on from the journal"
-        )
-        return Archive.open(path.parent)
-
-    def _tell(self, reason: str) -> None:
-        self._report(Fault(None, reason))  # the archive's own fault: of no one game
-
-    def close(self) -> None:
-        if self.archive is not None:
-            self.archive.close()
-            self.archive = None
-
-    # --- what the referee says ----------------------------------------------------------------
-    def boot(self, referee: Referee) -> None:
-        """After ``referee.start()``: catch up from its journal."""
-        self._referee = referee
-        if not self._opened and self.directory is not None:
-            self._opened = True
-            self.archive = self._open()
-        self._safely(lambda archive: self._catch_up(archive, referee.saved))
-
-    def __call__(self, event: Event) -> None:
-        self._safely(lambda archive: self._record(archive, event))
-
-    def _safely(self, write: Callable[[Archive], None]) -> None:
-        """One write in one transaction. A database found damaged is set aside and a fresh
-        one catches up from the journal; any other failure is reported once and skipped:
-        the journal holds the game, and the next start catches up."""
-        import sqlite3
-
-        archive = self.archive
-        if archive is None:
-            return
-        try:
-            with archive.write():
-                write(archive)
-            self._failing = ""
-        except sqlite3.DatabaseError as exc:
-            if is_damage(exc):
-                self._recover(archive, _why(exc))
-            else:
-                self._failed(exc)
-        except Exception as exc:  # a bug here must not stop the referee: reported instead
-            log.exception("the game archive failed")
-            self._failed(exc)
-
-    def _failed(self, exc: Exception) -> None:
-        what = f"cannot write to the game archive: {type(exc).__name__}: {_why(exc)}"
-        if what != self._failing:
-            self._failing = what
-            self._tell(
-                f"{what}; the journal keeps the game, the archive catches up at the next start"
-            )
-
-    def _recover(self, archive: Archive, reason: str) -> None:
-        import sqlite3
-
-        archive.close()
-        try:
-            self.archive = fresh = self._set_aside(archive.path, reason)
-        except (sqlite3.Error, OSError, ArchiveDamage) as exc:
-            self.archive = None
-            self._tell(f"cannot open a fresh game archive: {_why(exc)}; games are not archived")
-            return
-        if self._referee is not None and fresh is not None:
-            try:  # not through _safely: a fresh file that fails too is not set aside again
-                with fresh.write():
-                    self._catch_up(fresh, self._referee.saved)
-            except Exception as exc:
-                self._failed(exc)
-
-    def _record(self, archive: Archive, event: Event) -> None:
-        if not isinstance(event, _KEPT):
-            return  # hints, warnings, corrections, faults: the game's record has no place
-        at = self._stamp()
-        if isinstance(event, NewGame):
-            self._open_game(archive, event.game, event.first, at)
-            return
-        game = archive.current()
-        if game is None or game.journal_game != event.game:
-            if self._referee is None:  # events without a board (tests): take them as they come
-                first = Colour.BLACK
-                if isinstance(event, TurnPlayed):
-                    first = colour_of(event.colour, event.number)  # the mover of turn 1
-                game_id = self._open_game(archive, event.game, first, at)
-                game = archive.game(game_id)
-            else:  # an event of a game the archive missed: the journal has it all
-                self._catch_up(archive, self._referee.saved)
-                game = archive.current()
-            assert game is not None
-        if isinstance(event, TurnPlayed):
-            self._turn(archive, game, event, at)
-        elif isinstance(event, Rejected):
-            squares = [square_name(sq) for sq in event.squares]
-            archive.add_refusal(game.id, event.reason, squares, at)
-        elif isinstance(event, GameOver):
-            archive.finish(game.id, event.result.value, line_names(event.lines), at)
-        elif isinstance(event, TakenBack):
-            archive.take_back(game.id, event.number, at)
-        elif isinstance(event, FirstChosen) and game.turns == 0:
-            archive.set_first(game.id, event.colour)
-
-    def _turn(self, archive: Archive, game: GameRow, event: TurnPlayed, at: str) -> None:
-        if event.number > game.turns + 1 and self._referee is not None:
-            self._catch_up(archive, self._referee.saved)  # a turn missed: the journal has it
-            return
-        standing = archive.turns(game.id)
-        if (
-            event.number <= len(standing)
-            and standing[event.number - 1].turn == event.turn.notation()
-        ):
-            return  # the same turn told again (after a power cut)
-        if game.turns == 0:  # who plays is read when the game's first turn is played
-            archive.set_players(game.id, self._players())
-        archive.add_turn(game.id, event.number, event.colour, event.turn.notation(), at)
-
-    def _open_game(self, archive: Archive, journal_game: int, first: Colour, at: str) -> int:
-        """A row for the game starting now: the newest one if nothing happened in it yet,
-        else a new one (the newest, if unfinished, is kept as abandoned)."""
-        current = archive.current()
-        if current is not None and archive.is_blank(current.id):
-            archive.renew(current.id, journal_game, first, self._players(), at)
-            return current.id
-        if current is not None:
-            archive.abandon(current.id, at)
-        return archive.new_game(journal_game, first, self._players(), at)
-
-    def _catch_up(self, archive: Archive, saved: Saved) -> None:
-        """Make the archive's newest game the journal's game: the same game carried on (its
-        missing turns added, its turns beyond the journal taken back), or a new one."""
-        at = self._stamp()
-        restarted = self._journal_set_aside(archive)
-        game = archive.current()
-        tokens = saved.turns
-        if game is not None and game.journal_game == saved.game:
-            standing = [t.turn for t in archive.turns(game.id)]
-            same = 0
-            while same < min(len(standing), len(tokens)) and standing[same] == tokens[same]:
-                same += 1
-            first_agrees = game.first == saved.first.value or not standing
-            # After a damaged journal was set aside, its game number started again at 1: a
-            # game of the same number is the same game only if the journal carries it on.
-            if first_agrees and (same == len(standing) or not restarted):
-                self._carry_on(archive, game, saved, same, at)
-                return
-        game_id = self._open_game(archive, saved.game, saved.first, at)
-        game = archive.game(game_id)
-        assert game is not None
-        self._carry_on(archive, game, saved, 0, at)
-
-    def _carry_on(self, archive: Archive, game: GameRow, saved: Saved, same: int, at: str) -> None:
-        """``game`` is the journal's: turns past the ``same`` first go, the journal's follow."""
-        if game.turns == 0:
-            archive.set_first(game.id, saved.first)
-            archive.set_players(game.id, self._players())
-        archive.take_back(game.id, same + 1, at)
-        for number, token in enumerate(saved.turns[same:], same + 1):
-            archive.add_turn(game.id, number, colour_of(saved.first, number), token, at)
-        position = saved.position()
-        if position.result is not None:
-            archive.finish(game.id, position.result.value, position.line_names(), at)
-
-    def _journal_set_aside(self, archive: Archive) -> bool:
-        """Whether a damaged journal was set aside (``game.json.damaged-N``) since the
-        archive last looked: its game numbers may have started again."""
-        if self.directory is None:
-            return False
-        count = len(list(self.directory.glob(f"{Journal.NAME}.damaged-*")))
-        seen = archive.fact(_SET_ASIDE_FACT)
-        if seen != count:
-            archive.set_fact(_SET_ASIDE_FACT, count)
-        return seen is not None and count > seen
-
-    def _players(self) -> tuple[str, str]:
-        """SPEC.md's PLAYER for black and white, from who the referee plays for now."""
-        opponent: BoardPlayer | None = self._referee.opponent if self._referee else None
-        return (
-            _player(opponent, Colour.BLACK),
-            _player(opponent, Colour.WHITE),
-        )
-
-    def _stamp(self) -> str:
-        return self._now().isoformat(timespec="seconds")
-
-
-def _player(opponent: BoardPlayer | None, colour: Colour) -> str:
-    return opponent.player if opponent is not None and opponent.colour is colour else PERSON

@@ -1,6 +1,6 @@
 """The web page's access code: the config's, or one made once and kept in the state directory.
 
-Kept apart from the server (app/web.py) so ``orbito-hw web code`` prints the code without
+Kept apart from the server (server.py) so ``orbito-hw web code`` prints the code without
 loading aiohttp. The code is compared in constant time (``hmac.compare_digest``): a page
 that guesses learns nothing from how long a refusal takes.
 """
@@ -11,17 +11,28 @@ import hmac
 import os
 import secrets
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
-from orbito_hw.app.config import WEB_CODE_CHARS, WEB_CODE_LENGTH, WebConfig
 from orbito_hw.errors import ConfigError
+
+WEB_CODE_CHARS: Final = "abcdefghjkmnpqrstuvwxyz23456789"
+"""What an access code is made of: no 0/o, 1/l/i to misread on a phone."""
+WEB_CODE_LENGTH: Final = range(6, 65)
+"""How long an access code may be: a short one is guessed, a long one is not typed."""
 
 CODE_FILE: Final = "web-code"
 """The generated code's file in the state directory (mode 0600: the service user's only)."""
 GENERATED_LENGTH: Final = 10  # 31^10: some 8e14 codes, typed on a phone in a few seconds
 
 
-def access_code(web: WebConfig, state_dir: Path) -> str:
+class CodeSetting(Protocol):
+    """Where the config may name the code (``[web]``: the app's ``WebConfig``)."""
+
+    @property
+    def code(self) -> str | None: ...
+
+
+def access_code(web: CodeSetting, state_dir: Path) -> str:
     """The board's access code: ``[web] code``, else the one kept in ``state_dir`` (made
     on first use). ConfigError naming the file if it cannot be read or written."""
     if web.code is not None:

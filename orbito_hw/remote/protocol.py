@@ -1,6 +1,6 @@
 """Two boards, one game, over an MQTT broker: the messages and what to do with them.
 
-Pure logic, no network (app/remote.py carries it over aiomqtt), so that it can be tested
+Pure logic, no network (link.py carries it over aiomqtt), so that it can be tested
 on arbitrary bytes without a broker. Everything a board says lives under one topic prefix
 per game, ``orbito-hw/GAME/COLOUR/KIND``, COLOUR the colour the board's person plays:
 

@@ -1,11 +1,10 @@
-"""Two boards, two homes, one game: the referee's side of a remote game, and its MQTT link.
+"""Two boards, two homes, one game: the referee's side of a remote game.
 
 ``RemoteGame`` sits between the referee and the broker, with no network of its own: the
 other colour is a ``BoardPlayer`` (``by`` "remote") whose turn is the one the other board's
-record adds (remote_protocol.py decides), shown on the LEDs for the person here to make;
-every turn, take-back and new game here publishes this board's record. ``MqttLink``
-carries it over aiomqtt on the controller's own event loop (no thread, no process), and
-reconnects on its own. ``Spectator`` lists the games on a broker and follows one.
+record adds (protocol.py decides), shown on the LEDs for the person here to make; every
+turn, take-back and new game here publishes this board's record. ``MqttLink`` (link.py)
+carries it to the broker.
 
 Take-backs: holding the button takes back on this board as against the board (SPEC.md);
 the record, with one more take-back counted, goes to the other board, which takes back
@@ -19,22 +18,29 @@ atomically, so a power cut resumes the game with the same record on both boards.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import logging
 import os
-import socket
-import ssl
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
-from orbito_hw.app.remote_protocol import (
-    ALL_GAMES,
+from orbito_hw.control.events import (
+    Event,
+    EventListener,
+    Fault,
+    FirstChosen,
+    NewGame,
+    RemoteStatus,
+    TakenBack,
+    TurnPlayed,
+)
+from orbito_hw.control.players import BoardPlayer
+from orbito_hw.control.referee import Referee
+from orbito_hw.hw.interfaces import RGB, Frame, Lights
+from orbito_hw.remote.protocol import (
     Agree,
-    BrokerUrl,
     Disagree,
     Ignore,
     Local,
@@ -48,38 +54,19 @@ from orbito_hw.app.remote_protocol import (
     TakeBackTo,
     check_name,
     decide,
-    game_filter,
-    parse_broker_url,
     parse_message,
     topic,
 )
-from orbito_hw.control.events import (
-    Event,
-    EventListener,
-    Fault,
-    FirstChosen,
-    NewGame,
-    RemoteStatus,
-    TakenBack,
-    TurnPlayed,
-)
-from orbito_hw.control.referee import BoardPlayer, Referee
-from orbito_hw.hw.interfaces import RGB, Frame, Lights
 from orbito_hw.rules.game import Colour, Position, replay
 from orbito_hw.rules.turn import Turn
 
 if TYPE_CHECKING:
-    import aiomqtt  # only in a remote game: importing the package stays light
-
-    from orbito_hw.app.config import RemoteConfig
+    pass  # only in a remote game: importing the package stays light
 
 log = logging.getLogger(__name__)
 
 STATE_FILE: Final = "remote.json"
-RETRY: Final = 1.0  # seconds between two attempts to reach the broker
-KEEPALIVE: Final = 10  # seconds: the broker gives up on a silent board (its will) after 1.5x
 TAKE_BACK_RETRY: Final = 0.5  # seconds between looks while the board is not ready to take back
-OUTBOX: Final = 1000  # messages waiting for the broker; past it spectator events are dropped
 
 
 # --- what this board keeps of the game ---------------------------------------------------------
@@ -432,296 +419,3 @@ class RemoteGame:
         self.kept.takebacks += 1
         self._save()
         self._publish_record()
-
-
-# --- the MQTT link -----------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Credentials:
-    """How this board proves itself to the broker: a user and password, and/or a client
-    certificate; ``ca_file`` the authority for the broker's certificate (TLS only)."""
-
-    user: str | None = None
-    password: str | None = None
-    ca_file: Path | None = None
-    cert_file: Path | None = None
-    key_file: Path | None = None
-
-    @classmethod
-    def of(cls, config: RemoteConfig) -> Credentials:
-        """The credentials ``[remote]`` gives."""
-        return cls(config.user, config.password, config.ca_file, config.cert_file, config.key_file)
-
-
-def tls_context(url: BrokerUrl, credentials: Credentials) -> ssl.SSLContext | None:
-    """The TLS context for an ``mqtts://`` broker: the system's authorities unless a
-    ``ca_file`` is named; the client certificate if one is."""
-    if not url.tls:
-        return None
-    context = ssl.create_default_context(
-        cafile=str(credentials.ca_file) if credentials.ca_file else None
-    )
-    if credentials.cert_file is not None:
-        key = str(credentials.key_file) if credentials.key_file else None
-        context.load_cert_chain(str(credentials.cert_file), key)
-    return context
-
-
-class MqttLink:
-    """``game`` on the broker at ``url``: connects, says hello, passes the messages on, and
-    reconnects after a loss, all on the running event loop."""
-
-    def __init__(
-        self,
-        game: RemoteGame,
-        url: BrokerUrl,
-        credentials: Credentials | None = None,
-        retry: float = RETRY,
-        after: Callable[[], None] = lambda: None,
-    ) -> None:
-        self.game = game
-        self.after = after  # after each message (the simulated board's clock catches up)
-        self.url = url
-        self.credentials = credentials or Credentials()
-        self.retry = retry
-        self._outbox: asyncio.Queue[tuple[str, bytes, bool]] = asyncio.Queue(OUTBOX)
-        self._client: aiomqtt.Client | None = None
-        self._task: asyncio.Task[None] | None = None
-        self._stopping = False
-        self.sent = 0
-        game.publish = self.publish
-
-    def publish(self, topic_text: str, payload: bytes, retained: bool) -> None:
-        """Queue a message for the broker (while away, the records wait: the hello on the
-        next connection says the latest; spectator events past OUTBOX are dropped)."""
-        try:
-            self._outbox.put_nowait((topic_text, payload, retained))
-        except asyncio.QueueFull:
-            log.warning("the broker is away: a message for %s dropped", topic_text)
-
-    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> asyncio.Task[None]:
-        """Run on ``loop`` (default: the running one)."""
-        loop = loop or asyncio.get_running_loop()
-        self._task = loop.create_task(self._run(), name="mqtt link")
-        return self._task
-
-    async def _run(self) -> None:
-        import aiomqtt  # only in a remote game
-
-        while not self._stopping:
-            try:
-                async with self._make_client() as client:
-                    self._client = client
-                    await self._session(client)
-            except aiomqtt.MqttError as exc:
-                if not self._stopping:
-                    log.warning("the broker %s: %s (again in %gs)", self.url, exc, self.retry)
-            except (OSError, ssl.SSLError) as exc:
-                log.warning("the broker %s: %s (again in %gs)", self.url, exc, self.retry)
-            finally:
-                self._client = None
-                self.game.set_connected(False)
-            if not self._stopping:
-                await asyncio.sleep(self.retry)
-
-    def _make_client(self) -> aiomqtt.Client:
-        import aiomqtt
-
-        will_topic, will_payload = self.game.will()
-        c = self.credentials
-        return aiomqtt.Client(
-            self.url.host,
-            self.url.port,
-            identifier=f"orbito-hw-{self.game.game}-{self.game.plays}",
-            username=c.user,
-            password=c.password,
-            will=aiomqtt.Will(will_topic, will_payload, qos=1, retain=True),
-            keepalive=KEEPALIVE,
-            tls_context=tls_context(self.url, c),
-            timeout=10,
-        )
-
-    async def _session(self, client: aiomqtt.Client) -> None:
-        await client.subscribe(game_filter(self.game.game), qos=1)
-        while not self._outbox.empty():  # records: said again below, as they stand now;
-            self._outbox.get_nowait()  # spectator events from while away: gone
-        for topic_text, payload in self.game.hello():
-            await client.publish(topic_text, payload, qos=1, retain=True)
-        self.game.set_connected(True)
-        sender = asyncio.get_running_loop().create_task(self._send(client))
-        try:
-            async for message in client.messages:
-                payload = message.payload
-                raw = payload if isinstance(payload, bytes) else str(payload).encode()
-                self.game.on_message(str(message.topic), raw)
-                self.after()
-        finally:
-            sender.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sender
-
-    async def _send(self, client: aiomqtt.Client) -> None:
-        while True:
-            topic_text, payload, retained = await self._outbox.get()
-            await client.publish(topic_text, payload, qos=1 if retained else 0, retain=retained)
-            self.sent += 1
-
-    async def stop(self) -> None:
-        """Leave the game: say so (retained), then disconnect."""
-        self._stopping = True
-        client = self._client
-        if client is not None:
-            presence = Presence(self.game.game, self.game.plays, self.game.board_id, False)
-            topic_text = topic(self.game.game, self.game.plays, "online")
-            with contextlib.suppress(Exception):
-                await client.publish(topic_text, presence.to_bytes(), qos=1, retain=True)
-        await self._end()
-
-    async def cut(self) -> None:
-        """The board goes without a word (tests: a power or network cut): the connection
-        is dropped under the client, so the broker publishes the board's will."""
-        self._stopping = True
-        client = self._client
-        if client is not None:
-            sock = client._client.socket()  # paho's: there is no public way to be rude
-            if isinstance(sock, socket.socket):
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-        await self._end()
-
-    async def _end(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-            self._task = None
-
-
-# --- spectators --------------------------------------------------------------------------------
-@dataclass
-class Seen:
-    """A game on the broker as a spectator sees it: its boards, online or not, and the
-    newest record either board published."""
-
-    game: str
-    online: dict[Colour, bool] = field(default_factory=dict)
-    record: Record | None = None
-
-    def to_json(self) -> dict[str, object]:
-        record = self.record
-        return {
-            "game": self.game,
-            "online": {c.value: on for c, on in sorted(self.online.items(), key=str)},
-            "round": record.round if record else None,
-            "first": record.first.value if record else None,
-            "moves": " ".join(record.turns) if record else "",
-            "number": record.number if record else 0,
-        }
-
-
-def _newer(old: Record | None, new: Record) -> bool:
-    if old is None:
-        return True
-    return (new.round, new.takebacks, new.number) >= (old.round, old.takebacks, old.number)
-
-
-class Spectator:
-    """The games on a broker (``game`` None) or one game, followed live: ``games`` as they
-    stand, and ``on_event(game, colour, event)`` for each live event a board publishes
-    (publishing on). The web page's API: ``await Spectator(url).list_games()`` for the list,
-    ``Spectator(url, game, on_event).start()`` to follow one."""
-
-    def __init__(
-        self,
-        url: BrokerUrl,
-        game: str | None = None,
-        on_event: Callable[[str, Colour, dict[str, object]], None] | None = None,
-        credentials: Credentials | None = None,
-    ) -> None:
-        self.url = url
-        self.game = game
-        self.on_event = on_event
-        self.credentials = credentials or Credentials()
-        self.games: dict[str, Seen] = {}
-        self._task: asyncio.Task[None] | None = None
-
-    def take(self, topic_text: str, payload: bytes) -> None:
-        try:
-            message = parse_message(topic_text, payload)
-        except MessageError as exc:
-            log.debug("spectator: refused: %s", exc)
-            return
-        seen = self.games.setdefault(message.game, Seen(message.game))
-        if isinstance(message, Presence):
-            seen.online[message.colour] = message.online
-        elif isinstance(message, Record):
-            if _newer(seen.record, message):
-                seen.record = message
-        elif self.on_event is not None:
-            self.on_event(message.game, message.colour, message.event)
-
-    async def list_games(self, listen: float = 0.5) -> list[Seen]:
-        """The games whose boards left a record or presence on the broker (retained),
-        gathered for ``listen`` seconds."""
-        async with self._client() as client:
-            await client.subscribe(ALL_GAMES, qos=1)
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(listen):
-                    async for message in client.messages:
-                        self.take(str(message.topic), _raw(message.payload))
-        return [self.games[name] for name in sorted(self.games)]
-
-    def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._follow())
-
-    async def _follow(self) -> None:
-        import aiomqtt
-
-        while True:
-            try:
-                async with self._client() as client:
-                    await client.subscribe(game_filter(self.game) if self.game else ALL_GAMES)
-                    async for message in client.messages:
-                        self.take(str(message.topic), _raw(message.payload))
-            except aiomqtt.MqttError as exc:
-                log.warning("spectator: the broker %s: %s", self.url, exc)
-            await asyncio.sleep(RETRY)
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-
-    def _client(self) -> aiomqtt.Client:
-        import aiomqtt
-
-        c = self.credentials
-        return aiomqtt.Client(
-            self.url.host,
-            self.url.port,
-            username=c.user,
-            password=c.password,
-            tls_context=tls_context(self.url, c),
-            timeout=10,
-        )
-
-
-def _raw(payload: object) -> bytes:
-    return payload if isinstance(payload, bytes) else str(payload).encode()
-
-
-def board_id_for(plays: Colour) -> str:
-    """This board's id when the config names none: the host's name and the colour."""
-    host = "".join(c if c.isalnum() or c in "._-" else "-" for c in socket.gethostname())
-    return f"{host.strip('.-_')[:50] or 'board'}-{plays}"
-
-
-def remote_game(config: RemoteConfig, emit: EventListener) -> tuple[RemoteGame, MqttLink]:
-    """The board's remote game from ``[remote]`` (enabled, so broker and game are set):
-    its side of the game and the link, to start on the controller's loop."""
-    assert config.broker is not None and config.game is not None
-    url = replace(parse_broker_url(config.broker, need_game=False), game=config.game)
-    board_id = config.board_id or board_id_for(config.plays)
-    game = RemoteGame(config.game, config.plays, config.starts, board_id, emit)
-    game.publish_events = config.publish_events
-    return game, MqttLink(game, url, Credentials.of(config))

@@ -1,0 +1,162 @@
+"""The config's value checks: each says what is wrong with a value, in words that name
+it, or None when it is fine (config.py's reader puts the key in front)."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+from collections.abc import Callable
+from typing import Any, Final
+
+from orbito_hw.errors import shown
+from orbito_hw.hw.interfaces import parse_rgb
+from orbito_hw.remote.protocol import check_name, parse_broker_url
+from orbito_hw.web.access import WEB_CODE_LENGTH
+
+NAME_MAX: Final = 255  # bytes in one name of a path, and in the whole path, on Linux
+PATH_MAX: Final = 4095
+GPIO_PINS: Final = range(28)  # BCM 0..27: every GPIO on the 40-pin header
+
+
+class Missing:
+    pass
+
+
+MISSING: Final = Missing()
+Check = Callable[[Any], str | None]  # the problem with a value, or None when it is fine
+
+
+def is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def int_in(lo: int, hi: int) -> Check:
+    def check(value: Any) -> str | None:
+        if not is_int(value):
+            return f"expected a whole number, got {shown(value)}"
+        return None if lo <= value <= hi else f"{value} is out of range ({lo}..{hi})"
+
+    return check
+
+
+def positive(hi: float) -> Check:
+    def check(value: Any) -> str | None:
+        if not is_number(value):
+            return f"expected a number, got {shown(value)}"
+        return None if 0 < value <= hi else f"{value} is out of range (above 0, at most {hi:g})"
+
+    return check
+
+
+def number_in(lo: float, hi: float) -> Check:
+    def check(value: Any) -> str | None:
+        if not is_number(value):
+            return f"expected a number, got {shown(value)}"
+        return None if lo <= value <= hi else f"{value} is out of range ({lo:g}..{hi:g})"
+
+    return check
+
+
+def choice(options: tuple[str, ...]) -> Check:
+    def check(value: Any) -> str | None:
+        if isinstance(value, str) and value in options:
+            return None
+        return f"{shown(value)} is not one of {', '.join(options)}"
+
+    return check
+
+
+def pin(value: Any) -> str | None:
+    if not is_int(value):
+        return f"expected a BCM GPIO number, got {shown(value)}"
+    return None if value in GPIO_PINS else f"pin {value} is not a GPIO (BCM 0..27)"
+
+
+def colour(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return f'{shown(value)} is not a colour ("#rrggbb")'
+    try:
+        parse_rgb(value)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def text(value: Any) -> str | None:
+    return (
+        None
+        if isinstance(value, str) and value.strip()
+        else f"expected a non-empty string, got {shown(value)}"
+    )
+
+
+def path(value: Any) -> str | None:
+    """A path the OS takes: no NUL, encodable, within POSIX's NAME_MAX and PATH_MAX, so a
+    bad one fails ``config check`` instead of ``run``."""
+    trouble = text(value)
+    if trouble:
+        return trouble
+    if "\0" in value:
+        return "a path cannot hold a NUL character"
+    try:
+        raw = os.fsencode(value)
+    except UnicodeEncodeError:
+        return "a path the file system's encoding cannot write"
+    if len(raw) > PATH_MAX or any(len(name) > NAME_MAX for name in raw.split(b"/")):
+        return f"a path longer than {PATH_MAX} bytes or with a name longer than {NAME_MAX}"
+    return None
+
+
+def flag(value: Any) -> str | None:
+    return None if isinstance(value, bool) else f"expected true or false, got {shown(value)}"
+
+
+def address(value: Any) -> str | None:
+    """An IPv4 or IPv6 address to listen on (not a host name: nothing to look up at boot)."""
+    if not isinstance(value, str):
+        return f"expected an IP address, got {shown(value)}"
+    try:
+        ipaddress.ip_address(value)
+    except ValueError:
+        return f"{shown(value)} is not an IP address (like 0.0.0.0, 127.0.0.1 or ::)"
+    return None
+
+
+def broker(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return f"expected a URL like mqtt://HOST:1883, got {shown(value)}"
+    try:
+        parse_broker_url(value, need_game=False)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
+
+def name(what: str) -> Check:
+    def check(value: Any) -> str | None:
+        if not isinstance(value, str):
+            return f"expected a name, got {shown(value)}"
+        try:
+            check_name(value, what)
+        except ValueError as exc:
+            return str(exc)
+        return None
+
+    return check
+
+
+def access_code(value: Any) -> str | None:
+    if not isinstance(value, str):
+        return f"expected a text of letters and digits, got {shown(value)}"
+    if len(value) not in WEB_CODE_LENGTH or not value.isascii() or not value.isalnum():
+        lo, hi = WEB_CODE_LENGTH.start, WEB_CODE_LENGTH.stop - 1
+        return f"{shown(value)} is not {lo} to {hi} letters and digits"
+    return None
+
+
+def status_pixel(value: Any) -> str | None:
+    return None if value == "none" else int_in(0, 1023)(value)

@@ -1,0 +1,1 @@
+"""The game archive: the SQLite store (store.py), the recorder that listens to the referee (recorder.py) and the read side the page uses (reading.py)."""

@@ -1,0 +1,89 @@
+"""The archive's read side as the web page reads it: the list of games, and one game with
+its review and the board after each turn. The ``games`` commands read the store directly
+(store.py); the page gets an ``ArchiveReads`` from the app (its ``GameStore``)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from orbito_hw.archive.store import Archive
+from orbito_hw.errors import OrbitoError
+from orbito_hw.rules.game import Colour, Position
+from orbito_hw.rules.turn import Turn
+
+log = logging.getLogger(__name__)
+
+GAME_ID_DIGITS: Final = 18  # an archive id is a number: more digits are no id of ours
+
+
+class ArchiveReads:
+    """The game archive (store.py, SPEC.md's "Game archive") as the pages read it: the
+    list of games, and one game's standing turns with its review (solver/review.py) and the
+    board after each turn. Read afresh at each request, read-only; the page says "not
+    available" when there is none (a board that has not finished a game, or no archive)."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.state_dir = state_dir
+
+    def _open(self) -> Archive | None:
+        """The archive, or None (and why, logged at debug) when there is none to read."""
+        try:
+            return Archive.read(self.state_dir)
+        except OrbitoError as exc:
+            log.debug("the web page has no archive: %s", exc)
+            return None
+
+    def games(self) -> list[dict[str, object]] | None:
+        archive = self._open()
+        if archive is None:
+            return None
+        with archive:
+            return [game.as_json() for game in archive.games()]
+
+    def game(self, game_id: str) -> dict[str, Any] | None:
+        """A game (as ``games show --json``), its review and the boards; None if unknown."""
+        if not (game_id.isascii() and game_id.isdigit() and len(game_id) <= GAME_ID_DIGITS):
+            return None
+        archive = self._open()
+        if archive is None:
+            return None
+        with archive:
+            row = archive.game(int(game_id))
+            turns = [] if row is None else archive.turns(row.id)
+        if row is None:
+            return None
+        moves = [t.turn for t in turns]
+        game = {
+            **row.as_json(),
+            "moves": " ".join(moves),
+            "lines": row.lines,
+            "turns": [t.as_json() for t in turns],
+        }
+        return {"game": game, "review": _review(row.first, moves), "boards": boards_of(game)}
+
+
+def _review(first: str, moves: list[str]) -> dict[str, object] | None:
+    from orbito_hw.solver.review import review  # the solution table, on the archive's page only
+
+    try:
+        result = review(Colour(first), moves)
+    except (ValueError, OrbitoError) as exc:  # an archive edited by hand
+        log.info("no review of a game: %s", exc)
+        return None
+    return {"turns": [t.as_json() for t in result.turns], **result.summary()}
+
+
+def boards_of(game: Mapping[str, Any]) -> list[str]:
+    """The board before the first turn and after each of ``game``'s ``moves``."""
+    position = Position.start(Colour.parse(str(game.get("first"))))
+    boards = [position.board()]
+    for token in str(game.get("moves", "")).split():
+        try:
+            position = position.play(Turn.from_notation(token))
+        except (ValueError, OrbitoError):  # an archive edited by hand: the boards so far
+            break
+        boards.append(position.board())
+    return boards

@@ -1,0 +1,218 @@
+"""The real-time ``--mock`` worlds, each wired in one place: the simulated board with its
+page (``serve_mock``), in a remote game over a broker (``serve_remote``), or both (the page
+playing the remote game). The plain world, the board on its virtual clock alone, is
+sim/harness.py's ``MockRun`` (``run --mock``, ``--events``, ``--interactive``).
+
+This is the one module that brings the page (page.py, web/) and the broker (remote.py,
+remote/) together: neither world imports the other's. aiohttp and aiomqtt are imported by
+the modules this one imports, so the command line imports this module only when a world
+with a page or a broker is asked for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import signal
+import stat
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Final
+
+from orbito_hw.archive.reading import ArchiveReads
+from orbito_hw.archive.recorder import Recorder
+from orbito_hw.control.events import Event
+from orbito_hw.control.referee import Referee
+from orbito_hw.control.settings import Settings
+from orbito_hw.errors import OrbitoError
+from orbito_hw.hw.interfaces import Backend
+from orbito_hw.mock.page import MOCK_BIND, MockControls
+from orbito_hw.mock.realtime import RealTime, put_back
+from orbito_hw.mock.remote import RemoteMock
+from orbito_hw.remote.link import Credentials
+from orbito_hw.remote.protocol import BrokerUrl
+from orbito_hw.remote.spectator import BrokerWatch
+from orbito_hw.rules.game import Colour
+from orbito_hw.sim.harness import ControllerFailed, MockRun
+from orbito_hw.sim.script import Command, parse_line
+from orbito_hw.web.server import WebServer
+
+log = logging.getLogger(__name__)
+
+SETTLE: Final = 0.5  # seconds at the end of a script for the last messages to go out
+
+
+# --- with the page ------------------------------------------------------------------------------
+def serve_mock(
+    port: int,
+    bind: str | None = None,
+    code: str | None = None,
+    state_dir: str | None = None,
+    backend: Backend = "sim",
+    settings: Settings | None = None,
+    seed: int | None = None,
+    say: Callable[[str], None] = lambda text: print(text, file=sys.stderr, flush=True),
+    remote: tuple[BrokerUrl, Colour] | None = None,
+) -> int:
+    """The simulated board with its page, until SIGINT or SIGTERM; with ``remote`` (the
+    broker's game and the colour played here) in that remote game, on the same loop.
+    OrbitoError (exit 2) when the port cannot be listened on."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    # The games played are archived even in a fresh directory: the page lists them.
+    temporary = tempfile.TemporaryDirectory(prefix="orbito-hw-") if state_dir is None else None
+    where = Path(temporary.name if temporary else str(state_dir))
+    archive = Recorder(where)
+    clock: RealTime | None = None
+    board: RemoteMock | None = None
+    if remote is None:
+        run = MockRun(where, settings, backend, archive, seed=seed, on_boot=archive.boot)
+    else:
+        board = RemoteMock(
+            *remote, where, backend=backend, settings=settings, seed=seed, on_event=archive,
+            on_boot=archive.boot, wake=lambda: clock.wake() if clock else None,
+        )  # fmt: skip
+        run = board.run
+    server: WebServer | None = None
+    try:
+        put_back(run)
+        clock = RealTime(run, loop)
+        if board is not None:
+            board.connect(loop)
+        # Its games on the broker of a remote game can be watched from the page.
+        watch = BrokerWatch(remote[0], Credentials()) if remote is not None else None
+        server = WebServer(MockControls(run, clock), code, ArchiveReads(run.state_dir), watch)
+        try:
+            loop.run_until_complete(server.start(bind or MOCK_BIND, port))
+        except OSError as exc:
+            listen = f"--port {port}: cannot listen on {bind or MOCK_BIND}"
+            raise OrbitoError(f"{listen}: {exc.strerror or exc}") from None
+        clock.wake()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, loop.stop)
+        host = bind or MOCK_BIND
+        say(f"orbito-hw: the simulated board is at http://{host}:{server.port}/ (Ctrl-C stops it)")
+        loop.run_forever()
+    finally:
+        if server is not None:
+            loop.run_until_complete(server.stop())
+        if clock is not None:
+            clock.stop()
+        if board is not None:
+            loop.run_until_complete(board.close())
+        else:
+            run.close()
+        archive.close()
+        loop.close()
+        if temporary is not None:
+            temporary.cleanup()
+    return 0
+
+
+# --- with the broker --------------------------------------------------------------------------
+def serve_remote(
+    url: BrokerUrl,
+    plays: Colour,
+    script: list[Command] | None,
+    show: Callable[[Event], None],
+    state_dir: str | None = None,
+    backend: Backend = "sim",
+    settings: Settings | None = None,
+    seed: int | None = None,
+    on_boot: Callable[[Referee], None] | None = None,
+    prompt: Callable[[], None] | None = None,
+) -> int:
+    """Run a simulated board in the remote game until the script ends (``script``), or
+    stdin does (None), or SIGINT/SIGTERM; 1 if its controller failed."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    clock: list[RealTime] = []
+    board = RemoteMock(
+        url,
+        plays,
+        state_dir,
+        backend=backend,
+        settings=settings,
+        seed=seed,
+        on_event=show,
+        on_boot=on_boot,
+        wake=lambda: clock[0].wake() if clock else None,
+    )
+    try:
+        put_back(board.run)
+        clock.append(RealTime(board.run, loop))
+        clock[0].wake()
+        board.connect(loop)
+        steps = _script(board, script) if script is not None else _typed(board, loop, prompt)
+        main = loop.create_task(steps)
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, main.cancel)
+        with contextlib.suppress(asyncio.CancelledError):  # a signal: stop as at the end
+            loop.run_until_complete(main)
+        board.run.finish()
+    except ControllerFailed as exc:
+        print(f"orbito-hw: the controller failed: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        if clock:
+            clock[0].stop()
+        loop.run_until_complete(board.close())
+        loop.close()
+    return 0
+
+
+async def _script(board: RemoteMock, script: list[Command]) -> None:
+    for i, command in enumerate(script):
+        if command.name == "wait":  # real seconds: the other board's turn may come meanwhile
+            await asyncio.sleep(command.seconds)
+            board.wake()
+        else:
+            board.command(command, first_command=i == 0)
+            await asyncio.sleep(0)
+    await asyncio.sleep(SETTLE)
+
+
+async def _typed(
+    board: RemoteMock, loop: asyncio.AbstractEventLoop, prompt: Callable[[], None] | None
+) -> None:
+    """Commands typed (or piped) on stdin, read on the loop: the other board's turns come
+    in while the person thinks. A bad line is named on stderr; the next one is read."""
+    from orbito_hw.sim.harness import CommandError
+
+    number = 0
+    async for raw in _stdin_lines(loop):
+        number += 1
+        try:
+            text = raw.decode("utf-8").removeprefix("\ufeff").rstrip("\r\n")
+            command = parse_line(text, number)
+            if command is not None and command.name == "wait":
+                await asyncio.sleep(command.seconds)
+                board.wake()
+            elif command is not None:
+                board.command(command, first_command=number == 1)
+        except UnicodeDecodeError:
+            print(f"orbito-hw: line {number} is not UTF-8 text", file=sys.stderr)
+        except (ValueError, CommandError) as exc:
+            print(f"orbito-hw: {exc}", file=sys.stderr)
+        if prompt is not None:
+            prompt()
+    await asyncio.sleep(SETTLE)
+
+
+async def _stdin_lines(loop: asyncio.AbstractEventLoop) -> AsyncIterator[bytes]:
+    """stdin's lines as bytes: read on the loop from a pipe or terminal; a regular file
+    (``< script``) cannot block, so it is read as it stands."""
+    fd = sys.stdin.fileno()
+    if stat.S_ISREG(os.fstat(fd).st_mode):
+        for line in sys.stdin.buffer.read().splitlines(keepends=True):
+            yield line
+            await asyncio.sleep(0)
+        return
+    reader = asyncio.StreamReader(limit=1 << 20)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    while line := await reader.readline():
+        yield line

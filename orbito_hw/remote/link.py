@@ -1,0 +1,201 @@
+"""The MQTT link of a remote game: ``MqttLink`` carries a ``RemoteGame``'s records over
+aiomqtt on the controller's own event loop (no thread, no process), and reconnects on its
+own; aiomqtt is imported only when a link starts, so importing the package stays light.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+import ssl
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from orbito_hw.remote.game import RemoteGame
+from orbito_hw.remote.protocol import (
+    BrokerUrl,
+    Presence,
+    game_filter,
+    topic,
+)
+from orbito_hw.rules.game import Colour
+
+if TYPE_CHECKING:
+    import aiomqtt  # only in a remote game: importing the package stays light
+
+log = logging.getLogger(__name__)
+
+RETRY: Final = 1.0  # seconds between two attempts to reach the broker
+KEEPALIVE: Final = 10  # seconds: the broker gives up on a silent board (its will) after 1.5x
+OUTBOX: Final = 1000  # messages waiting for the broker; past it spectator events are dropped
+
+
+# --- the MQTT link -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Credentials:
+    """How this board proves itself to the broker: a user and password, and/or a client
+    certificate; ``ca_file`` the authority for the broker's certificate (TLS only)."""
+
+    user: str | None = None
+    password: str | None = None
+    ca_file: Path | None = None
+    cert_file: Path | None = None
+    key_file: Path | None = None
+
+
+def tls_context(url: BrokerUrl, credentials: Credentials) -> ssl.SSLContext | None:
+    """The TLS context for an ``mqtts://`` broker: the system's authorities unless a
+    ``ca_file`` is named; the client certificate if one is."""
+    if not url.tls:
+        return None
+    context = ssl.create_default_context(
+        cafile=str(credentials.ca_file) if credentials.ca_file else None
+    )
+    if credentials.cert_file is not None:
+        key = str(credentials.key_file) if credentials.key_file else None
+        context.load_cert_chain(str(credentials.cert_file), key)
+    return context
+
+
+class MqttLink:
+    """``game`` on the broker at ``url``: connects, says hello, passes the messages on, and
+    reconnects after a loss, all on the running event loop."""
+
+    def __init__(
+        self,
+        game: RemoteGame,
+        url: BrokerUrl,
+        credentials: Credentials | None = None,
+        retry: float = RETRY,
+        after: Callable[[], None] = lambda: None,
+    ) -> None:
+        self.game = game
+        self.after = after  # after each message (the simulated board's clock catches up)
+        self.url = url
+        self.credentials = credentials or Credentials()
+        self.retry = retry
+        self._outbox: asyncio.Queue[tuple[str, bytes, bool]] = asyncio.Queue(OUTBOX)
+        self._client: aiomqtt.Client | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+        self.sent = 0
+        game.publish = self.publish
+
+    def publish(self, topic_text: str, payload: bytes, retained: bool) -> None:
+        """Queue a message for the broker (while away, the records wait: the hello on the
+        next connection says the latest; spectator events past OUTBOX are dropped)."""
+        try:
+            self._outbox.put_nowait((topic_text, payload, retained))
+        except asyncio.QueueFull:
+            log.warning("the broker is away: a message for %s dropped", topic_text)
+
+    def start(self, loop: asyncio.AbstractEventLoop | None = None) -> asyncio.Task[None]:
+        """Run on ``loop`` (default: the running one)."""
+        loop = loop or asyncio.get_running_loop()
+        self._task = loop.create_task(self._run(), name="mqtt link")
+        return self._task
+
+    async def _run(self) -> None:
+        import aiomqtt  # only in a remote game
+
+        while not self._stopping:
+            try:
+                async with self._make_client() as client:
+                    self._client = client
+                    await self._session(client)
+            except aiomqtt.MqttError as exc:
+                if not self._stopping:
+                    log.warning("the broker %s: %s (again in %gs)", self.url, exc, self.retry)
+            except (OSError, ssl.SSLError) as exc:
+                log.warning("the broker %s: %s (again in %gs)", self.url, exc, self.retry)
+            finally:
+                self._client = None
+                self.game.set_connected(False)
+            if not self._stopping:
+                await asyncio.sleep(self.retry)
+
+    def _make_client(self) -> aiomqtt.Client:
+        import aiomqtt
+
+        will_topic, will_payload = self.game.will()
+        c = self.credentials
+        return aiomqtt.Client(
+            self.url.host,
+            self.url.port,
+            identifier=f"orbito-hw-{self.game.game}-{self.game.plays}",
+            username=c.user,
+            password=c.password,
+            will=aiomqtt.Will(will_topic, will_payload, qos=1, retain=True),
+            keepalive=KEEPALIVE,
+            tls_context=tls_context(self.url, c),
+            timeout=10,
+        )
+
+    async def _session(self, client: aiomqtt.Client) -> None:
+        await client.subscribe(game_filter(self.game.game), qos=1)
+        while not self._outbox.empty():  # records: said again below, as they stand now;
+            self._outbox.get_nowait()  # spectator events from while away: gone
+        for topic_text, payload in self.game.hello():
+            await client.publish(topic_text, payload, qos=1, retain=True)
+        self.game.set_connected(True)
+        sender = asyncio.get_running_loop().create_task(self._send(client))
+        try:
+            async for message in client.messages:
+                payload = message.payload
+                raw = payload if isinstance(payload, bytes) else str(payload).encode()
+                self.game.on_message(str(message.topic), raw)
+                self.after()
+        finally:
+            sender.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await sender
+
+    async def _send(self, client: aiomqtt.Client) -> None:
+        while True:
+            topic_text, payload, retained = await self._outbox.get()
+            await client.publish(topic_text, payload, qos=1 if retained else 0, retain=retained)
+            self.sent += 1
+
+    async def stop(self) -> None:
+        """Leave the game: say so (retained), then disconnect."""
+        self._stopping = True
+        client = self._client
+        if client is not None:
+            presence = Presence(self.game.game, self.game.plays, self.game.board_id, False)
+            topic_text = topic(self.game.game, self.game.plays, "online")
+            with contextlib.suppress(Exception):
+                await client.publish(topic_text, presence.to_bytes(), qos=1, retain=True)
+        await self._end()
+
+    async def cut(self) -> None:
+        """The board goes without a word (tests: a power or network cut): the connection
+        is dropped under the client, so the broker publishes the board's will."""
+        self._stopping = True
+        client = self._client
+        if client is not None:
+            sock = client._client.socket()  # paho's: there is no public way to be rude
+            if isinstance(sock, socket.socket):
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+        await self._end()
+
+    async def _end(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+            self._task = None
+
+
+def raw_payload(payload: object) -> bytes:
+    return payload if isinstance(payload, bytes) else str(payload).encode()
+
+
+def board_id_for(plays: Colour) -> str:
+    """This board's id when the config names none: the host's name and the colour."""
+    host = "".join(c if c.isalnum() or c in "._-" else "-" for c in socket.gethostname())
+    return f"{host.strip('.-_')[:50] or 'board'}-{plays}"

@@ -1,0 +1,137 @@
+"""The page's controls, and what the page reads from outside the controller.
+
+``BoardControls`` are the controls of a real board: the referee's own methods (the
+simulated board has its own, mock/page.py). ``GameStore`` and ``Watch`` are what the page
+needs of the archive and of a broker's games: the app hands it an implementation of each
+(archive/reading.py, remote/spectator.py), so the page imports neither.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from orbito_hw.control.events import Event, NewGame
+from orbito_hw.control.players import BoardPlayer
+from orbito_hw.control.referee import Referee
+from orbito_hw.errors import OrbitoError
+from orbito_hw.rules.game import Colour
+from orbito_hw.solver.opponents import level_opponent, parse_level
+
+log = logging.getLogger(__name__)
+
+
+class Unavailable(OrbitoError, LookupError):
+    """A control this board does not have (a real board's squares, a missing feature)."""
+
+
+class Refused(OrbitoError, RuntimeError):
+    """A control the board cannot do now (the simulated hand cannot, the controller failed)."""
+
+
+# --- what the page's controls do ----------------------------------------------------------
+class BoardControls:
+    """The page's controls on a real board: the referee's own methods. Its squares and its
+    button are touched by hand only."""
+
+    simulated = False
+
+    def __init__(self, referee: Referee, state_dir: Path, first: Colour) -> None:
+        self._referee = referee
+        self.state_dir = state_dir
+        self.first = first
+        self._next_opponent: tuple[BoardPlayer | None, ...] = ()
+        referee.add_listener(self._on_new_game)
+
+    @property
+    def referee(self) -> Referee:
+        return self._referee
+
+    def touch(self, square: int) -> None:
+        raise Unavailable("the marbles of a real board are moved by hand")
+
+    def button(self, action: str) -> None:
+        raise Unavailable("the button of a real board is pressed by hand")
+
+    def new_game(self, first: Colour) -> None:
+        self.referee.new_game(first)
+
+    def set_opponent(self, level: str, colour: Colour) -> None:
+        """SPEC.md's ``opponent`` directive: at once if no marble was placed in this game,
+        else from the next game."""
+        player = None
+        if level != "none":
+            choose = level_opponent(parse_level(level)).choose
+            player = BoardPlayer(colour, choose, f"board:{level}")
+        referee = self.referee
+        if referee.saved.turns or referee.pending is not None or referee.reader.touched:
+            self._next_opponent = (player,)
+        else:
+            self._next_opponent = ()
+            referee.set_opponent(player)
+
+    def _on_new_game(self, event: Event) -> None:
+        if isinstance(event, NewGame) and self._next_opponent:
+            (player,) = self._next_opponent
+            self._next_opponent = ()
+            # After the new game has settled, not inside its announcement.
+            asyncio.get_running_loop().call_soon(self.referee.set_opponent, player)
+
+    def set_hints(self, on: bool) -> None:
+        self.referee.set_hints(on)
+
+    def take_back(self) -> None:
+        """The referee's take-back, where this version of it has one."""
+        take_back = getattr(self.referee, "take_back", None)
+        if take_back is None:
+            raise Unavailable("take back with a long press of the button")
+        can = getattr(self.referee, "can_take_back", True)  # a property
+        if not (can() if callable(can) else can):
+            raise Refused("there is no turn to take back now")
+        take_back()
+
+
+class GameStore(Protocol):
+    """The archive as the pages read it (archive/reading.py's ``ArchiveReads``)."""
+
+    def games(self) -> list[dict[str, object]] | None:
+        """Every game (as ``games list --json``); None when there is no archive to read."""
+        ...
+
+    def game(self, game_id: str) -> dict[str, Any] | None:
+        """One game, its review and its boards; None if there is no such game."""
+        ...
+
+
+class Following(Protocol):
+    """One game on a broker followed live: started, then stopped when its page leaves."""
+
+    def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+
+class Watch(Protocol):
+    """The games on a broker as spectators see them (remote/spectator.py's ``BrokerWatch``)."""
+
+    @property
+    def host(self) -> str:
+        """The broker's host, for the page's messages."""
+        ...
+
+    def is_game_name(self, name: str) -> bool:
+        """Whether ``name`` may name a game on the broker."""
+        ...
+
+    async def list_games(self) -> list[dict[str, object]]:
+        """The games on the broker, each with its board now; raises when it is away."""
+        ...
+
+    def follow(
+        self, game: str, heard: Callable[[str, Colour, dict[str, object]], None]
+    ) -> Following:
+        """``game``'s live events, each to ``heard(game, colour, event)``."""
+        ...

@@ -1,0 +1,245 @@
+"""What the pages are told: the referee's events and snapshots, written once for every page.
+
+Each event is written to JSON once and queued to every page; a page that stops reading is
+dropped (it reconnects by itself), and nothing a page does can raise into the referee (a
+web listener that fails is logged). A page gets a snapshot first, so a page that
+reconnects (after a controller restart) is whole again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import deque
+from collections.abc import Callable, Mapping
+from typing import Final
+
+from orbito_hw.control.events import Event
+from orbito_hw.control.referee import Referee
+from orbito_hw.hw.interfaces import RGB, Frame, Lights, rgb_hex
+from orbito_hw.rules.game import Colour, Position
+from orbito_hw.rules.squares import (
+    PRESS_TO,
+    SQUARES,
+    line_names,
+    square_name,
+)
+from orbito_hw.web.controls import BoardControls
+
+log = logging.getLogger(__name__)
+
+QUEUE_LIMIT: Final = 512
+"""Writes (a turn of the loop's news each) a page may fall behind by before it is dropped
+(a page asleep in a pocket)."""
+HEARTBEAT_S: Final = 20.0
+"""A comment line to every page this often: a page gone without a word is found out."""
+RETRY_MS: Final = 1000
+"""How soon a page reconnects after the stream ends (a controller restart)."""
+HOLD_AFTER_S: Final = 0.3
+"""The page's press button: held this long it holds the Orbito button, in real time;
+released sooner it is a click (``press``). The page reads it from the snapshot."""
+
+
+# --- what the pages are told ---------------------------------------------------------------
+class Page:
+    """One page following the board: what is still to be written to it."""
+
+    def __init__(self) -> None:
+        self.queue: deque[bytes] = deque()
+        self.wake = asyncio.Event()
+        self.closed = False
+
+    def send(self, chunk: bytes) -> None:
+        if self.closed:
+            return
+        if len(self.queue) >= QUEUE_LIMIT:
+            log.info("a page fell %d messages behind: dropped (it reconnects)", QUEUE_LIMIT)
+            self.close()
+            return
+        self.queue.append(chunk)
+        self.wake.set()
+
+    def close(self) -> None:
+        self.closed = True
+        self.queue.clear()
+        self.wake.set()
+
+    async def next(self) -> bytes | None:
+        """Everything queued, in one piece; None once the page is closed."""
+        while not self.queue and not self.closed:
+            self.wake.clear()
+            await self.wake.wait()
+        if self.closed:
+            return None
+        chunk = b"".join(self.queue)
+        self.queue.clear()
+        return chunk
+
+
+def sse(obj: Mapping[str, object]) -> bytes:
+    """One server-sent event whose ``data:`` line is ``obj`` as JSON."""
+    return b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n"
+
+
+class TappedLights:
+    """The board's lights, telling the feed each time the light show draws."""
+
+    def __init__(self, inner: Lights, drawn: Callable[[], None]) -> None:
+        self.inner = inner
+        self.drawn = drawn
+
+    def show(self, frame: Frame, status: RGB | None = None) -> None:
+        self.inner.show(frame, status)
+        self.drawn()
+
+    def shown(self) -> tuple[list[RGB | None], RGB | None]:
+        return self.inner.shown()
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class Feed:
+    """The board as the pages see it: the referee's events as they come, and a snapshot
+    of the whole board after anything changed (at most one per turn of the event loop).
+
+    A turn of the loop's events and its snapshot go to each page as one write: the page
+    reads them in one piece and draws them in one frame, not one frame each."""
+
+    def __init__(self, controls: BoardControls, locked: bool) -> None:
+        self.controls = controls
+        self.locked = locked
+        self.pages: set[Page] = set()
+        self._last: dict[str, object] | None = None
+        self._flush_due = False
+        self._news: list[bytes] = []  # events since the last flush, in order
+        self._heartbeat: asyncio.TimerHandle | None = None
+        self._eval: tuple[Position, dict[str, object] | None] | None = None
+        self._watched: Referee | None = None
+
+    def watch(self) -> None:
+        """Follow the controls' referee: its events, its lights and its squares."""
+        referee = self.controls.referee
+        if referee is self._watched:
+            return
+        self._watched = referee
+        referee.add_listener(self._on_event)
+        referee.sensors.subscribe(lambda square, present, when: self.changed())
+        referee.show.lights = TappedLights(referee.show.lights, self.changed)
+        self.changed()
+
+    # --- pages -----------------------------------------------------------------------
+    def join(self) -> Page:
+        self._flush()  # the news so far goes to the pages that were there for it
+        page = Page()
+        page.send(f"retry: {RETRY_MS}\n\n".encode())
+        page.send(sse(self.snapshot()))
+        self.pages.add(page)
+        if self._heartbeat is None:
+            self._heartbeat = asyncio.get_running_loop().call_later(HEARTBEAT_S, self._beat)
+        return page
+
+    def leave(self, page: Page) -> None:
+        page.close()
+        self.pages.discard(page)
+
+    def close(self) -> None:
+        for page in list(self.pages):
+            self.leave(page)
+        if self._heartbeat is not None:
+            self._heartbeat.cancel()
+            self._heartbeat = None
+
+    def _beat(self) -> None:
+        self._heartbeat = None
+        self._broadcast(b": still here\n\n")
+        if self.pages:
+            self._heartbeat = asyncio.get_running_loop().call_later(HEARTBEAT_S, self._beat)
+
+    def _broadcast(self, chunk: bytes) -> None:
+        for page in list(self.pages):
+            page.send(chunk)
+            if page.closed:
+                self.pages.discard(page)
+
+    # --- the board's news --------------------------------------------------------------
+    def _on_event(self, event: Event) -> None:
+        # Called inside the referee: nothing may raise back into it.
+        try:
+            self._news.append(sse(event.to_json()))
+            self.changed()
+        except Exception:
+            log.exception("the web page could not pass on a %s event", event.kind)
+
+    def changed(self) -> None:
+        if not self._flush_due:
+            self._flush_due = True
+            asyncio.get_running_loop().call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._flush_due = False
+        chunks, self._news = self._news, []
+        try:
+            snapshot = self.snapshot()
+        except Exception:
+            log.exception("the web page could not draw the board")
+        else:
+            if snapshot != self._last:
+                self._last = snapshot
+                chunks.append(sse(snapshot))
+        if chunks:
+            self._broadcast(b"".join(chunks))
+
+    def snapshot(self) -> dict[str, object]:
+        """The whole board as the page draws it (the ``snapshot`` event)."""
+        referee = self.controls.referee
+        position, saved = referee.position, referee.saved
+        squares, status = referee.show.lights.shown()
+        opponent = referee.opponent
+        result = position.result
+        return {
+            "event": "snapshot",
+            "game": saved.game,
+            "first": saved.first.value,
+            "turns": list(saved.turns),
+            "to_move": None if result else position.to_move.value,
+            "state": referee.state.value,
+            "marbles": {square_name(sq): m.colour.value for sq, m in sorted(referee.model.items())},
+            "hand": [m.colour.value for m in referee.hand],
+            "leds": {square_name(sq): rgb_hex(c) for sq, c in enumerate(squares) if c},
+            "status": rgb_hex(status) if status else "",
+            "result": result.value if result else None,
+            "lines": line_names(position.lines()) if result else [],
+            "players": {
+                c.value: opponent.player if opponent and opponent.colour is c else "person"
+                for c in Colour
+            },
+            "hints": referee.hints,
+            "eval": self._evaluation(position) if referee.hints else None,
+            "simulated": self.controls.simulated,
+            "locked": self.locked,
+            "take_back": hasattr(referee, "take_back"),
+            "hold_after_ms": round(HOLD_AFTER_S * 1000),
+            "rings": {square_name(sq): square_name(PRESS_TO[sq]) for sq in SQUARES},
+        }
+
+    def _evaluation(self, position: Position) -> dict[str, object] | None:
+        """How the game stands with perfect play, for the side to move (hints on)."""
+        if self._eval is not None and self._eval[0] is position:
+            return self._eval[1]
+        value: dict[str, object] | None = None
+        if not position.is_over:
+            from orbito_hw.solver.table import shipped_solution  # loaded with hints only
+
+            score = shipped_solution().score(position)
+            value = {
+                "to_move": position.to_move.value,
+                "value": score.value.value,
+                "plies": score.plies,
+            }
+        self._eval = (position, value)
+        return value
+
+
+# --- the archive ---------------------------------------------------------------------------

@@ -1,0 +1,352 @@
+"""The board's web page, served by the controller itself on its own event loop (aiohttp).
+
+``/`` is the page (plain HTML, CSS and JS from ``web/static/``: no build step, nothing from
+the internet), ``/events`` a stream of server-sent events: the referee's events as
+``run --events`` prints them, plus ``snapshot`` events (the whole board as the page draws
+it: marbles, LEDs, turns, result, players, the evaluation with hints on). A page gets a
+snapshot first, so a page that reconnects (after a controller restart) is whole again.
+
+The pages cost the referee nothing it would notice: each event is written to JSON once and
+queued to every page; a page that stops reading is dropped (it reconnects by itself), and
+nothing a page does can raise into the referee (a web listener that fails is logged).
+
+Controls (``/api/...``): on the simulated board (``run --mock --web``) a square's click is
+``lift SQ`` / ``put SQ`` and the press button the Orbito button (mock/page.py); new game,
+opponent, hints and take-back need the board's access code (access.py) when it has
+one, in the ``X-Orbito-Code`` header or a ``code`` field, else 403.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+from aiohttp import web
+
+from orbito_hw.errors import OrbitoError, shown
+from orbito_hw.rules.game import Colour
+from orbito_hw.rules.squares import (
+    is_square_name,
+    parse_square,
+)
+from orbito_hw.solver.opponents import LEVELS
+from orbito_hw.web.access import code_matches
+from orbito_hw.web.controls import BoardControls, GameStore, Refused, Unavailable, Watch
+from orbito_hw.web.feed import QUEUE_LIMIT, RETRY_MS, Feed
+
+log = logging.getLogger(__name__)
+
+MAX_BODY: Final = 4096
+"""Bytes a control's request may carry: a few fields. More is refused (413) unread."""
+CODE_HEADER: Final = "X-Orbito-Code"
+LEVEL_NAMES: Final = ("none", *(level.name for level in LEVELS))
+MAX_WATCHERS: Final = 20
+"""Pages following a remote game at once: each holds a connection to the broker."""
+STATIC: Final = "static"
+
+HEADERS: Final = {
+    # Everything the page uses comes from the board itself.
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+
+
+# --- HTTP ----------------------------------------------------------------------------------
+def problem(status: type[web.HTTPError], text: str) -> web.HTTPError:
+    return status(text=json.dumps({"error": text}), content_type="application/json")
+
+
+@web.middleware
+async def _errors(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """A body too big is refused before it is read; anything unforeseen is a 500 that names
+    no code (the log has it), never a traceback."""
+    size = request.content_length
+    if size is not None and size > MAX_BODY:
+        raise web.HTTPRequestEntityTooLarge(
+            MAX_BODY,
+            size,
+            text=json.dumps({"error": f"a request body is {MAX_BODY} bytes at most, not {size}"}),
+            content_type="application/json",
+        )
+    try:
+        return await handler(request)
+    except web.HTTPException:
+        raise
+    except asyncio.CancelledError:
+        raise
+    except ConnectionResetError:
+        raise
+    except Exception:
+        log.exception("the web page failed on %s %s", request.method, shown(request.path))
+        raise problem(web.HTTPInternalServerError, "internal error (see the board's log)") from None
+
+
+async def _headers(request: web.Request, response: web.StreamResponse) -> None:
+    for name, value in HEADERS.items():
+        response.headers.setdefault(name, value)
+
+
+class NoArchive:
+    """No archive to read: the pages say "not available"."""
+
+    def games(self) -> list[dict[str, object]] | None:
+        return None
+
+    def game(self, game_id: str) -> dict[str, Any] | None:
+        return None
+
+
+class WebServer:
+    """The page's server on the controller's event loop."""
+
+    def __init__(
+        self,
+        controls: BoardControls,
+        code: str | None,
+        archive: GameStore | None = None,
+        watch: Watch | None = None,
+    ) -> None:
+        self.watch = watch  # the games on a broker can be watched (/watch): [remote]'s broker
+        self.watchers = 0
+        self.controls = controls
+        self.code = code
+        self.feed = Feed(controls, locked=code is not None)
+        self.archive = archive or NoArchive()
+        self.static = Path(str(resources.files("orbito_hw.web") / STATIC))
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[_errors])
+        app.on_response_prepare.append(_headers)
+        get, post = app.router.add_get, app.router.add_post
+        get("/", self._file("index.html"))
+        get("/games", self._file("games.html"))
+        get("/games/{id}", self._game_page)
+        get("/events", self._events)
+        get("/watch", self._file("watch.html"))
+        get("/api/watch", self._watch_list)
+        get("/watch/events", self._watch_events)
+        get("/state", self._state)
+        get("/api/games", self._games)
+        get("/api/games/{id}", self._game)
+        post("/api/square/{square}", self._square)
+        post("/api/press", self._press)
+        post("/api/new-game", self._new_game)
+        post("/api/opponent", self._opponent)
+        post("/api/hints", self._hints)
+        post("/api/take-back", self._take_back)
+        app.router.add_static("/static/", self.static, append_version=False)
+        return app
+
+    # --- life ---------------------------------------------------------------------------
+    async def start(self, bind: str, port: int) -> None:
+        """Listen on ``bind``:``port`` (0: any free port, then ``self.port``). OSError
+        (the port in use, an address the machine does not have) is the caller's."""
+        self.feed.watch()
+        runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
+        await runner.setup()
+        site = web.TCPSite(runner, bind, port, shutdown_timeout=1.0)
+        try:
+            await site.start()
+        except BaseException:
+            await runner.cleanup()
+            raise
+        self._runner = runner
+        sockets = [s for s in (runner.addresses or [])]
+        self.port = sockets[0][1] if sockets else port
+
+    async def stop(self) -> None:
+        self.feed.close()  # every stream ends: their pages reconnect to the next controller
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    # --- pages --------------------------------------------------------------------------
+    def _file(self, name: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
+        async def serve(request: web.Request) -> web.StreamResponse:
+            return web.FileResponse(self.static / name)
+
+        return serve
+
+    async def _game_page(self, request: web.Request) -> web.StreamResponse:
+        if self.archive.game(request.match_info["id"]) is None:
+            raise web.HTTPNotFound(text="no such game in the archive", content_type="text/plain")
+        return web.FileResponse(self.static / "game.html")
+
+    async def _events(self, request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no"}
+        )
+        await response.prepare(request)
+        page = self.feed.join()
+        try:
+            while (chunk := await page.next()) is not None:
+                await response.write(chunk)
+        except (ConnectionResetError, ConnectionError):
+            pass  # the page went away
+        finally:
+            self.feed.leave(page)
+        return response
+
+    # --- spectators: the games on the broker -------------------------------------------------
+    async def _watch_list(self, request: web.Request) -> web.Response:
+        """The games on the broker as a spectator sees them, each with its board now."""
+        if self.watch is None:
+            return web.json_response({"available": False, "games": []})
+        try:
+            games = await self.watch.list_games()
+        except Exception as exc:  # aiomqtt.MqttError and OSError: the broker is away
+            raise problem(web.HTTPBadGateway, f"the broker {self.watch.host}: {exc}") from None
+        return web.json_response({"available": True, "games": games})
+
+    async def _watch_events(self, request: web.Request) -> web.StreamResponse:
+        """One game's live events, as its boards publish them (their publishing on), each
+        with the colour of the board that sent it."""
+        name = request.query.get("game", "")
+        if self.watch is None:
+            raise problem(web.HTTPNotFound, "this board watches no broker ([remote] broker)")
+        if not self.watch.is_game_name(name):
+            raise problem(web.HTTPBadRequest, f"game {shown(name)} is not a game name")
+        if self.watchers >= MAX_WATCHERS:
+            raise problem(web.HTTPServiceUnavailable, "too many pages watch games: try later")
+        queue: asyncio.Queue[dict[str, object]] = asyncio.Queue(QUEUE_LIMIT)
+
+        def heard(game: str, colour: Colour, event: dict[str, object]) -> None:
+            if not queue.full():  # a page that falls behind misses events, never the board
+                queue.put_nowait({**event, "from": colour.value})
+
+        spectator = self.watch.follow(name, heard)
+        response = web.StreamResponse(
+            headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no"}
+        )
+        await response.prepare(request)
+        self.watchers += 1
+        spectator.start()
+        try:
+            await response.write(f"retry: {RETRY_MS}\n\n".encode())
+            while True:
+                event = await queue.get()
+                await response.write(f"data: {json.dumps(event)}\n\n".encode())
+        except (ConnectionResetError, ConnectionError):
+            pass  # the page went away
+        finally:
+            self.watchers -= 1
+            await spectator.stop()
+        return response
+
+    async def _state(self, request: web.Request) -> web.Response:
+        return web.json_response(self.feed.snapshot())
+
+    async def _games(self, request: web.Request) -> web.Response:
+        games = self.archive.games()
+        if games is None:
+            return web.json_response({"available": False, "games": []})
+        return web.json_response({"available": True, "games": games})
+
+    async def _game(self, request: web.Request) -> web.Response:
+        game = self.archive.game(request.match_info["id"])
+        if game is None:
+            raise problem(web.HTTPNotFound, f"no game {shown(request.match_info['id'])}")
+        return web.json_response(game)
+
+    # --- controls -----------------------------------------------------------------------
+    async def _square(self, request: web.Request) -> web.Response:
+        await _fields(request)
+        name = request.match_info["square"]
+        if not is_square_name(name):
+            raise problem(web.HTTPBadRequest, f"{shown(name)} is not a square (a1..d4)")
+        return self._do(lambda: self.controls.touch(parse_square(name)))
+
+    async def _press(self, request: web.Request) -> web.Response:
+        action = (await _fields(request)).get("action", "click")
+        if action not in ("click", "down", "up"):
+            raise problem(web.HTTPBadRequest, f"action {shown(action)} is not click, down or up")
+        return self._do(lambda: self.controls.button(action))
+
+    async def _new_game(self, request: web.Request) -> web.Response:
+        fields = await self._allowed(request)
+        first = _colour(fields, "first", self.controls.first)
+        return self._do(lambda: self.controls.new_game(first))
+
+    async def _opponent(self, request: web.Request) -> web.Response:
+        fields = await self._allowed(request)
+        level = fields.get("level", "")
+        if level not in LEVEL_NAMES:
+            names = ", ".join(LEVEL_NAMES)
+            raise problem(web.HTTPBadRequest, f"level {shown(level)} is not one of {names}")
+        colour = _colour(fields, "colour", Colour.WHITE)
+        return self._do(lambda: self.controls.set_opponent(level, colour))
+
+    async def _hints(self, request: web.Request) -> web.Response:
+        fields = await self._allowed(request)
+        on = fields.get("hints", "")
+        if on not in ("on", "off"):
+            raise problem(web.HTTPBadRequest, f"hints {shown(on)} is not on or off")
+        return self._do(lambda: self.controls.set_hints(on == "on"))
+
+    async def _take_back(self, request: web.Request) -> web.Response:
+        await self._allowed(request)
+        return self._do(self.controls.take_back)
+
+    async def _allowed(self, request: web.Request) -> dict[str, str]:
+        """The request's fields, once its access code is checked (403 without it)."""
+        fields = await _fields(request)
+        given = request.headers.get(CODE_HEADER) or fields.get("code")
+        if not code_matches(given, self.code):
+            raise problem(web.HTTPForbidden, "this control needs the board's access code")
+        return fields
+
+    def _do(self, control: Callable[[], None]) -> web.Response:
+        try:
+            control()
+        except Unavailable as exc:
+            raise problem(web.HTTPNotFound, str(exc)) from None
+        except Refused as exc:
+            raise problem(web.HTTPConflict, str(exc)) from None
+        except OrbitoError as exc:  # the simulated hand could not (a marble on a marble...)
+            raise problem(web.HTTPConflict, str(exc)) from None
+        self.feed.watch()  # a new controller after a power cut: follow it
+        return web.json_response({"ok": True})
+
+
+def _colour(fields: Mapping[str, str], key: str, default: Colour) -> Colour:
+    text = fields.get(key)
+    if text is None:
+        return default
+    if text not in ("black", "white"):
+        raise problem(web.HTTPBadRequest, f"{key} {shown(text)} is not black or white")
+    return Colour(text)
+
+
+async def _fields(request: web.Request) -> dict[str, str]:
+    """A control's fields, from a form or a JSON object of strings; 400 for anything else,
+    413 for a body past MAX_BODY (aiohttp stops reading it there)."""
+    if not request.body_exists:
+        return {}
+    if request.content_type == "application/json":
+        try:
+            data = await request.json()
+        except ValueError:
+            raise problem(web.HTTPBadRequest, "the body is not JSON") from None
+        if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+            raise problem(web.HTTPBadRequest, "the body is not a JSON object of strings")
+        return data
+    if request.content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        form = await request.post()
+        if not all(isinstance(v, str) for v in form.values()):
+            raise problem(web.HTTPBadRequest, "a control takes no files")
+        return {k: str(v) for k, v in form.items()}
+    await request.read()  # past MAX_BODY: 413
+    raise problem(
+        web.HTTPUnsupportedMediaType, f"a body of type {shown(request.content_type)} is not read"
+    )
