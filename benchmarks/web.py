@@ -32,9 +32,13 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import sync_playwright
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
+from chromium import ARGS, CHROMIUM
 
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import square_name
@@ -44,16 +48,6 @@ TOUCH_GAP_S = 0.25
 """A person's reaction: seeing the board, then touching it, takes at least this long."""
 IDLE_PAGES = 5
 IDLE_SECONDS = 30.0
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 # Records, on each page, when each square last changed what it holds, and when its turn list
 # last grew to each length (wall clock, ms: the same clock as the benchmark's time.time()).
@@ -181,7 +175,7 @@ def main() -> None:
     server.stderr.readline()
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
             pages = [browser.new_page() for _ in range(PAGES)]
             for page in pages:
                 page.goto(url)

@@ -19,7 +19,7 @@ import time
 from typing import Any
 
 from playwright.sync_api import sync_playwright
-from web import ARGS, cpu_seconds, free_port, post
+from web import ARGS, CHROMIUM, cpu_seconds, free_port, post
 
 SQUARES = ["a1", "b2", "c3", "d4", "a4", "b3", "c1", "d2", "a2", "b4", "c4", "d1"]
 SETTLE_S = 0.6  # a change and everything it draws (the slide is 0.35 s) are over by then
@@ -111,7 +111,7 @@ def main() -> None:
         server.stderr.readline()
         try:
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+                browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
                 if measure == "browsers":
                     results[measure] = browsers_cpu(url, pages, browser)
                 else:

@@ -63,9 +63,14 @@ ECHO_LIMIT = 40  # characters of a person's input quoted back in a message
 def echo(text: str, limit: int = ECHO_LIMIT) -> str:
     """``text`` quoted for an error message, cut to ``limit`` characters with an ellipsis:
     a 10 MB bad token is named, not copied whole into the line that refuses it."""
-    if len(text) <= limit:
+    if len(text) <= limit and len(repr(text)) <= 2 * limit:
         return repr(text)
-    return repr(text[:limit]) + f"... ({len(text)} characters)"
+    # Escapes are long ('\x1f' is four characters, a plane-1 code point ten): the quote is
+    # cut to what its repr shows in 2 * limit, so a line of control characters stays short.
+    cut = text[:limit]
+    while len(repr(cut)) > 2 * limit:
+        cut = cut[:-1]
+    return repr(cut) + f"... ({len(text)} characters)"
 
 
 def shown(value: object, limit: int = ECHO_LIMIT) -> str:

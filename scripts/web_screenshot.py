@@ -15,11 +15,11 @@ import time
 import urllib.request
 from pathlib import Path
 
+from chromium import ARGS, CHROMIUM  # scripts/chromium.py: the one list of flags
 from playwright.sync_api import sync_playwright
 
 OUTPUT = Path(__file__).resolve().parent.parent / "docs" / "web-page.png"
 CLICKS = ["b2", "press", "a1", "press", "c1", "d1", "a4", "press"]
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run"]
 
 
 def main() -> None:
@@ -34,7 +34,7 @@ def main() -> None:
     server.stderr.readline()  # the page's address: it is listening
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
             page = browser.new_page(viewport={"width": 940, "height": 620})
             page.goto(url)
             page.wait_for_selector('[data-link="live"]')

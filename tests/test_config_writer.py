@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from orbito_hw.app.config import (
     BUTTON_BACKENDS,
     DRIVE_BACKENDS,
-    GPIO_PINS,
     LEVELS,
     LIGHT_BACKENDS,
     NEOPIXEL_PINS,
@@ -30,6 +29,7 @@ from orbito_hw.app.config import (
     load_config,
     parse_config,
 )
+from orbito_hw.app.config_checks import GPIO_PINS
 from orbito_hw.cli import main
 from orbito_hw.rules.squares import SQUARE_NAMES
 

@@ -145,3 +145,41 @@ def test_the_wheel_holds_the_web_page(wheel: Path) -> None:
     archive = zipfile.ZipFile(wheel)
     for name in files:
         assert archive.read(f"orbito_hw/web/static/{name}") == (static / name).read_bytes(), name
+
+
+def test_a_plain_install_pulls_in_no_numpy(wheel: Path) -> None:
+    """NumPy is the solve's alone (the ``solve`` extra): ``pip install .`` on a Pi pulls none."""
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        requires = [
+            line.removeprefix("Requires-Dist:").strip()
+            for line in archive.read(metadata).decode().splitlines()
+            if line.startswith("Requires-Dist:")
+        ]
+    numpy = [r for r in requires if r.lower().startswith("numpy")]
+    assert numpy and all("extra ==" in r for r in numpy), numpy
+    assert any('extra == "solve"' in r for r in numpy)
+
+
+NO_NUMPY = (
+    "import sys; sys.modules['numpy'] = None  # import numpy raises ImportError\n"
+    "from orbito_hw.cli import main\n"
+    "sys.exit(main(sys.argv[1:]))\n"
+)
+
+
+def test_the_board_plays_and_analyses_without_numpy(venv: Path, tmp_path: Path) -> None:
+    """The demo, the analysis and the levels, with NumPy out of reach; ``solve`` says in
+    one line what it needs."""
+    python = str(venv / "bin" / "python")
+    shown = run_installed(venv, "python", "-c", NO_NUMPY, "run", "--mock", cwd=tmp_path)
+    assert "wins" in shown or "draw" in shown, shown[-300:]
+    analysis = run_installed(
+        venv, "python", "-c", NO_NUMPY, "analyse", "--first", "black", "a1 b3", cwd=tmp_path
+    )
+    assert json.loads(analysis)["value"] in ("win", "loss", "draw")
+    done = subprocess.run(
+        [python, "-c", NO_NUMPY, "solve", "--check"], capture_output=True, text=True, cwd=tmp_path
+    )
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "orbito-hw[solve]" in done.stderr, done.stderr

@@ -25,18 +25,8 @@ import pytest
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import square_name
 from orbito_hw.rules.turn import Turn
+from scripts.chromium import ARGS, CHROMIUM
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 WAIT_MS = 10_000
 
 

@@ -37,7 +37,12 @@ def register(sub: Any) -> None:
 
 
 def cmd_solve(args: argparse.Namespace) -> int:
-    from orbito_hw.solver.build import solve, step_count
+    try:  # NumPy is the solve's only: a board's plain install has none
+        from orbito_hw.solver.build import solve, step_count
+    except ModuleNotFoundError as exc:
+        if exc.name != "numpy":
+            raise
+        fail("solve needs NumPy: pip install 'orbito-hw[solve]' (analyse and the levels do not)")
     from orbito_hw.solver.progress import ProgressBar
     from orbito_hw.solver.table import pack, shipped_path
 

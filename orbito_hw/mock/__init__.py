@@ -1,1 +1,1 @@
-"""The real-time --mock worlds on top of sim/, web/ and remote/, each wired in worlds.py."""
+"""The real-time ``--mock`` worlds on top of sim/, web/ and remote/, each wired in worlds.py."""

@@ -4,7 +4,6 @@
 // the snapshot, so the page never keeps a second copy of them.
 "use strict";
 
-const $ = (id) => document.getElementById(id);
 const CODE_KEY = "orbito-hw-code";
 const LOG_LIMIT = 40;
 const SLIDE_MS = 350; // the rings' turn, drawn: each marble slides to its next square
@@ -26,12 +25,8 @@ function connect() {
     }
   };
   stream.onmessage = (message) => {
-    let event;
-    try {
-      event = JSON.parse(message.data);
-    } catch {
-      return;
-    }
+    const event = readEvent(message);
+    if (event === null) return;
     if (event.event === "snapshot") {
       draw(event);
     } else {
@@ -53,7 +48,7 @@ function squareNames(rings) {
   return Object.keys(rings).sort((a, b) => b[1].localeCompare(a[1]) || a.localeCompare(b));
 }
 
-function buildBoard(snapshot) {
+function buildLiveBoard(snapshot) {
   const board = $("board");
   if (board.childElementCount) return;
   for (const name of squareNames(snapshot.rings)) {
@@ -77,7 +72,7 @@ function buildBoard(snapshot) {
 }
 
 function draw(s) {
-  buildBoard(s);
+  buildLiveBoard(s);
   // News ends the rings' slide: the board as it stands now comes first.
   for (const slide of sliding) slide.finish();
   sliding = [];
@@ -244,8 +239,7 @@ function post(path, fields = {}) {
     try {
       const response = await fetch(path, { method: "POST", headers, body: JSON.stringify(fields) });
       if (response.ok) return;
-      const body = await response.json().catch(() => ({}));
-      const why = body.error || response.statusText;
+      const why = await errorOf(response);
       document.body.dataset.refused = response.status;
       if (last) drawControls(last); // a refused switch goes back to how the board stands
       notice(response.status === 403 ? `${why}: the page is a view only without it` : why);

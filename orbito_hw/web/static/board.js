@@ -1,5 +1,6 @@
-// What the archive's and the watchers' pages share: a board drawn from a position string,
-// and the small helpers around it. Loaded before games.js or watch.js (both deferred, so in
+// What every page shares: the small helpers (an element by id, fetching JSON, reading a
+// server-sent event, table cells), and the board the archive's and the watchers' pages draw
+// from a position string. Loaded before app.js, games.js or watch.js (all deferred, so in
 // order).
 "use strict";
 
@@ -8,9 +9,25 @@ const MARBLES = { B: "black", W: "white" }; // a position string's letters
 
 async function fetchJson(path) {
   const response = await fetch(path);
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(body.error || response.statusText);
-  return body;
+  if (!response.ok) throw new Error(await errorOf(response));
+  return response.json();
+}
+
+function errorOf(response) {
+  // What a refused request says: its JSON error, else the status line.
+  return response.json().then(
+    (body) => body.error || response.statusText,
+    () => response.statusText,
+  );
+}
+
+function readEvent(message) {
+  // A server-sent event's JSON; null for a line that is not ours.
+  try {
+    return JSON.parse(message.data);
+  } catch {
+    return null;
+  }
 }
 
 function cell(row, text) {
@@ -20,7 +37,7 @@ function cell(row, text) {
   return td;
 }
 
-function buildBoard() {
+function buildPositionBoard() {
   // Rank 4 at the top, files a..d left to right, as seen from above: the order of a
   // position string's cells.
   const board = $("board");

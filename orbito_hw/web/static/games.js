@@ -83,7 +83,7 @@ async function showGame(id) {
     $("turns").append(item);
   });
   boards = answer.boards;
-  buildBoard();
+  buildPositionBoard();
   show(boards.length - 1);
 }
 

@@ -55,7 +55,7 @@ function addTurn(token) {
 async function follow(name) {
   $("title").textContent = `Watching ${name}`;
   $("following").hidden = false;
-  buildBoard();
+  buildPositionBoard();
   // Where the game stands now, from the broker's retained records; then live.
   try {
     const answer = await fetchJson("/api/watch");
@@ -70,12 +70,8 @@ async function follow(name) {
   $("watch-status").textContent = "live";
   const stream = new EventSource(`/watch/events?game=${encodeURIComponent(name)}`);
   stream.onmessage = (message) => {
-    let event;
-    try {
-      event = JSON.parse(message.data);
-    } catch {
-      return; // not a line of ours
-    }
+    const event = readEvent(message);
+    if (event === null) return; // not a line of ours
     // Each board publishes the game's events: the turns come once, from the board that made them.
     if (event.event === "turn" && event.from === event.colour) {
       addTurn(event.turn);
