@@ -7,16 +7,14 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Final
+from typing import Any
 
-from orbito_hw.archive.store import Archive
+from orbito_hw.archive.store import GAME_ID_DIGITS, Archive, damage_told
 from orbito_hw.errors import OrbitoError
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.turn import Turn
 
 log = logging.getLogger(__name__)
-
-GAME_ID_DIGITS: Final = 18  # an archive id is a number: more digits are no id of ours
 
 
 class ArchiveReads:
@@ -40,8 +38,12 @@ class ArchiveReads:
         archive = self._open()
         if archive is None:
             return None
-        with archive:
-            return [game.as_json() for game in archive.games()]
+        try:
+            with archive, damage_told(archive.path):
+                return [game.as_json() for game in archive.games()]
+        except OrbitoError as exc:  # damaged: the page says "not available", the log why
+            log.warning("the web page cannot read the archive: %s", exc)
+            return None
 
     def game(self, game_id: str) -> dict[str, Any] | None:
         """A game (as ``games show --json``), its review and the boards; None if unknown."""
@@ -50,9 +52,13 @@ class ArchiveReads:
         archive = self._open()
         if archive is None:
             return None
-        with archive:
-            row = archive.game(int(game_id))
-            turns = [] if row is None else archive.turns(row.id)
+        try:
+            with archive, damage_told(archive.path):
+                row = archive.game(int(game_id))
+                turns = [] if row is None else archive.turns(row.id)
+        except OrbitoError as exc:  # damaged: the page says "no such game", the log why
+            log.warning("the web page cannot read the archive: %s", exc)
+            return None
         if row is None:
             return None
         moves = [t.turn for t in turns]

@@ -34,7 +34,7 @@ from orbito_hw.control.events import (
     TakenBack,
     TurnPlayed,
 )
-from orbito_hw.errors import OrbitoError
+from orbito_hw.errors import OrbitoError, shown
 from orbito_hw.rules.game import Colour
 
 if TYPE_CHECKING:
@@ -105,6 +105,10 @@ MIGRATIONS: Final[tuple[str, ...]] = (
 )
 SCHEMA: Final = len(MIGRATIONS)
 
+GAME_ID_DIGITS: Final = 18
+"""An archive id is a number SQLite holds (at most 9223372036854775807): more digits are no
+id of ours, and are never handed to SQLite (an OverflowError) or to int() (its 4,300-digit
+limit)."""
 SQLITE_CORRUPT: Final = 11
 SQLITE_NOTADB: Final = 26
 
@@ -170,10 +174,67 @@ _GAME_COLUMNS = (
 
 
 def _game_row(row: tuple[Any, ...]) -> GameRow:
+    """A row of ``games``, each value checked: SQLite keeps whatever a file holds (text in
+    an integer column, a ``lines`` that is not JSON), and a damaged or edited archive must be
+    told in one line, never read as a game or a traceback."""
     game_id, journal_game, first, black, white, started, ended, result, lines, turns = row
-    return GameRow(
-        game_id, journal_game, first, black, white, started, ended, result, json.loads(lines), turns
+    where = f"game {shown(game_id)}"
+    for column, value, kind in (
+        ("id", game_id, int), ("journal_game", journal_game, int), ("turns", turns, int),
+        ("first", first, str), ("black", black, str), ("white", white, str),
+        ("started", started, str), ("ended", ended, (str, type(None))),
+        ("result", result, (str, type(None))), ("lines", lines, str),
+    ):  # fmt: skip
+        _check(isinstance(value, kind), where, column, value)
+    _check(first in ("black", "white"), where, "first", first)
+    try:
+        parsed = json.loads(lines)
+    except ValueError:
+        parsed = None
+    _check(_is_lines(parsed), where, "lines", lines)
+    return GameRow(game_id, journal_game, first, black, white, started, ended, result, parsed,
+                   turns)  # fmt: skip
+
+
+def _turn_row(row: tuple[Any, ...]) -> TurnRow:
+    """A row of ``turns``, each value checked (see ``_game_row``)."""
+    where = f"turn {shown(row[0])}"
+    kinds: tuple[type | tuple[type, ...], ...] = (int, str, str, str, (str, type(None)))
+    columns = ("number", "colour", "turn", "at", "taken_back")[: len(row)]  # standing: 4
+    for column, value, kind in zip(columns, row, kinds[: len(row)], strict=True):
+        _check(isinstance(value, kind), where, column, value)
+    return TurnRow(*row)
+
+
+def _is_lines(value: object) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(line, list) and all(isinstance(sq, str) for sq in line) for line in value
     )
+
+
+def _check(ok: bool, where: str, column: str, value: object) -> None:
+    if not ok:
+        raise ArchiveError(f"{where} has {column} = {shown(value)}, which no orbito-hw wrote")
+
+
+@contextlib.contextmanager
+def damage_told(path: Path) -> Iterator[None]:
+    """Reads of the archive at ``path``, whatever a damaged file makes them raise (SQLite's
+    "malformed", an integer too large for it, a value of the wrong kind) told as one
+    ArchiveError naming the file. The file is left as it is: nothing here writes."""
+    import sqlite3
+
+    try:
+        yield
+    except ArchiveError as exc:
+        raise ArchiveError(f"the game archive {path} is damaged: {exc}; it was left as it is") \
+            from None  # fmt: skip
+    except OrbitoError:
+        raise
+    except (sqlite3.Error, ValueError, TypeError, OverflowError, KeyError, IndexError) as exc:
+        raise ArchiveError(
+            f"the game archive {path} is damaged ({why(exc)}); it was left as it is"
+        ) from None
 
 
 def colour_of(first: Colour, number: int) -> Colour:
@@ -218,8 +279,10 @@ class Archive:
     @classmethod
     def read(cls, directory: str | os.PathLike[str]) -> Archive:
         """The archive in ``directory`` for the ``games`` commands; ArchiveError naming the
-        file for none there, one that cannot be read, or one that is not ours. An archive of
-        an older schema is migrated (as the controller would at its next start)."""
+                file for none there, one that cannot be read, or one that is not ours. An archive of
+                an older schema (or an empty file) is read through a copy migrated in memory: a read
+        changes nothing on the disk, whatever the file holds (the controller migrates the file
+        itself at its next start)."""
         import sqlite3
 
         path = Path(directory) / NAME
@@ -235,8 +298,7 @@ class Archive:
                 db.close()
                 raise
             if version < SCHEMA:
-                db.close()
-                return cls.open(directory)
+                return cls(_migrated_copy(db, version), path)
             return cls(db, path)
         except ArchiveDamage as exc:
             raise ArchiveError(
@@ -284,7 +346,7 @@ class Archive:
         else:
             sql = "SELECT number, colour, turn, at, taken_back FROM turns WHERE game = ? "
             sql += "AND taken_back IS NOT NULL ORDER BY seq"
-        return [TurnRow(*row) for row in self.db.execute(sql, (game_id,))]
+        return [_turn_row(row) for row in self.db.execute(sql, (game_id,))]
 
     def moves(self) -> dict[int, str]:
         """Every game's standing turns as a record, by game id (games with none left out)."""
@@ -396,6 +458,19 @@ def _read_only(path: Path) -> sqlite3.Connection:
     if not os.path.lexists(path.with_name(path.name + "-wal")):
         uri += "&immutable=1"
     return sqlite3.connect(uri, uri=True, timeout=10.0)
+
+
+def _migrated_copy(db: sqlite3.Connection, version: int) -> sqlite3.Connection:
+    """A copy of ``db`` in memory, migrated from ``version`` to ``SCHEMA``; ``db`` closed."""
+    import sqlite3
+
+    try:
+        memory = sqlite3.connect(":memory:")
+        db.backup(memory)
+    finally:
+        db.close()
+    _migrate(memory, version)
+    return memory
 
 
 def _one(db: sqlite3.Connection, sql: str, params: Any = ()) -> Any:

@@ -9,9 +9,10 @@ draws the game's last position as the demo draws the board.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -75,17 +76,23 @@ def state_dir(args: argparse.Namespace) -> Path:
     return BoardConfig().state_dir
 
 
-def _archive(args: argparse.Namespace) -> Archive:
-    from orbito_hw.archive.store import Archive
+@contextlib.contextmanager
+def _archive(args: argparse.Namespace) -> Iterator[Archive]:
+    """The archive, read only; whatever a damaged file makes its reads raise is one line
+    naming the file (exit 2), and the file is left as it is."""
+    from orbito_hw.archive.store import Archive, damage_told
 
-    return Archive.read(state_dir(args))
+    with Archive.read(state_dir(args)) as archive, damage_told(archive.path):
+        yield archive
 
 
 def _game(archive: Archive, text: str) -> GameRow:
-    from orbito_hw.archive.store import ArchiveError
+    from orbito_hw.archive.store import GAME_ID_DIGITS, ArchiveError
 
     if not text.isascii() or not text.isdigit():
         raise UsageError(f"game id {echo(text)} is not a number (see `orbito-hw games list`)")
+    if len(text.lstrip("0")) > GAME_ID_DIGITS:
+        raise ArchiveError(f"no game {echo(text)} in the archive {archive.path}")
     game = archive.game(int(text))
     if game is None:
         raise ArchiveError(f"no game {int(text)} in the archive {archive.path}")
