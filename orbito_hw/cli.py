@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 from collections.abc import Sequence
 
 from orbito_hw import __version__
 from orbito_hw.commands import PROG, Parser, fail
-from orbito_hw.errors import OrbitoError
+from orbito_hw.errors import OrbitoError, reader_gone
 
 # Each module registers its subcommands with ``register(sub)``.
 COMMAND_MODULES = [
@@ -46,7 +47,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         fail(str(exc))
     except KeyboardInterrupt:
         return 130
-    except BrokenPipeError:
+    except BrokenPipeError:  # stdout piped into a reader that has gone (head -1)
+        reader_gone(sys.stdout)
         return 0
     return status
 

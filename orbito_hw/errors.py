@@ -16,6 +16,9 @@ layers live here, where every layer may import them.
 
 from __future__ import annotations
 
+import os
+from typing import TextIO
+
 
 class OrbitoError(Exception):
     """Base of every error orbito-hw reports to a person instead of a traceback."""
@@ -80,3 +83,19 @@ def shown(value: object, limit: int = ECHO_LIMIT) -> str:
         return echo(value, limit)
     text = repr(value)
     return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+def reader_gone(stream: TextIO) -> None:
+    """The reader of ``stream`` has gone (``orbito-hw run --mock | head -1``): whatever is
+    still written there goes nowhere, quietly, and the program ends as it would have (exit
+    0), not with a BrokenPipeError. Python's own advice for a closed pipe: point the file
+    descriptor at /dev/null, so the flush at exit fails no more."""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, AttributeError):  # a StringIO, a closed stream
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)

@@ -12,15 +12,16 @@ from typing import TypeVar
 
 import pytest
 
-from orbito_hw.control.events import BlunderWarning, Hint, Rejected, TurnPlayed
+from orbito_hw.control.events import BlunderWarning, Hint, NewGame, Rejected, TurnPlayed
 from orbito_hw.control.settings import Settings
 from orbito_hw.hw.interfaces import Backend
-from orbito_hw.rules.game import Position
+from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import square_name
 from orbito_hw.rules.turn import Turn
-from orbito_hw.sim.harness import MockRun
+from orbito_hw.sim.harness import MockRun, board_player
 from orbito_hw.sim.script import parse_line, parse_script
 from orbito_hw.solver.layout import Value, decode
+from orbito_hw.solver.opponents import parse_level
 from orbito_hw.solver.table import shipped_solution
 
 BACKENDS: list[Backend] = ["sim", "gpio", "serial"]
@@ -205,3 +206,28 @@ def test_the_config_turns_hints_on() -> None:
     assert settings_of(parse_config(SIM_CONFIG + "[game]\nhints = true\n")).hints
     with pytest.raises(ConfigError, match=r"game\.hints"):
         parse_config(SIM_CONFIG + '[game]\nhints = "yes"\n')
+
+
+@pytest.mark.parametrize("hints", [False, True])
+@pytest.mark.parametrize("board_starts", [False, True])
+def test_the_press_on_the_empty_board_never_collides(hints: bool, board_starts: bool) -> None:
+    """Before the first turn, a short press on the empty board: with hints on and a person
+    to move, the hint (SPEC.md); otherwise the other colour starts (the ``first`` gesture).
+    The holds mean the same with hints on or off."""
+    opponent = board_player(parse_level("3"), Colour.BLACK, 1)
+    run = MockRun(settings=Settings(hints=hints, opponent=opponent), seed=1)
+    try:
+        if not board_starts:
+            play(run, "press")  # black (the board) started: now white, the person, does
+            assert run.referee.position.to_move is Colour.WHITE
+        before = run.referee.position.to_move
+        person_to_move = before is Colour.WHITE
+        play(run, "press")
+        hinted = hints and person_to_move
+        assert bool(of_kind(run, Hint)) is hinted
+        assert (run.referee.position.to_move is before) is hinted
+        events = len(of_kind(run, NewGame))
+        play(run, "hold 3")  # a hold on the empty board: a new game, hints or not
+        assert len(of_kind(run, NewGame)) == events + 1
+    finally:
+        run.close()

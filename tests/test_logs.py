@@ -19,9 +19,12 @@ from orbito_hw.app.logs import EventLogger, describe, parse_level, setup_logging
 def stream(tmp_path: Path) -> Iterator[TextIO]:
     with open(tmp_path / "stderr", "w+") as out:
         yield out
-    package = logging.getLogger("orbito_hw")
+    package, root = logging.getLogger("orbito_hw"), logging.getLogger()
     package.handlers.clear()
     package.propagate = True
+    for handler in [h for h in root.handlers if getattr(h, "_orbito_hw", False)]:
+        root.removeHandler(handler)
+    root.setLevel(logging.WARNING)
 
 
 def journal_env(out: TextIO) -> dict[str, str]:

@@ -180,3 +180,12 @@ def test_the_remote_dropin_opens_the_network_families_only_with_remote_on() -> N
     dropin = directives(REMOTE_DROPIN.read_text())
     assert dropin["RestrictAddressFamilies"] == ["", "AF_UNIX AF_INET AF_INET6"]
     assert directives(UNIT.read_text())["RestrictAddressFamilies"] == ["AF_UNIX"]
+
+
+def test_the_open_files_limit_is_the_one_the_page_is_capped_under() -> None:
+    """The unit's LimitNOFILE is the controller's own figure (web/limits.py): the page's
+    connections stay below it with the journal's reserve kept."""
+    from orbito_hw.web.limits import FD_RESERVE, FD_WANTED, MAX_CONNECTIONS
+
+    (limit,) = directives(UNIT.read_text())["LimitNOFILE"]
+    assert int(limit) == FD_WANTED and MAX_CONNECTIONS + FD_RESERVE < FD_WANTED

@@ -87,12 +87,41 @@ def parse_level(level: str | int) -> int:
     return value
 
 
+class LibraryLines(logging.Filter):
+    """Every library's record one line, as the package's are: aiohttp's "Error handling
+    request" (a malformed request, a client gone mid-body), asyncio's, aiomqtt's. The
+    exception becomes its type and message on the same line; its traceback is kept only
+    at the debug level. The package's own records pass as they are."""
+
+    def __init__(self, tracebacks: bool) -> None:
+        super().__init__()
+        self.tracebacks = tracebacks
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.name == log.name or record.name.startswith(log.name + "."):
+            return True
+        if record.exc_info and not self.tracebacks:
+            exc = record.exc_info[1]
+            text = (
+                f"{record.getMessage()}: {type(exc).__name__}: {exc}"
+                if exc
+                else record.getMessage()
+            )
+            record.msg, record.args = text, None
+            record.exc_info, record.exc_text, record.stack_info = None, None, None
+        if not self.tracebacks:
+            record.msg, record.args = " ".join(record.getMessage().split("\n")), None
+        return True
+
+
 def setup_logging(
     level: str | int = "info",
     stream: TextIO | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> logging.Handler:
-    """Send the package's logs to ``stream`` (stderr) in the journal's or a terminal's form.
+    """Send the logs to ``stream`` (stderr) in the journal's or a terminal's form: the
+    package's at ``level``, every library's (aiohttp, asyncio, aiomqtt) at warning and up,
+    through the same handler, one line each (``LibraryLines``).
 
     Calling it again replaces the handler it installed before, so tests and restarts do
     not double every line.
@@ -106,12 +135,17 @@ def setup_logging(
         handler.setFormatter(
             logging.Formatter("%(asctime)s %(levelname)-7s %(message)s", "%Y-%m-%d %H:%M:%S")
         )
-    for old in [h for h in log.handlers if getattr(h, "_orbito_hw", False)]:
-        log.removeHandler(old)
+    chosen = parse_level(level)
+    handler.addFilter(LibraryLines(tracebacks=chosen <= logging.DEBUG))
+    root = logging.getLogger()
+    for logger in (log, root):
+        for old in [h for h in logger.handlers if getattr(h, "_orbito_hw", False)]:
+            logger.removeHandler(old)
     handler._orbito_hw = True  # type: ignore[attr-defined]
-    log.addHandler(handler)
-    log.setLevel(parse_level(level))
-    log.propagate = False
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if chosen <= logging.DEBUG else logging.WARNING)
+    log.setLevel(chosen)
+    log.propagate = True  # to the root's handler, the one handler of every log
     return handler
 
 

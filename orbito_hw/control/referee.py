@@ -379,7 +379,8 @@ class Referee:
             self._take_choice()
 
     def _short_press_on_empty_board(self) -> None:
-        if self.state is S.WAITING and not self.saved.turns:
+        # Hints on, the press asks for the hint (SPEC.md; README's gestures).
+        if self.state is S.WAITING and not self.saved.turns and not self.hinter.asked():
             self.saved.first = self.saved.first.other
             self.reader = TurnReader(Position.start(self.saved.first))
             self._rechoose()

@@ -17,6 +17,7 @@ from typing import TextIO
 
 from orbito_hw.control.events import Event, GameOver, Rejected, TurnPlayed
 from orbito_hw.control.settings import Settings
+from orbito_hw.errors import reader_gone
 from orbito_hw.hw.interfaces import RGB, Backend, rgb_hex
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import Square, square_name
@@ -94,13 +95,12 @@ def draw(
     return "\n".join(rows)
 
 
-def show_board_turn(run: MockRun, colour: bool, out: TextIO) -> None:
+def show_board_turn(run: MockRun, colour: bool, say: Callable[..., None]) -> None:
     """The board's turn as the person sees it: both halves of its blink (the marble to move,
     then the square to place on), half a blink apart on the virtual clock."""
-    print(f"the board shows its turn: {_board_turn(run)}", file=out)
-    print(draw_board(run, colour), file=out)
+    say(f"the board shows its turn: {_board_turn(run)}", draw_board(run, colour))
     run.advance(run.referee.show.blink_period)
-    print(draw_board(run, colour).splitlines()[-1], file=out)
+    say(draw_board(run, colour).splitlines()[-1])
 
 
 def run_demo(
@@ -125,18 +125,24 @@ def run_demo(
     names = {Colour.BLACK: "strong", Colour.WHITE: "casual"}
     players = {Colour.BLACK: strong.choose, Colour.WHITE: casual.choose}
     colour = out.isatty()
+    stream = out
+
+    def say(*lines: str) -> None:
+        # A reader that has gone (| head -1) ends nothing: the rest goes nowhere, quietly.
+        try:
+            print(*lines, sep="\n", file=stream)
+        except BrokenPipeError:
+            reader_gone(stream)
 
     def on_event(event: Event) -> None:
         if isinstance(event, TurnPlayed):
-            print(f"turn {event.number}: {event.colour} {event.turn}", file=out)
-            print(draw_board(run, colour), file=out)
+            say(f"turn {event.number}: {event.colour} {event.turn}", draw_board(run, colour))
         elif isinstance(event, Rejected):
-            print(f"refused: {event.reason}", file=out)
+            say(f"refused: {event.reason}")
         elif isinstance(event, GameOver):
             winner = event.result.winner
             who = f"{winner} ({names[winner]}) wins" if winner is not None else "a draw"
-            print(f"result: {who}", file=out)
-            print(draw_board(run, colour), file=out)
+            say(f"result: {who}", draw_board(run, colour))
 
     run = MockRun(None, settings, parts=backend, on_event=on_event, seed=seed)
     board = settings.opponent
@@ -146,16 +152,15 @@ def run_demo(
     try:
         first = rng.choice(list(Colour))
         run.run(Command("reset", colour=first), first_command=True)
-        print(
+        say(
             f"demo game on the simulated board: black plays {names[Colour.BLACK]}, "
-            f"white plays {names[Colour.WHITE]}; {first} starts",
-            file=out,
+            f"white plays {names[Colour.WHITE]}; {first} starts"
         )
         run.wait_for_rings()
         while run.referee.position.result is None:
             position = run.referee.position
             if board is not None and position.to_move is board.colour:
-                show_board_turn(run, colour, out)
+                show_board_turn(run, colour, say)
             mine = board is not None and position.to_move is board.colour
             for command in turn_commands(players[position.to_move](position), rng, mine):
                 run.run(command)

@@ -73,4 +73,10 @@ def code_matches(given: str | None, code: str | None) -> bool:
     in constant time otherwise."""
     if code is None:
         return True
-    return given is not None and hmac.compare_digest(given.encode(), code.encode())
+    if given is None:
+        return False
+    try:  # a header's bytes that are not UTF-8, a JSON "\ud800": no code, a plain 403
+        offered = given.encode()
+    except UnicodeEncodeError:
+        return False
+    return hmac.compare_digest(offered, code.encode())

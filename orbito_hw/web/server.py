@@ -24,7 +24,8 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TypeVar
+from urllib.parse import urlsplit
 
 from aiohttp import web
 
@@ -37,9 +38,17 @@ from orbito_hw.rules.squares import (
 from orbito_hw.solver.opponents import LEVELS
 from orbito_hw.web.access import code_matches
 from orbito_hw.web.controls import BoardControls, GameStore, Refused, Unavailable, Watch
-from orbito_hw.web.feed import QUEUE_LIMIT, RETRY_MS, Feed
+from orbito_hw.web.feed import HEARTBEAT_S, QUEUE_LIMIT, RETRY_MS, Feed
+from orbito_hw.web.limits import (
+    IDLE_S,
+    MAX_ARCHIVE_READS,
+    WRITE_TIMEOUT_S,
+    CappedSite,
+    connection_cap,
+)
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAX_BODY: Final = 4096
 """Bytes a control's request may carry: a few fields. More is refused (413) unread."""
@@ -85,9 +94,31 @@ async def _errors(
         raise
     except ConnectionResetError:
         raise
-    except Exception:
-        log.exception("the web page failed on %s %s", request.method, shown(request.path))
+    except Exception as exc:  # one line in the log; the traceback only at debug level
+        log.error("the web page failed on %s %s: %s: %s", request.method, shown(request.path),
+                  type(exc).__name__, shown(str(exc)))  # fmt: skip
+        log.debug("traceback", exc_info=exc)
         raise problem(web.HTTPInternalServerError, "internal error (see the board's log)") from None
+
+
+@web.middleware
+async def _same_site(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """A control (any request but GET and HEAD) only from the board's own pages: a page on
+    another site, open in a browser on the same network, may not press the board's button
+    or start a new game (a cross-site form POST needs no script, and CORS does not stop it).
+    Browsers say where a request comes from (``Origin``, ``Sec-Fetch-Site``); a client that
+    says nothing (curl, a script) is not a browser page and is let through."""
+    if request.method not in ("GET", "HEAD"):
+        origin = request.headers.get("Origin")
+        fetch_site = request.headers.get("Sec-Fetch-Site", "")
+        foreign = origin is not None and (
+            origin == "null" or urlsplit(origin).netloc != request.host
+        )
+        if foreign or fetch_site in ("cross-site", "same-site"):
+            raise problem(web.HTTPForbidden, "the board's controls answer its own pages only")
+    return await handler(request)
 
 
 async def _headers(request: web.Request, response: web.StreamResponse) -> None:
@@ -123,10 +154,11 @@ class WebServer:
         self.archive = archive or NoArchive()
         self.static = Path(str(resources.files("orbito_hw.web") / STATIC))
         self._runner: web.AppRunner | None = None
+        self._reading = 0  # archive reads under way (limits.py)
         self.port = 0
 
     def app(self) -> web.Application:
-        app = web.Application(client_max_size=MAX_BODY, middlewares=[_errors])
+        app = web.Application(client_max_size=MAX_BODY, middlewares=[_errors, _same_site])
         app.on_response_prepare.append(_headers)
         get, post = app.router.add_get, app.router.add_post
         get("/", self._file("index.html"))
@@ -153,9 +185,14 @@ class WebServer:
         """Listen on ``bind``:``port`` (0: any free port, then ``self.port``). OSError
         (the port in use, an address the machine does not have) is the caller's."""
         self.feed.watch()
-        runner = web.AppRunner(self.app(), access_log=None, handle_signals=False)
+        # A page that leaves cancels its handler (its stream and what it held end at once);
+        # a connection idle or stuck mid-request is closed (limits.py).
+        runner = web.AppRunner(
+            self.app(), access_log=None, handle_signals=False, handler_cancellation=True,
+            keepalive_timeout=IDLE_S, shutdown_timeout=1.0,
+        )  # fmt: skip
         await runner.setup()
-        site = web.TCPSite(runner, bind, port, shutdown_timeout=1.0)
+        site = CappedSite(runner, bind, port, connection_cap())
         try:
             await site.start()
         except BaseException:
@@ -179,7 +216,7 @@ class WebServer:
         return serve
 
     async def _game_page(self, request: web.Request) -> web.StreamResponse:
-        if self.archive.game(request.match_info["id"]) is None:
+        if await self._read(self.archive.game, request.match_info["id"]) is None:
             raise web.HTTPNotFound(text="no such game in the archive", content_type="text/plain")
         return web.FileResponse(self.static / "game.html")
 
@@ -191,9 +228,9 @@ class WebServer:
         page = self.feed.join()
         try:
             while (chunk := await page.next()) is not None:
-                await response.write(chunk)
-        except (ConnectionResetError, ConnectionError):
-            pass  # the page went away
+                await _write(response, chunk)
+        except (ConnectionError, TimeoutError):
+            pass  # the page went away, or stopped reading
         finally:
             self.feed.leave(page)
         return response
@@ -233,28 +270,46 @@ class WebServer:
         self.watchers += 1
         spectator.start()
         try:
-            await response.write(f"retry: {RETRY_MS}\n\n".encode())
+            await _write(response, f"retry: {RETRY_MS}\n\n".encode())
             while True:
-                event = await queue.get()
-                await response.write(f"data: {json.dumps(event)}\n\n".encode())
-        except (ConnectionResetError, ConnectionError):
-            pass  # the page went away
+                try:
+                    async with asyncio.timeout(HEARTBEAT_S):  # never swallows a cancellation
+                        event = await queue.get()
+                except TimeoutError:  # a line now and then: a page gone without a word shows
+                    await _write(response, b": still here\n\n")
+                    continue
+                await _write(response, f"data: {json.dumps(event)}\n\n".encode())
+        except (ConnectionError, TimeoutError):
+            pass  # the page went away, or stopped reading
         finally:
+            # Also when the page's leaving cancelled this handler: its broker connection
+            # is given back whatever happens.
             self.watchers -= 1
-            await spectator.stop()
+            await asyncio.shield(spectator.stop())
         return response
 
     async def _state(self, request: web.Request) -> web.Response:
         return web.json_response(self.feed.snapshot())
 
+    async def _read(self, read: Callable[..., T], *args: str) -> T:
+        """An archive read, in a thread off the referee's loop, at most MAX_ARCHIVE_READS
+        at once: past them the page is told to try later (503)."""
+        if self._reading >= MAX_ARCHIVE_READS:
+            raise problem(web.HTTPServiceUnavailable, "the archive is busy: try again")
+        self._reading += 1
+        try:
+            return await asyncio.to_thread(read, *args)
+        finally:
+            self._reading -= 1
+
     async def _games(self, request: web.Request) -> web.Response:
-        games = self.archive.games()
+        games = await self._read(self.archive.games)
         if games is None:
             return web.json_response({"available": False, "games": []})
         return web.json_response({"available": True, "games": games})
 
     async def _game(self, request: web.Request) -> web.Response:
-        game = self.archive.game(request.match_info["id"])
+        game = await self._read(self.archive.game, request.match_info["id"])
         if game is None:
             raise problem(web.HTTPNotFound, f"no game {shown(request.match_info['id'])}")
         return web.json_response(game)
@@ -319,6 +374,13 @@ class WebServer:
         return web.json_response({"ok": True})
 
 
+async def _write(response: web.StreamResponse, chunk: bytes) -> None:
+    """A stream's write; TimeoutError when the page has stopped reading (limits.py). Not
+    ``wait_for``, which in Python 3.11 can swallow the cancellation of a page that left."""
+    async with asyncio.timeout(WRITE_TIMEOUT_S):
+        await response.write(chunk)
+
+
 def _colour(fields: Mapping[str, str], key: str, default: Colour) -> Colour:
     text = fields.get(key)
     if text is None:
@@ -329,20 +391,24 @@ def _colour(fields: Mapping[str, str], key: str, default: Colour) -> Colour:
 
 
 async def _fields(request: web.Request) -> dict[str, str]:
-    """A control's fields, from a form or a JSON object of strings; 400 for anything else,
-    413 for a body past MAX_BODY (aiohttp stops reading it there)."""
+    """A control's fields, from a form or a JSON object of strings; 400 for anything else
+    (a body that is not UTF-8, JSON nested past reason, a broken multipart), 413 for a
+    body past MAX_BODY (aiohttp stops reading it there)."""
     if not request.body_exists:
         return {}
     if request.content_type == "application/json":
         try:
-            data = await request.json()
-        except ValueError:
+            data = json.loads((await request.read()).decode("utf-8"))
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
             raise problem(web.HTTPBadRequest, "the body is not JSON") from None
         if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
             raise problem(web.HTTPBadRequest, "the body is not a JSON object of strings")
         return data
     if request.content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
-        form = await request.post()
+        try:
+            form = await request.post()
+        except (ValueError, AssertionError, LookupError):  # a broken multipart, a bad charset
+            raise problem(web.HTTPBadRequest, "the form cannot be read") from None
         if not all(isinstance(v, str) for v in form.values()):
             raise problem(web.HTTPBadRequest, "a control takes no files")
         return {k: str(v) for k, v in form.items()}
