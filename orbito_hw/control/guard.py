@@ -192,6 +192,10 @@ class Guard:
     def fail(self, where: str, exc: BaseException) -> None:
         """An exception escaped ``where``: stop the referee and show the fault, once."""
         reason = f"internal error in {where}: {describe(exc)}"
+        if isinstance(exc, OrbitoError) and isinstance(exc, OSError):
+            # The system refused (a full disk, a card gone read-only): no bug, no code to
+            # name; the board stops, and the service starts it again until it can go on.
+            reason = f"{cut(str(exc))}: the board stops until it can go on"
         log.debug("traceback of the %s", reason, exc_info=exc)  # --log-level debug shows it
         if not self.healthy:
             # Once: a timer that fails on every tick must not flood the log until the restart.

@@ -247,9 +247,9 @@ class Referee:
         """Load the journal, home the rings, and carry on where the board left off."""
         try:
             saved = self.journal.load()
-        except JournalError as exc:
+        except JournalError as exc:  # set aside: what was recovered is journaled at once
             self._emit(Fault(self.saved.game, str(exc)))
-            saved = exc.recovered  # only the turn in progress was lost, if anything
+            self.journal.save(saved := exc.recovered or Saved(first=self.settings.first))
         self.saved = saved or Saved(first=self.settings.first)
         self.players.restore(self.settings.make_player)
         self.pending = Turn.from_notation(self.saved.pending) if self.saved.pending else None
