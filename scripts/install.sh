@@ -8,6 +8,7 @@
 # runs (exit 0 even if it did not start: the report says why and what to do).
 #
 #   sudo scripts/install.sh              install, enable and (re)start the service
+#   sudo scripts/install.sh --no-start   install and enable it, start it at the next boot
 #   sudo scripts/install.sh --uninstall  stop and remove it; config and game journal stay
 #   sudo scripts/install.sh --uninstall --purge   remove those and the user too
 #   scripts/install.sh --dry-run [...]   print every action, change nothing (no root needed)
@@ -51,8 +52,9 @@ MODE=install
 PURGE=0
 START=1
 
+# The comment at the top of this file, every usage line of it.
 usage() {
-    sed -n '2,10s/^# \{0,1\}//p' "$0"
+    sed -n '2,/^set -euo/{/^#/s/^# \{0,1\}//p}' "$0"
 }
 
 # die MESSAGE [STATUS]: 2 for a bad command line, 1 for anything else.
@@ -316,6 +318,11 @@ install_unit() {
 # complete either way: a service that does not start is reported with its reason (usually
 # the config: the example's pins and LEDs may not be this board's), not an install failure.
 start_service() {
+    if ((DRY_RUN)); then
+        run systemctl restart "$SERVICE.service"
+        done_step "service $SERVICE would be (re)started (a dry run starts nothing)"
+        return
+    fi
     if run systemctl restart "$SERVICE.service"; then
         done_step "service $SERVICE running (journalctl -u $SERVICE -f)"
         return

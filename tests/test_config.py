@@ -65,6 +65,16 @@ BAD = [
         [("d4 = 27", "d4 = 10")],
         "lights.pin: pin 10 is also used by sensors.pins.d4",
     ),
+    (
+        "the HAT EEPROM's pin",
+        [("d4 = 27", "d4 = 0")],
+        "sensors.pins.d4: pin 0 is the HAT ID EEPROM's bus: never a board's pin",
+    ),
+    (
+        "the SPI bus the LEDs use",
+        [("step_pin = 23", "step_pin = 11")],
+        "drive.step_pin: pin 11 is on the SPI bus that drives the LEDs (GPIO 10)",
+    ),
     ("unknown square", [("a1 = 5\n", "a1 = 5\ne5 = 3\n")], "sensors.pins.e5: unknown square"),
     (
         "typo in a key",

@@ -18,12 +18,14 @@ from hypothesis import strategies as st
 from orbito_hw.app.config import (
     BUTTON_BACKENDS,
     DRIVE_BACKENDS,
+    HAT_EEPROM_PINS,
     LEVELS,
     LIGHT_BACKENDS,
     NEOPIXEL_PINS,
     PIXEL_ORDERS,
     PULLS,
     SENSOR_BACKENDS,
+    SPI_BUS_PINS,
     TABLES,
     LightsConfig,
     load_config,
@@ -61,7 +63,8 @@ def read_back(text: str) -> Any:
 def config_files(draw: st.DrawFn) -> dict[str, Any]:
     """A valid config file's contents: every key given or left to its default."""
     strip_pin = draw(st.sampled_from(NEOPIXEL_PINS))
-    pins = iter(draw(st.permutations([p for p in GPIO_PINS if p != strip_pin])))
+    taken = {strip_pin, *HAT_EEPROM_PINS, *(SPI_BUS_PINS if strip_pin in SPI_BUS_PINS else ())}
+    pins = iter(draw(st.permutations([p for p in GPIO_PINS if p not in taken])))
     levels, pulls = st.sampled_from(LEVELS), st.sampled_from(PULLS)
 
     def some(**keys: st.SearchStrategy[Any]) -> dict[str, Any]:

@@ -34,3 +34,57 @@ def test_a_reader_that_goes_away_early_is_a_quiet_end(argv: list[str], tmp_path:
         process.stdout.close()  # head -1 has read its line and gone
         assert process.wait(timeout=60) == 0
         assert process.stderr is not None and process.stderr.read() == b""
+
+
+def board_config(tmp_path: Path, state_dir: Path) -> Path:
+    from orbito_hw.app.config import example_text
+
+    text = example_text()
+    assert 'state_dir = "/var/lib/orbito-hw"' in text
+    config = tmp_path / "config.toml"
+    config.write_text(text.replace('"/var/lib/orbito-hw"', f'"{state_dir}"'))
+    return config
+
+
+def web_code(config: Path) -> subprocess.CompletedProcess[str]:
+    argv = [sys.executable, "-m", "orbito_hw", "web", "code", "--config", str(config)]
+    return subprocess.run(argv, capture_output=True, text=True, timeout=60)
+
+
+def test_web_code_on_a_machine_that_is_no_board_says_what_it_made(tmp_path: Path) -> None:
+    state = tmp_path / "var" / "lib" / "orbito-hw"
+    done = web_code(board_config(tmp_path, state))
+    assert done.returncode == 0 and done.stdout.strip() == (state / "web-code").read_text().strip()
+    assert done.stderr.count("\n") == 1 and str(state / "web-code") in done.stderr
+
+
+def test_web_code_says_where_it_wrote_a_new_code(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    config = board_config(tmp_path, state)
+    first = web_code(config)
+    assert first.returncode == 0 and str(state / "web-code") in first.stderr
+    again = web_code(config)
+    assert again.stdout == first.stdout and again.stderr == ""
+
+
+INSTALL = Path(__file__).resolve().parent.parent / "scripts" / "install.sh"
+
+
+def test_the_installers_help_names_every_option_it_takes() -> None:
+    import re
+
+    taken = set(re.findall(r"^\s+(--[a-z-]+)\)", INSTALL.read_text(), re.M))
+    assert {"--dry-run", "--uninstall", "--purge", "--no-start"} <= taken
+    shown = subprocess.run(["bash", str(INSTALL), "--help"], capture_output=True, text=True)
+    assert shown.returncode == 0
+    assert all(option in shown.stdout for option in taken), shown.stdout
+
+
+def test_a_dry_run_never_says_the_service_runs(tmp_path: Path) -> None:
+    done = subprocess.run(
+        ["bash", str(INSTALL), "--dry-run"], capture_output=True, text=True,
+        env={**os.environ, "ORBITO_ROOT": str(tmp_path)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "running" not in done.stdout.splitlines()[-1] and "starts nothing" in done.stdout

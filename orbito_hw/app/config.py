@@ -39,6 +39,11 @@ MAX_CONFIG_BYTES: Final = 1 << 20  # a config is a few KB; more is not a config 
 # rpi_ws281x (behind Adafruit's neopixel on a Pi Zero 2 W to 4) can only drive a strip from
 # SPI (10, no root needed), PWM (12, 18) or PCM (21). A Pi 5's PIO drives any pin, 10 included.
 NEOPIXEL_PINS: Final = (10, 12, 18, 21)
+HAT_EEPROM_PINS: Final = (0, 1)
+"""The HAT ID EEPROM's bus (ID_SD, ID_SC): read by the firmware at boot, never a board's pin
+(hardware/pinmap.md)."""
+SPI_BUS_PINS: Final = (9, 10, 11)
+"""SPI0's MISO, MOSI and SCLK: with the LEDs on GPIO 10 the bus owns all three."""
 # BCM GPIO -> physical pin on the 40-pin header (the same on every Pi since the B+).
 HEADER_PIN: Final[Mapping[int, int]] = {
     2: 3, 3: 5, 4: 7, 14: 8, 15: 10, 17: 11, 18: 12, 27: 13, 22: 15, 23: 16, 24: 18,
@@ -613,9 +618,15 @@ class _Reader:
         return Palette(**out)
 
     def check_shared_pins(self, config: Config) -> None:
+        """No pin used twice, none of the HAT EEPROM's, none of the SPI bus the LEDs use."""
         owner: dict[int, str] = {}
+        lights = config.lights.pin if config.backends.lights == "neopixel" else None
         for key, pin in config.gpio_pins():
-            if pin in owner:
+            if pin in HAT_EEPROM_PINS:
+                self.problem(key, f"pin {pin} is the HAT ID EEPROM's bus: never a board's pin")
+            elif lights in SPI_BUS_PINS and pin in SPI_BUS_PINS and pin != lights:
+                self.problem(key, f"pin {pin} is on the SPI bus that drives the LEDs (GPIO 10)")
+            elif pin in owner:
                 self.problem(key, f"pin {pin} is also used by {owner[pin]}")
             else:
                 owner[pin] = key

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 
@@ -26,7 +27,12 @@ def cmd_web(args: argparse.Namespace) -> int:
     config = load_config(args.config or DEFAULT_PATH)
     if args.action == "enabled":
         return 0 if config.web.enabled else 1
-    from orbito_hw.web.access import access_code
+    from orbito_hw.web.access import CODE_FILE, access_code
 
-    print(access_code(config.web, config.board.state_dir))
+    state_dir = config.board.state_dir
+    made = config.web.code is None and not (state_dir / CODE_FILE).exists()
+    print(access_code(config.web, state_dir))
+    if made:  # say where: a file (maybe a folder) appeared on this machine
+        print(f"orbito-hw: made a new access code in {state_dir / CODE_FILE} (board.state_dir)",
+              file=sys.stderr)  # fmt: skip
     return 0
