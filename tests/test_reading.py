@@ -370,3 +370,43 @@ def test_a_marble_lifted_and_put_back_a_thousand_times_leaves_nothing_to_replay(
         reader.touch(parse_square("c1"), False)
         reader.touch(parse_square("c1"), True)
     assert reader.replay_touches() == []
+
+
+# --- the first real fault, whatever else is missing ---------------------------------------------
+def test_a_diagonal_move_with_nothing_placed_names_the_move() -> None:
+    exc = refusal(OPENING, [lift("c1"), put("b2")])
+    assert "not a step" in exc.reason and names(exc.squares) == {"c1", "b2"}
+
+
+def test_two_marbles_moved_with_nothing_placed_names_the_moves() -> None:
+    position = replay(Colour.WHITE, ["b1", "a2", "d4"])  # black to move, white on c4 and d2
+    first, second = squares_of(position.marbles(position.to_move.other))
+    a, b = squares_of(position.empty)[:2]
+    exc = refusal(position, [(first, False), (a, True), (second, False), (b, True)])
+    assert exc.reason == "only one opponent marble may be moved in a turn"
+    assert set(exc.squares) == {first, second, a, b}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_a_move_alone_is_refused_for_the_move_if_the_rules_refuse_it(data: st.DataObject) -> None:
+    """Any one marble moved, nothing placed: a move the rules refuse is named, its squares
+    lit; a move they allow leaves the place to make."""
+    position = data.draw(played_positions())
+    assume(position.occupied and position.empty and not position.is_full)
+    src = data.draw(st.sampled_from(squares_of(position.occupied)))
+    dst = data.draw(st.sampled_from(squares_of(position.empty)))
+    exc = refusal(position, [(src, False), (dst, True)])
+    stand_ins = [sq for sq in squares_of(position.empty) if sq != dst]
+    allowed = []
+    for place in stand_ins:
+        try:
+            position.check(Turn(place, src, dst))
+            allowed.append(place)
+        except IllegalTurnError as rules:
+            if not set(rules.squares) <= {src, dst}:
+                allowed.append(place)  # the rules object to that place, not to the move
+    if stand_ins and not allowed:
+        assert exc.squares and set(exc.squares) <= {src, dst}, exc.reason
+    else:
+        assert "place one of your own marbles" in exc.reason

@@ -161,12 +161,14 @@ class TurnReader:
                 "the board is full: put the marbles back, press for an extra press",
                 moved_squares + placed,
             )
-        elif not placed:
-            fault = ("place one of your own marbles, then press", [])
+        elif len(moved) > 1:  # the first real fault first: the moves, then the places
+            fault = ("only one opponent marble may be moved in a turn", moved_squares)
+        elif moved and (wrong := self._bad_move(*moved[0])) is not None:
+            return wrong
         elif len(placed) > 1:
             fault = (f"only one marble may be placed in a turn, not {len(placed)}", placed)
-        elif len(moved) > 1:
-            fault = ("only one opponent marble may be moved in a turn", moved_squares)
+        elif not placed:
+            fault = ("place one of your own marbles, then press", [])
         if fault:
             return IllegalTurnError("?", fault[0], board, tuple(fault[1]))
         src, dst = moved[0] if moved else (None, None)
@@ -179,6 +181,21 @@ class TurnReader:
         return IllegalTurnError(
             turn.notation(), f"the board does not show {turn} for {mover}", board
         )
+
+
+    def _bad_move(self, src: int | None, dst: int) -> IllegalTurnError | None:
+        """Why the rules refuse the move ``src``-``dst`` of an opponent marble whatever is
+        placed (not a step, not the opponent's marble), or None: a move that may stand."""
+        assert src is not None
+        empty = [sq for sq in SQUARES if sq not in (src, dst) and not self.position.colour_at(sq)]
+        if not empty:
+            return None  # no square left to place on: the place's own refusal says so
+        try:
+            self.position.check(Turn(empty[0], src, dst))  # a stand-in place: the move alone
+        except IllegalTurnError as exc:
+            if set(exc.squares) <= {src, dst}:
+                return exc
+        return None
 
 
 def _names(squares: list[int]) -> str:
