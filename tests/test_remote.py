@@ -26,6 +26,7 @@ import pytest
 
 from orbito_hw.control.events import (
     BoardTurn,
+    Fault,
     GameOver,
     Rejected,
     RemoteStatus,
@@ -643,3 +644,54 @@ def test_without_a_broker_the_watch_page_says_so() -> None:
             run.close()
 
     asyncio.run(body())
+
+
+def test_a_colour_already_played_is_refused_on_the_board_that_came_second(
+    broker: Broker, tmp_path: Path
+) -> None:
+    """A third board joining as white: it says, once, that white is taken and stays out;
+    the two boards of the game keep their link (no session handed back and forth) and play."""
+
+    async def body() -> None:
+        rng, turns = game(4)
+        async with playing(broker, tmp_path) as both:
+            marks = {colour: len(board.events) for colour, board in both.items()}
+            second = RemoteMock(
+                broker.url(), Colour.WHITE, tmp_path / "second", board_id="second-board",
+                retry=0.1,
+            )  # fmt: skip
+            try:
+                second.connect()
+                await until(lambda: told(second, Fault), {**both, Colour.WHITE: second})
+                faults = [e for e in second.events if isinstance(e, Fault)]
+                assert len(faults) == 1 and "already played" in faults[0].reason
+                await asyncio.sleep(3)  # long enough for a session handed back and forth
+                for colour, board in both.items():
+                    assert not told(board, RemoteStatus, marks[colour], state="disconnected")
+                await play_turn(both, 1, turns[0], rng)
+            finally:
+                await second.close()
+
+    scenario(body)
+
+
+def test_a_broker_that_never_answers_leaves_a_quiet_end(tmp_path: Path) -> None:
+    """A listener that accepts and says nothing (no CONNACK): the run ends as it should,
+    exit 0, and nothing is left behind to fail after the loop has closed."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    port = silent.getsockname()[1]
+    script = tmp_path / "script.txt"
+    script.write_text("put a1\nwait 1\n")
+    try:
+        url = f"mqtt://127.0.0.1:{port}/{GAME}"
+        argv = ["run", "--mock", "--remote", url, "--plays", "white", "--events", str(script)]
+        done = subprocess.run(
+            [sys.executable, "-m", "orbito_hw", *argv], capture_output=True, text=True, timeout=60
+        )
+    finally:
+        silent.close()
+    assert done.returncode == 0, done.stderr
+    for trace in ("Exception ignored", "Task was destroyed", "Traceback", "Event loop is closed"):
+        assert trace not in done.stderr, done.stderr

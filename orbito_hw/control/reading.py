@@ -182,7 +182,6 @@ class TurnReader:
             turn.notation(), f"the board does not show {turn} for {mover}", board
         )
 
-
     def _bad_move(self, src: int | None, dst: int) -> IllegalTurnError | None:
         """Why the rules refuse the move ``src``-``dst`` of an opponent marble whatever is
         placed (not a step, not the opponent's marble), or None: a move that may stand."""

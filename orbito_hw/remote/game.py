@@ -153,6 +153,7 @@ class RemoteGame:
     referee: Referee | None = None
     connected: bool = False
     opponent_online: bool | None = None
+    taken_by: str | None = None  # another board online in this colour before this one joined
     last_record: Record | None = None  # the other board's latest record that was not refused
     _arrived: tuple[Position, Turn] | None = None  # the other board's turn, in its position
     _follow_round: int | None = None
@@ -302,6 +303,8 @@ class RemoteGame:
         if presence.colour is self.plays:
             if presence.board != self.board_id:
                 log.warning("refused: board %s says it plays %s here", presence.board, self.plays)
+                # Online before this board said hello: the colour is that board's.
+                self.taken_by = presence.board if presence.online and not self.connected else None
             return
         if self.kept.opponent is not None and presence.board != self.kept.opponent:
             log.warning("refused: board %s is not in the game", presence.board)
@@ -309,6 +312,16 @@ class RemoteGame:
         if presence.online != self.opponent_online:
             self.opponent_online = presence.online
             self._status("opponent-online" if presence.online else "opponent-offline")
+
+    def refuse_taken(self) -> None:
+        """This board came second to a colour another board plays: it stays out of the
+        game and says so, once, in words (its lights show the link down)."""
+        log.error("%s is already played in game %s by board %s: this board stays out "
+                  "(check [remote] plays)", self.plays, self.game, self.taken_by)  # fmt: skip
+        game = self.referee.saved.game if self.referee is not None else 1
+        reason = (f"{self.plays} is already played in game {self.game} by board {self.taken_by}:"
+                  " this board stays out (check [remote] plays)")  # fmt: skip
+        self._tell(Fault(game, reason))
 
     def _status(self, state: str) -> None:
         if self._lights is not None:

@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 RETRY: Final = 1.0  # seconds between two attempts to reach the broker
 KEEPALIVE: Final = 10  # seconds: the broker gives up on a silent board (its will) after 1.5x
+RETAINED_S: Final = 0.5  # seconds for the game's retained messages before the hello
 OUTBOX: Final = 1000  # messages waiting for the broker; past it spectator events are dropped
 
 
@@ -103,10 +104,14 @@ class MqttLink:
         import aiomqtt  # only in a remote game
 
         while not self._stopping:
+            client = self._make_client()
             try:
-                async with self._make_client() as client:
+                async with client:
                     self._client = client
                     await self._session(client)
+            except asyncio.CancelledError:
+                await _abandon(client)
+                raise
             except aiomqtt.MqttError as exc:
                 if not self._stopping:
                     log.warning("the broker %s: %s (again in %gs)", self.url, exc, self.retry)
@@ -126,7 +131,9 @@ class MqttLink:
         return aiomqtt.Client(
             self.url.host,
             self.url.port,
-            identifier=f"orbito-hw-{self.game.game}-{self.game.plays}",
+            # One session per board: two boards on one id would have the broker hand the
+            # session back and forth, each dropping the other every second.
+            identifier=f"orbito-hw-{self.game.board_id}-{self.game.game}",
             username=c.user,
             password=c.password,
             will=aiomqtt.Will(will_topic, will_payload, qos=1, retain=True),
@@ -137,6 +144,11 @@ class MqttLink:
 
     async def _session(self, client: aiomqtt.Client) -> None:
         await client.subscribe(game_filter(self.game.game), qos=1)
+        await self._read_retained(client)
+        if self.game.taken_by is not None:  # this board came second: it stays out
+            self.game.refuse_taken()
+            self._stopping = True
+            return
         while not self._outbox.empty():  # records: said again below, as they stand now;
             self._outbox.get_nowait()  # spectator events from while away: gone
         for topic_text, payload in self.game.hello():
@@ -153,6 +165,15 @@ class MqttLink:
             sender.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sender
+
+    async def _read_retained(self, client: aiomqtt.Client) -> None:
+        """The game's retained messages, before this board says hello: whether its colour
+        is already played by another board online (``game.taken_by``)."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(RETAINED_S):
+                async for message in client.messages:
+                    self.game.on_message(str(message.topic), raw_payload(message.payload))
+                    self.after()
 
     async def _send(self, client: aiomqtt.Client) -> None:
         while True:
@@ -189,6 +210,22 @@ class MqttLink:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
             self._task = None
+
+
+async def _abandon(client: aiomqtt.Client) -> None:
+    """A client stopped while it connected (a broker that accepts and never answers):
+    aiomqtt leaves its socket and its timer task behind, which would fail after the loop
+    has closed ("Event loop is closed", "Task was destroyed but it is pending"). Both are
+    closed here, on the running loop. aiomqtt has no public way to do it: the names are
+    looked up, and a version without them leaves nothing to close."""
+    paho = getattr(client, "_client", None)
+    with contextlib.suppress(Exception):
+        getattr(paho, "_reset_sockets", lambda: None)()
+    task = getattr(client, "_misc_task", None)
+    if isinstance(task, asyncio.Task) and not task.done():
+        task.cancel()
+        with contextlib.suppress(BaseException):
+            await task
 
 
 def raw_payload(payload: object) -> bytes:
