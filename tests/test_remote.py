@@ -695,3 +695,25 @@ def test_a_broker_that_never_answers_leaves_a_quiet_end(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     for trace in ("Exception ignored", "Task was destroyed", "Traceback", "Event loop is closed"):
         assert trace not in done.stderr, done.stderr
+
+
+def test_the_same_game_name_played_again_starts_afresh(broker: Broker, tmp_path: Path) -> None:
+    """The README's two boards, a game of "kitchen" left after two turns, then two new
+    boards (nothing kept of it) on the same name: the broker's records of the old game are
+    history, the new boards agree on a new round and play it from the first turn."""
+
+    async def body() -> None:
+        rng, turns = game(5)
+        async with playing(broker, tmp_path / "first") as both:
+            for number, turn in enumerate(turns[:2], 1):
+                await play_turn(both, number, turn, rng)
+        rng, turns = game(6)
+        async with playing(broker, tmp_path / "again") as both:
+            for number, turn in enumerate(turns[:2], 1):
+                await play_turn(both, number, turn, rng)
+            for board in both.values():
+                assert not [e for e in board.events if isinstance(e, Fault)]
+                assert not [e for e in board.events if isinstance(e, BoardTurn) and e.number > 2]
+            assert_records(both, Colour.BLACK, turns[:2])
+
+    scenario(body)

@@ -146,7 +146,19 @@ def setup_logging(
     root.setLevel(logging.DEBUG if chosen <= logging.DEBUG else logging.WARNING)
     log.setLevel(chosen)
     log.propagate = True  # to the root's handler, the one handler of every log
+    sys.unraisablehook = _unraisable  # "Exception ignored in ...": one line too
     return handler
+
+
+def _unraisable(unraisable: sys.UnraisableHookArgs) -> None:
+    """An exception Python could not raise (a library object's ``__del__`` run after the
+    event loop closed): one line in the log, its traceback at the debug level only."""
+    exc = unraisable.exc_value
+    owner = unraisable.object
+    where = getattr(owner, "__qualname__", None) or type(owner).__name__
+    log.warning("ignored in %s: %s: %s", where, type(exc).__name__, " ".join(str(exc).split()))
+    if exc is not None:
+        log.debug("traceback", exc_info=exc)
 
 
 def _squares(squares: tuple[int, ...]) -> str:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,6 +107,38 @@ class Kept:
         temporary.replace(path)
 
 
+# --- refusals, told without a flood ---------------------------------------------------------------
+REFUSALS_WINDOW_S: Final = 10.0
+REFUSALS_TOLD: Final = 20
+"""Refused messages told at warning in each window; past them they are counted, and the
+next window's first warning says how many were refused meanwhile: a broker flooded with
+forged records never floods the board's log."""
+
+
+class Refusals:
+    """The log of refused messages, at most ``REFUSALS_TOLD`` lines a window."""
+
+    def __init__(self, logger: logging.Logger) -> None:
+        self.logger = logger
+        self.window = -REFUSALS_WINDOW_S
+        self.told = 0
+        self.quiet = 0
+
+    def __call__(self, text: str, *args: object) -> None:
+        now = time.monotonic()
+        if now - self.window >= REFUSALS_WINDOW_S:
+            if self.quiet:
+                self.logger.warning("refused %d more messages in %gs", self.quiet,
+                                    REFUSALS_WINDOW_S)  # fmt: skip
+            self.window, self.told, self.quiet = now, 0, 0
+        if self.told < REFUSALS_TOLD:
+            self.told += 1
+            self.logger.warning("refused: " + text, *args)
+        else:
+            self.quiet += 1
+            self.logger.debug("refused: " + text, *args)
+
+
 # --- the status pixel: the other board offline ----------------------------------------------------
 class LinkLights:
     """The board's lights with the status pixel taken over while the game's link is down
@@ -153,19 +186,26 @@ class RemoteGame:
     referee: Referee | None = None
     connected: bool = False
     opponent_online: bool | None = None
-    taken_by: str | None = None  # another board online in this colour before this one joined
+    # Before this board joins: other boards that say they play its colour, online, and
+    # those with a record of it. A board in both has the colour (a forged presence alone,
+    # or a stale record alone, takes nothing).
+    _rivals_online: set[str] = field(default_factory=set)
+    _rival_records: set[str] = field(default_factory=set)
     last_record: Record | None = None  # the other board's latest record that was not refused
     _arrived: tuple[Position, Turn] | None = None  # the other board's turn, in its position
     _follow_round: int | None = None
     _follow_back: TakeBackTo | None = None
     _postponed: bool = False
     _told: str | None = None  # the disagreement last told (told once, not per message)
+    _fresh: bool = False  # this board has never played the game: the records are history
+    _past_round: int = 0  # the newest round of the broker's records that are history here
     _lights: LinkLights | None = None
 
     def __post_init__(self) -> None:
         check_name(self.game, "game")
         check_name(self.board_id, "board id")
         self.kept = Kept(self.game)
+        self.refused = Refusals(log)
         self._stepping = False  # a take-back of the other board's under way here
         self.player = BoardPlayer(self.plays.other, self._choose, "remote", "remote")
 
@@ -192,6 +232,7 @@ class RemoteGame:
         self._lights.set_down(self._link_down())
         kept = Kept.load(self.path, self.game)
         if kept is None:  # a new remote game: it starts on an empty record
+            self._fresh = True
             self.kept = Kept(self.game, local_game=referee.saved.game)
             self._save()
             if referee.saved.turns or referee.saved.first is not self.starts:
@@ -202,6 +243,7 @@ class RemoteGame:
             if kept.local_game != referee.saved.game:  # a new game here, before a cut
                 self._new_round(referee.saved.game)
         self._publish_record()
+        self._start_above()  # above the rounds the broker kept, for a board new to the game
         if self.last_record is not None:
             self._consider(self.last_record)
 
@@ -218,6 +260,7 @@ class RemoteGame:
             self._taken_back()
             return
         elif isinstance(event, TurnPlayed | FirstChosen):
+            self._fresh = False
             self._publish_record()
         if self._postponed and self.last_record is not None:
             self._consider(self.last_record)
@@ -268,7 +311,9 @@ class RemoteGame:
 
     # --- the broker ----------------------------------------------------------------------------
     def hello(self) -> list[tuple[str, bytes]]:
-        """What this board says (retained) each time it connects: online, and its record."""
+        """What this board says (retained) each time it connects: online, and its record.
+        Past the first hello, nothing the broker keeps is history here any more."""
+        self._fresh = False
         presence = Presence(self.game, self.plays, self.board_id, True)
         said = [(topic(self.game, self.plays, "online"), presence.to_bytes())]
         if self.referee is not None:
@@ -285,33 +330,49 @@ class RemoteGame:
             self.connected = connected
             self._status("connected" if connected else "disconnected")
 
-    def on_message(self, topic_text: str, payload: bytes) -> None:
-        """A message from the broker: refused and logged unless it is the other board's."""
+    def on_message(self, topic_text: str, payload: bytes, retained: bool = False) -> None:
+        """A message from the broker: refused and logged unless it is the other board's.
+        ``retained``: kept by the broker from before this board subscribed."""
         try:
             message = parse_message(topic_text, payload)
         except MessageError as exc:
-            log.warning("refused: %s", exc)
+            self.refused("%s", exc)
             return
         if isinstance(message, Spectated) or message.game != self.game:
             return
         if isinstance(message, Presence):
             self._presence(message)
+        elif message.colour is self.plays and message.board != self.board_id:
+            if not self.connected:  # before the hello: a rival's record of this colour
+                self._rival_records.add(message.board)
+            self._consider(message)  # refused there, and logged
+        elif retained and self._fresh and self._history(message):
+            self._past_round = max(self._past_round, message.round)
+            if self.referee is not None:
+                self._start_above()
         else:
             self._consider(message)
 
     def _presence(self, presence: Presence) -> None:
         if presence.colour is self.plays:
             if presence.board != self.board_id:
-                log.warning("refused: board %s says it plays %s here", presence.board, self.plays)
-                # Online before this board said hello: the colour is that board's.
-                self.taken_by = presence.board if presence.online and not self.connected else None
+                self.refused("board %s says it plays %s here", presence.board, self.plays)
+                if not self.connected and presence.online:
+                    self._rivals_online.add(presence.board)
+                elif not self.connected:
+                    self._rivals_online.discard(presence.board)
             return
         if self.kept.opponent is not None and presence.board != self.kept.opponent:
-            log.warning("refused: board %s is not in the game", presence.board)
+            self.refused("board %s is not in the game", presence.board)
             return
         if presence.online != self.opponent_online:
             self.opponent_online = presence.online
             self._status("opponent-online" if presence.online else "opponent-offline")
+
+    @property
+    def taken_by(self) -> str | None:
+        """Another board that plays this board's colour: online, with a record of it."""
+        return min(self._rivals_online & self._rival_records, default=None)
 
     def refuse_taken(self) -> None:
         """This board came second to a colour another board plays: it stays out of the
@@ -339,7 +400,7 @@ class RemoteGame:
             return
         decision = decide(self.local(), record)
         if isinstance(decision, Refuse):
-            log.warning("refused: %s", decision.why)
+            self.refused("%s", decision.why)
             return
         self.last_record = record
         if self.kept.opponent is None and record.colour is not self.plays:
@@ -361,6 +422,24 @@ class RemoteGame:
             self._start_round(decision, record)
         elif isinstance(decision, Disagree):
             self._disagree(decision.where)
+
+    def _history(self, record: Record) -> bool:
+        """Whether the retained ``record`` is of an earlier play of this game's name, which
+        this board never played: the other colour's, with turns."""
+        return record.colour is not self.plays and bool(record.turns)
+
+    def _start_above(self) -> None:
+        """A board new to the game starts the round after the one the broker keeps: a
+        finished or abandoned game of the same name never traps the next (the other board,
+        if it is still on that round, follows to the new one as after a new game)."""
+        if self._past_round < self.kept.round or self.referee is None or self.referee.saved.turns:
+            return
+        log.info("game %s: round %d on the broker is history here; this board starts round %d",
+                 self.game, self._past_round, self._past_round + 1)  # fmt: skip
+        self.kept.round = self._past_round + 1
+        self.kept.takebacks = 0
+        self._save()
+        self._publish_record()
 
     def _show(self, show: Show) -> None:
         referee = self.referee

@@ -10,7 +10,7 @@ import contextlib
 import logging
 import socket
 import ssl
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
@@ -104,14 +104,10 @@ class MqttLink:
         import aiomqtt  # only in a remote game
 
         while not self._stopping:
-            client = self._make_client()
             try:
-                async with client:
+                async with session(self._make_client()) as client:
                     self._client = client
                     await self._session(client)
-            except asyncio.CancelledError:
-                await _abandon(client)
-                raise
             except aiomqtt.MqttError as exc:
                 if not self._stopping:
                     log.warning("the broker %s: %s (again in %gs)", self.url, exc, self.retry)
@@ -159,7 +155,7 @@ class MqttLink:
             async for message in client.messages:
                 payload = message.payload
                 raw = payload if isinstance(payload, bytes) else str(payload).encode()
-                self.game.on_message(str(message.topic), raw)
+                self.game.on_message(str(message.topic), raw, bool(message.retain))
                 self.after()
         finally:
             sender.cancel()
@@ -168,12 +164,15 @@ class MqttLink:
 
     async def _read_retained(self, client: aiomqtt.Client) -> None:
         """The game's retained messages, before this board says hello: whether its colour
-        is already played by another board online (``game.taken_by``)."""
-        with contextlib.suppress(TimeoutError):
-            async with asyncio.timeout(RETAINED_S):
-                async for message in client.messages:
-                    self.game.on_message(str(message.topic), raw_payload(message.payload))
-                    self.after()
+        is already played by another board online (``game.taken_by``). They are waited for,
+        then taken from the queue as they stand (no read is ever cut off mid-way: a message
+        in flight would be lost)."""
+        await asyncio.sleep(RETAINED_S)
+        for _ in range(len(client.messages)):
+            message = await anext(client.messages)  # queued already: at once
+            self.game.on_message(str(message.topic), raw_payload(message.payload),
+                                 bool(message.retain))  # fmt: skip
+            self.after()
 
     async def _send(self, client: aiomqtt.Client) -> None:
         while True:
@@ -212,12 +211,24 @@ class MqttLink:
             self._task = None
 
 
+@contextlib.asynccontextmanager
+async def session(client: aiomqtt.Client) -> AsyncIterator[aiomqtt.Client]:
+    """``async with client``, and after it, however it ended, what the client leaves
+    behind closed while the loop still runs (``_abandon``)."""
+    try:
+        async with client:
+            yield client
+    finally:
+        await _abandon(client)
+
+
 async def _abandon(client: aiomqtt.Client) -> None:
-    """A client stopped while it connected (a broker that accepts and never answers):
-    aiomqtt leaves its socket and its timer task behind, which would fail after the loop
-    has closed ("Event loop is closed", "Task was destroyed but it is pending"). Both are
-    closed here, on the running loop. aiomqtt has no public way to do it: the names are
-    looked up, and a version without them leaves nothing to close."""
+    """What a client leaves behind once it is done, above all when it was stopped while it
+    connected (a broker that accepts and never answers) or after a disconnect it could not
+    make gracefully: paho's socket and aiomqtt's timer task, which would fail after the
+    loop has closed ("Event loop is closed", "Task was destroyed but it is pending"). Both
+    are closed here, on the running loop. aiomqtt has no public way to do it: the names
+    are looked up, and a version without them leaves nothing to close."""
     paho = getattr(client, "_client", None)
     with contextlib.suppress(Exception):
         getattr(paho, "_reset_sockets", lambda: None)()

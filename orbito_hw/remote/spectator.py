@@ -8,10 +8,10 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from orbito_hw.errors import OrbitoError
-from orbito_hw.remote.link import RETRY, Credentials, raw_payload, tls_context
+from orbito_hw.remote.link import RETRY, Credentials, raw_payload, session, tls_context
 from orbito_hw.remote.protocol import (
     ALL_GAMES,
     NAME,
@@ -58,6 +58,9 @@ def _newer(old: Record | None, new: Record) -> bool:
     return (new.round, new.takebacks, new.number) >= (old.round, old.takebacks, old.number)
 
 
+STOP_S: Final = 2.0  # seconds a spectator may take to leave the broker when stopped
+
+
 class Spectator:
     """The games on a broker (``game`` None) or one game, followed live: ``games`` as they
     stand, and ``on_event(game, colour, event)`` for each live event a board publishes
@@ -77,6 +80,7 @@ class Spectator:
         self.credentials = credentials or Credentials()
         self.games: dict[str, Seen] = {}
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
 
     def take(self, topic_text: str, payload: bytes) -> None:
         try:
@@ -96,7 +100,7 @@ class Spectator:
     async def list_games(self, listen: float = 0.5) -> list[Seen]:
         """The games whose boards left a record or presence on the broker (retained),
         gathered for ``listen`` seconds."""
-        async with self._client() as client:
+        async with session(self._client()) as client:
             await client.subscribe(ALL_GAMES, qos=1)
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(listen):
@@ -110,21 +114,24 @@ class Spectator:
     async def _follow(self) -> None:
         import aiomqtt
 
-        while True:
+        while not self._stopping:  # aiomqtt may turn a cancellation into its MqttError
             try:
-                async with self._client() as client:
+                async with session(self._client()) as client:
                     await client.subscribe(game_filter(self.game) if self.game else ALL_GAMES)
                     async for message in client.messages:
                         self.take(str(message.topic), raw_payload(message.payload))
             except aiomqtt.MqttError as exc:
-                log.warning("spectator: the broker %s: %s", self.url, exc)
-            await asyncio.sleep(RETRY)
+                if not self._stopping:
+                    log.warning("spectator: the broker %s: %s", self.url, exc)
+            if not self._stopping:
+                await asyncio.sleep(RETRY)
 
     async def stop(self) -> None:
+        """Stop following, within ``STOP_S`` whatever the broker does."""
+        self._stopping = True
         if self._task is not None:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await asyncio.wait({self._task}, timeout=STOP_S)
 
     def _client(self) -> aiomqtt.Client:
         import aiomqtt

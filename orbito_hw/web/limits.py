@@ -2,8 +2,10 @@
 or the journal of a file descriptor or of time on the loop.
 
 - Connections: at most ``MAX_CONNECTIONS`` open at once (fewer when the process may open few
-  files: ``FD_RESERVE`` always stay for the journal, the archive and the hardware); one past
-  the cap is answered 503 and closed at once, before aiohttp reads a byte of it.
+  files: ``FD_RESERVE`` always stay for the journal, the archive and the hardware). One past
+  the cap takes the place of the connection idle longest (held open with no request), so
+  idle sockets never lock the pages out; when every one is busy, it is answered 503 and
+  closed at once, before aiohttp reads a byte of it.
 - Idle and slow clients: a connection that sends no request, or stops in the middle of one,
   is closed after ``IDLE_S``; a stream whose page stops reading is dropped after
   ``WRITE_TIMEOUT_S`` (its queue is bounded too: feed.py).
@@ -67,6 +69,18 @@ class _Busy(asyncio.Protocol):
         transport.close()
 
 
+def _evict_idle(server: Server) -> bool:
+    """Make room for a new page: the connection that has waited longest with no request
+    (a connection held open and idle) is closed. False when every one is busy."""
+    for handler in server.connections:  # oldest first
+        # aiohttp says no more than this of a connection's state: unknown is busy. One
+        # already closing (no transport) is still listed until the loop hears of it.
+        if handler.transport is not None and not getattr(handler, "_request_in_progress", True):
+            handler.force_close()
+            return True
+    return False
+
+
 class CappedSite(web.TCPSite):
     """aiohttp's TCP site, each new connection past ``cap`` refused (503) at once."""
 
@@ -82,7 +96,7 @@ class CappedSite(web.TCPSite):
 
         def connection() -> asyncio.Protocol:
             nonlocal refused
-            if len(server.connections) < self.cap:
+            if len(server.connections) < self.cap or _evict_idle(server):
                 return server()
             refused += 1
             if refused in (1, 10, 100) or refused % 1000 == 0:  # said, never a flood

@@ -37,7 +37,14 @@ from orbito_hw.rules.squares import (
 )
 from orbito_hw.solver.opponents import LEVELS
 from orbito_hw.web.access import code_matches
-from orbito_hw.web.controls import BoardControls, GameStore, Refused, Unavailable, Watch
+from orbito_hw.web.controls import (
+    BoardControls,
+    Following,
+    GameStore,
+    Refused,
+    Unavailable,
+    Watch,
+)
 from orbito_hw.web.feed import HEARTBEAT_S, QUEUE_LIMIT, RETRY_MS, Feed
 from orbito_hw.web.limits import (
     IDLE_S,
@@ -155,6 +162,7 @@ class WebServer:
         self.static = Path(str(resources.files("orbito_hw.web") / STATIC))
         self._runner: web.AppRunner | None = None
         self._reading = 0  # archive reads under way (limits.py)
+        self._following: set[Following] = set()  # the broker's games followed for pages
         self.port = 0
 
     def app(self) -> web.Application:
@@ -204,6 +212,11 @@ class WebServer:
 
     async def stop(self) -> None:
         self.feed.close()  # every stream ends: their pages reconnect to the next controller
+        # Every broker connection a page holds is closed before the loop is: none is left
+        # to fail after it (each bounded: a broker that never answers delays nothing).
+        following, self._following = list(self._following), set()
+        if following:
+            await asyncio.wait([asyncio.ensure_future(f.stop()) for f in following], timeout=2.0)
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -263,6 +276,7 @@ class WebServer:
                 queue.put_nowait({**event, "from": colour.value})
 
         spectator = self.watch.follow(name, heard)
+        self._following.add(spectator)
         response = web.StreamResponse(
             headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no"}
         )
@@ -285,6 +299,7 @@ class WebServer:
             # Also when the page's leaving cancelled this handler: its broker connection
             # is given back whatever happens.
             self.watchers -= 1
+            self._following.discard(spectator)
             await asyncio.shield(spectator.stop())
         return response
 
