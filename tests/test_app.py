@@ -202,12 +202,13 @@ def test_a_busy_pin_is_one_line_naming_its_key_and_pin(
 def test_the_service_waits_for_the_pico_and_starts_once_it_is_plugged_in(
     tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from orbito_hw.app import run as app_run
+    from orbito_hw.app import devices
     from orbito_hw.sim.board import SimBoard
     from orbito_hw.sim.pico import FakePico
     from orbito_hw.sim.world import SimRings
 
-    monkeypatch.setattr(app_run, "PORT_POLL_S", 0.05)
+    monkeypatch.setattr(devices, "FIRST_RETRY_S", 0.05)
+    monkeypatch.setattr(devices, "LAST_RETRY_S", 0.1)
     notify = str(tmp_path / "notify")
     systemd = FakeSystemd(notify)
     monkeypatch.setenv("NOTIFY_SOCKET", notify)
@@ -231,7 +232,10 @@ def test_the_service_waits_for_the_pico_and_starts_once_it_is_plugged_in(
         pico.close()
     texts = [text for _, text in systemd.close()]
     assert texts[0] == "READY=1"
-    assert texts[1].startswith(f"STATUS=waiting for the ring controller: no {port} yet")
+    assert (
+        texts[1]
+        == f"STATUS=fault: waiting for the board: no {port} yet (serial.port): plug the Pico in"
+    )
     saved = Journal(tmp_path / "state").load()
     assert saved is not None and saved.turns == ["a1"]
 
@@ -248,7 +252,7 @@ def test_a_service_stopped_while_it_waits_for_the_pico_exits_cleanly(
     assert run_board(config) == 0
     texts = [text for _, text in systemd.close()]
     assert texts[0] == "READY=1" and texts[-1] == "STOPPING=1"
-    assert any("waiting for the ring controller" in t for t in texts)
+    assert any("waiting for the board: no " in t for t in texts)
 
 
 def test_the_gpio_button_starts_no_thread_of_its_own(mock_pins: MockFactory) -> None:

@@ -33,6 +33,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import orbito_hw.app.run as app_run
+from orbito_hw.app import devices as app_devices
 from orbito_hw.app.config import BackendsConfig, load_config
 from orbito_hw.app.service import Service
 from orbito_hw.cli import main
@@ -562,14 +563,8 @@ def real_board(
     monkeypatch.setenv("WATCHDOG_USEC", "200000")
     monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
     lights = RecordingLights()
-    build = app_run.build_board
-
-    def build_board(*args: Any, **kwargs: Any) -> Board:
-        board = build(*args, **kwargs)
-        board.lights.close()  # the "none" lights: a status pixel that records instead
-        return replace(board, lights=lights)
-
-    monkeypatch.setattr(app_run, "build_board", build_board)
+    # The "none" lights: a status pixel that records instead.
+    monkeypatch.setattr(app_devices, "open_lights", lambda config: lights)
     seen: list[tuple[float, str]] = []
 
     class FaultLines(logging.Handler):

@@ -9,12 +9,22 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from orbito_hw.app.config import Config
 from orbito_hw.doctor.checks import PINNED_PARTS, Wiring
-from orbito_hw.errors import HardwareError
-from orbito_hw.hw.interfaces import RGB, Board, Clock, Frame, Lights, RingDrive, SquareSensors
+from orbito_hw.errors import ConfigError, HardwareError
+from orbito_hw.hw.interfaces import (
+    RGB,
+    Board,
+    Button,
+    Clock,
+    Frame,
+    Lights,
+    RingDrive,
+    SquareSensors,
+)
 
 if TYPE_CHECKING:
     from orbito_hw.hw.gpio import GpioPins, PinError
@@ -86,7 +96,7 @@ def open_lights(config: Config) -> Lights:
     if config.backends.lights == "none":
         return NoLights()
     if config.backends.lights != "neopixel":
-        raise HardwareError(
+        raise ConfigError(
             f"{config.source}: backends.lights: {config.backends.lights!r} is not for a real board"
         )
     from orbito_hw.hw.strip import StripLights, open_neopixel
@@ -106,51 +116,81 @@ def open_lights(config: Config) -> Lights:
     return StripLights(strip, lights.square_pixels(), lights.status_pixel)
 
 
-def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
-    """The real board the config describes. Every part is opened, or none is."""
+def check_backends(config: Config) -> None:
+    """What no device can mend, before anything is opened: ConfigError (exit 2)."""
     b = config.backends
     for name in PINNED_PARTS:
         if getattr(b, name) == "sim":
-            raise HardwareError(
+            raise ConfigError(
                 f'{config.source}: backends.{name}: "sim" is the simulated board: use run --mock'
             )
+    if b.sensors == "serial" and b.drive != "serial":
+        raise ConfigError(
+            f'{config.source}: backends.sensors: "serial" reads the squares through '
+            'the Pico, which needs backends.drive = "serial" too'
+        )
+    if b.lights not in ("neopixel", "none"):
+        raise ConfigError(f"{config.source}: backends.lights: {b.lights!r} is not for a real board")
+
+
+def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
+    """The real board the config describes. Every part is opened, or none is (the doctor's
+    way; the service opens each part as it can: app/devices.py)."""
+    check_backends(config)
     opened: list[Part] = []
     try:
-        from orbito_hw.hw.gpio import GpioButton, GpioDrive, GpioSensors
-
-        pins, d = gpio_pins(config), config.drive
-        if b.sensors == "serial" and b.drive != "serial":
-            raise HardwareError(
-                f'{config.source}: backends.sensors: "serial" reads the squares through '
-                'the Pico, which needs backends.drive = "serial" too'
-            )
         sensors: SquareSensors | None = None
-        if b.sensors == "gpio":
-            sensors = _open("sensors.pins", lambda: GpioSensors(pins, clock), opened, config)
-        drive: RingDrive
-        if b.drive == "serial":
-            pico = _open_serial(config, clock, opened)
-            drive, sensors = pico, (pico.sensors if b.sensors == "serial" else sensors)
-        else:
-            drive = _open(
-                "drive",
-                lambda: GpioDrive(
-                    pins, clock, d.steps_per_place, d.max_speed, d.acceleration, realtime=realtime
-                ),
-                opened,
-                config,
-            )
-        button = _open("button.pin", lambda: GpioButton(pins, clock), opened, config)
+        if config.backends.sensors == "gpio":
+            opened.append(sensors := open_sensors(config, clock))
+        drive, pico_sensors = open_drive(config, clock, realtime)
+        opened.append(drive)
+        sensors = pico_sensors or sensors
+        assert sensors is not None  # gpio or serial: check_backends allows no other
+        opened.append(button := open_button(config, clock))
         lights = open_lights(config)
     except BaseException:
         for part in reversed(opened):
             part.close()
         raise
-    assert sensors is not None  # the config allows gpio or serial sensors on a real board
     return Board(clock, sensors, button, drive, lights)
 
 
-def _open(key: str, make: Callable[[], P], opened: list[Part], config: Config) -> P:
+def open_sensors(config: Config, clock: Clock) -> SquareSensors:
+    """The squares' sensors on the Pi's pins (``backends.sensors = "gpio"``)."""
+    from orbito_hw.hw.gpio import GpioSensors  # gpiozero only when a gpio part is chosen
+
+    pins = gpio_pins(config)
+    return _open("sensors.pins", lambda: GpioSensors(pins, clock), config)
+
+
+def open_button(config: Config, clock: Clock) -> Button:
+    from orbito_hw.hw.gpio import GpioButton
+
+    pins = gpio_pins(config)
+    return _open("button.pin", lambda: GpioButton(pins, clock), config)
+
+
+def open_drive(
+    config: Config, clock: Clock, realtime: bool = True
+) -> tuple[RingDrive, SquareSensors | None]:
+    """The ring drive; with the Pico, its square sensors too when it reads them."""
+    if config.backends.drive == "serial":
+        pico = _open_serial(config, clock)
+        return pico, (pico.sensors if config.backends.sensors == "serial" else None)
+    from orbito_hw.hw.gpio import GpioDrive
+
+    pins, d = gpio_pins(config), config.drive
+    drive = _open(
+        "drive",
+        lambda: GpioDrive(
+            pins, clock, d.steps_per_place, d.max_speed, d.acceleration, realtime=realtime
+        ),
+        config,
+    )
+    return drive, None
+
+
+def _open(key: str, make: Callable[[], P], config: Config) -> P:
     """A gpio part, opened by ``make``; HardwareError naming ``key`` if it cannot be."""
     from gpiozero import BadPinFactory, GPIOZeroError
 
@@ -170,7 +210,6 @@ def _open(key: str, make: Callable[[], P], opened: list[Part], config: Config) -
         raise HardwareError(f"{config.source}: {pin_problem(config, exc)}") from None
     except (GPIOZeroError, OSError, RuntimeError) as exc:
         raise HardwareError(f"{config.source}: {key}: {type(exc).__name__}: {exc}") from None
-    opened.append(part)
     return part
 
 
@@ -186,9 +225,13 @@ def pin_problem(config: Config, exc: PinError) -> str:
     return f"{named}: cannot open GPIO {exc.pin}: {exc.reason}"
 
 
-def _open_serial(config: Config, clock: Clock, opened: list[Part]) -> SerialRingDrive:
+def _open_serial(config: Config, clock: Clock) -> SerialRingDrive:
     """The ring controller on the Pico, set up with the config's drive settings."""
     from orbito_hw.hw.serial_backend import SerialRingDrive
+
+    port = Path(config.serial.port)
+    if not port.exists():  # udev makes it when the Pico is plugged in, maybe later
+        raise HardwareError(f"no {port} yet (serial.port): plug the Pico in")
 
     d = config.drive
     settings = {
@@ -202,5 +245,4 @@ def _open_serial(config: Config, clock: Clock, opened: list[Part]) -> SerialRing
         drive = SerialRingDrive(clock, config.serial.port, settings)
     except OSError as exc:  # a LinkError (a HardwareError) or the port's own
         raise HardwareError(f"{config.source}: serial.port = {config.serial.port}: {exc}") from None
-    opened.append(drive)
     return drive

@@ -7,11 +7,11 @@ import logging
 import signal
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orbito_hw.app.assemble import build_board, doctor_wiring, open_lights
 from orbito_hw.app.config import Config
+from orbito_hw.app.devices import Devices
 from orbito_hw.app.logs import EventLogger
 from orbito_hw.app.service import Service
 from orbito_hw.archive.recorder import Recorder
@@ -69,11 +69,9 @@ def run_board(config: Config) -> int:
     clock = LoopClock(loop)
     journal = Journal(config.board.state_dir)  # its lock first: one controller per board
     service = Service()
-    if not wait_for_ring_controller(config, loop, service):
-        journal.close()  # stopped while the Pico was still away
-        loop.close()
-        return 0
-    board = build_board(config, clock, realtime=True)
+    devices = Devices(config, clock, loop)  # a config no device can mend: exit 2 here
+    devices.open_now()  # what is missing is a fault shown, and tried again from the loop
+    board = devices.board
     logger = EventLogger()
     # The game archive: what goes wrong with it is a fault line in the log, never a stop.
     archive = Recorder(config.board.state_dir, report=logger)
@@ -106,8 +104,10 @@ def run_board(config: Config) -> int:
             from orbito_hw.app.page import serve_board  # aiohttp only with the page on
 
             web = serve_board(loop, referee, config)
-        # READY once the hardware is open and the journal read; pings while the referee works
+        # READY once the journal is read, whatever parts are missing: the board waits for
+        # them in plain sight (a fault), the watchdog fed while the referee works.
         service.start(loop, healthy=lambda: referee.healthy)
+        devices.start()
         log.info("orbito-hw running: %s", config.summary().splitlines()[1])
         for note in config.notes:
             log.warning("%s: %s", config.source, note)
@@ -118,53 +118,11 @@ def run_board(config: Config) -> int:
         if web is not None:
             loop.run_until_complete(web.stop())
         service.stop()
-        board.close()  # the lights close first: dark on the way out
+        devices.close()  # the lights close first: dark on the way out
         archive.close()
         journal.close()
         loop.close()
     return 0
-
-
-PORT_POLL_S = 1.0
-"""How often a service waiting for the Pico looks for its port (only while it waits)."""
-
-
-def wait_for_ring_controller(
-    config: Config, loop: asyncio.AbstractEventLoop, service: Service
-) -> bool:
-    """With the Pico driving the rings, wait until its port is there: udev makes
-    ``/dev/orbito-ring`` when it is plugged in, maybe after the service started. Meanwhile
-    the service is up (READY, the watchdog fed) and says what it waits for; a missing port
-    is not a bad config, which exits 2 and is never restarted. False: stopped while waiting."""
-    port = Path(config.serial.port)
-    if config.backends.drive != "serial" or port.exists():
-        return True
-    text = f"waiting for the ring controller: no {port} yet (serial.port), plug the Pico in"
-    log.warning("%s", text)
-    service.start(loop)
-    service.status(text)
-    found: asyncio.Future[bool] = loop.create_future()
-
-    def look() -> None:
-        if found.done():
-            return
-        if port.exists():
-            found.set_result(True)
-        else:
-            loop.call_later(PORT_POLL_S, look)
-
-    def stopped() -> None:
-        if not found.done():
-            found.set_result(False)
-
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stopped)
-    look()
-    if loop.run_until_complete(found):
-        log.info("the ring controller is there: %s", port)
-        return True
-    service.stop()
-    return False
 
 
 def _both(first: EventListener, second: EventListener) -> EventListener:

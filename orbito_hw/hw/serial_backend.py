@@ -212,7 +212,7 @@ class SerialRingDrive:
     def _do(self, job: _Job) -> MoveReport:
         try:
             if self.link.lost and not self.link.reconnect_now():
-                return MoveReport(job.places, 0, False, fault=self.link.lost)
+                return self._cut(MoveReport(job.places, 0, False, fault=self.link.lost))
             self._check_reconnect()
             if self._need_setup:
                 self._setup()
@@ -223,14 +223,22 @@ class SerialRingDrive:
                 return self._operate(["HOME"], 0)
             return self._move(job.places)
         except ControllerRestarted as exc:
-            return self._recover(job, str(exc))
+            return self._cut(self._recover(job, str(exc)))
         except LinkError as exc:
             self._need_setup = True
-            return MoveReport(job.places, 0, False, fault=str(exc))
+            return self._cut(MoveReport(job.places, 0, False, fault=str(exc)))
         except Exception as exc:  # the worker must live on: every job gets its report
             log.exception("the ring controller's worker failed in a ring %s", job.kind)
             self._need_setup = True
             return MoveReport(job.places, 0, False, fault=f"serial link failure: {exc!r}")
+
+    def _cut(self, report: MoveReport) -> MoveReport:
+        """A job the link cut: its report tells the fault, and the watchers count as told,
+        so that they hear "" once the link is back and set up (``_idle``): the referee then
+        homes and checks the board by itself, where a fault of the rings' own (a jam) waits
+        for a person to press."""
+        self._told = report.fault or self._told
+        return report
 
     def _move(self, places: int) -> MoveReport:
         """``MOVE places``, as the firmware reads it: a negative number turns the rings back

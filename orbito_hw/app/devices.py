@@ -1,0 +1,180 @@
+"""Each part of a real board, opened when it can be and tried again until it is.
+
+Exit status 2 is for what only an edit can fix: the config. Everything the hardware does
+is transient until proven otherwise: a Pico plugged in after the start, a GPIO line held by
+another program at boot, a strip whose SPI is not there yet. So the controller starts on
+stand-ins (``hw/standby.py``), the referee shows what is missing as a fault (the status
+pixel, the page, the log, systemd's status line), and this supervisor tries each missing
+part again with a back-off (1 s, doubling to 30 s) until the board is whole. Then the
+referee carries on from the journal as after a restart: it homes the rings and checks the
+board before play goes on.
+
+A part once open looks after itself: the Pico's link reconnects on its own (its drive tells
+the referee when it is lost and back), and the Pi's own pins do not come and go.
+
+The opening runs on a worker thread: a port that takes seconds to answer must not hold up
+the event loop that feeds the watchdog.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from orbito_hw.app.assemble import (
+    check_backends,
+    open_button,
+    open_drive,
+    open_lights,
+    open_sensors,
+)
+from orbito_hw.app.config import Config
+from orbito_hw.errors import ConfigError, HardwareError
+from orbito_hw.hw.interfaces import Board, Clock
+from orbito_hw.hw.standby import (
+    StandInButton,
+    StandInDrive,
+    StandInLights,
+    StandInSensors,
+)
+
+log = logging.getLogger(__name__)
+
+FIRST_RETRY_S = 1.0
+"""The first wait before a missing part is tried again; it doubles up to ``LAST_RETRY_S``."""
+LAST_RETRY_S = 30.0
+"""The longest wait between tries: a Pico plugged in is found within this, at worst."""
+
+
+class Devices:
+    """The board's parts, each opened as soon as it can be. ``board`` is whole from the
+    start for the referee (stand-ins until the real parts are open)."""
+
+    def __init__(self, config: Config, clock: Clock, loop: asyncio.AbstractEventLoop) -> None:
+        check_backends(config)  # a config no device can mend: ConfigError, exit 2
+        self.config = config
+        self.loop = loop
+        self.sensors = StandInSensors()
+        self.button = StandInButton()
+        self.lights = StandInLights()
+        self.drive = StandInDrive(clock, "the board is starting")
+        self.board = Board(clock, self.sensors, self.button, self.drive, self.lights)
+        # In the order tried: the lights first, so that they show what else is missing.
+        self._openers: dict[str, Callable[[], None]] = {
+            "lights": self._open_lights,
+            "drive": self._open_drive,
+            "sensors": self._open_sensors,
+            "button": self._open_button,
+        }
+        if config.backends.sensors == "serial":
+            del self._openers["sensors"]  # they come with the Pico
+        self.missing: dict[str, str] = {name: "not opened yet" for name in self._openers}
+        self.tries = 0
+        self._wait = FIRST_RETRY_S
+        self._timer: asyncio.TimerHandle | None = None
+        self._trying: asyncio.Future[Any] | None = None
+        self._closed = False
+        self.on_change: Callable[[str], None] = lambda missing: None
+
+    @property
+    def whole(self) -> bool:
+        return not self.missing
+
+    def open_now(self) -> None:
+        """One try at every part, here and now (before the loop runs): a board whose parts
+        are all there starts exactly as it always did."""
+        self._try_all()
+        self._settle()
+
+    def start(self) -> None:
+        """From now on, missing parts are tried again in the background."""
+        if self.missing:
+            self._schedule()
+
+    def close(self) -> None:
+        """Stop trying; close every part that is open (the lights first, dark)."""
+        self._closed = True
+        if self._timer is not None:
+            self._timer.cancel()
+        self.board.close()
+
+    # -- the tries ---------------------------------------------------------------------
+
+    def _schedule(self) -> None:
+        if self._closed:
+            return
+        self._timer = self.loop.call_later(self._wait, self._in_background)
+        self._wait = min(self._wait * 2, LAST_RETRY_S)
+
+    def _in_background(self) -> None:
+        self._timer = None
+        self._trying = self.loop.run_in_executor(None, self._try_all)
+        self._trying.add_done_callback(lambda _: self._tried())
+
+    def _tried(self) -> None:
+        self._trying = None
+        if self._closed:
+            return
+        self._settle()
+        if self.missing:
+            self._schedule()
+
+    def _try_all(self) -> None:
+        """Each missing part once (on a worker thread but for the first time)."""
+        self.tries += 1
+        for name in list(self.missing):
+            if self._closed:
+                return
+            try:
+                self._openers[name]()
+            except ConfigError:
+                raise
+            except HardwareError as exc:
+                self._failed(name, str(exc))
+            except Exception as exc:  # a library's own surprise: a fault, never a stop
+                self._failed(name, f"{type(exc).__name__}: {exc}")
+            else:
+                del self.missing[name]
+                log.info("the board's %s: open", name)
+
+    def _failed(self, name: str, why: str) -> None:
+        if self.missing.get(name) != why:  # once per new reason: no flood every 30 s
+            log.warning("the board's %s cannot be opened yet: %s; trying again", name, why)
+        self.missing[name] = why
+
+    def _settle(self) -> None:
+        """Tell the referee (through the drive) what the board lacks now."""
+        text = self.missing_text()
+        self.drive.set_missing(text)
+        self.on_change(text)
+        if not self.missing:
+            log.info("every part of the board is there")
+
+    def missing_text(self) -> str:
+        """One line naming what the board waits for ("" when it is whole)."""
+        if not self.missing:
+            return ""
+        first = next(iter(self.missing.values()))
+        more = len(self.missing) - 1
+        return f"waiting for the board: {first}" + (f" (and {more} more)" if more else "")
+
+    # -- the parts ---------------------------------------------------------------------
+    # Each runs on the worker thread; attaching is safe there: the referee is told only
+    # through the drive's watchers, which post to the loop.
+
+    def _open_lights(self) -> None:
+        self.lights.attach(open_lights(self.config))
+
+    def _open_drive(self) -> None:
+        drive, pico_sensors = open_drive(self.config, self.board.clock)
+        if pico_sensors is not None:
+            self.sensors.attach(pico_sensors)
+        self.drive.attach(drive)
+
+    def _open_sensors(self) -> None:
+        self.sensors.attach(open_sensors(self.config, self.board.clock))
+
+    def _open_button(self) -> None:
+        self.button.attach(open_button(self.config, self.board.clock))

@@ -1,0 +1,190 @@
+"""Parts that stand in for the board's real ones until these are there, and after they go.
+
+A board lives for years: its Pico is plugged in after the service started, unplugged by a
+child, a GPIO line is held by another program at boot. The referee must never see a part
+come and go: it sees these stand-ins from the start, and each one hands its work to the
+real part once the device supervisor (``app/devices.py``) has opened it.
+
+While a part is missing the board cannot play, and the referee hears it the one way it
+hears of hardware between moves: the drive's fault (``RingDrive.watch``). ``StandInDrive``
+reports every missing part there, and "" once all of them are back, at which the referee
+recovers as after a restart: it homes the rings and checks the board against the journal.
+A move asked for meanwhile ends at once with the same fault, no step made.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+from orbito_hw.hw.interfaces import (
+    RGB,
+    Button,
+    ButtonListener,
+    Clock,
+    FaultListener,
+    Frame,
+    Lights,
+    MoveListener,
+    MoveReport,
+    RingDrive,
+    SquareListener,
+    SquareSensors,
+)
+
+P = TypeVar("P", SquareSensors, Button, RingDrive, Lights)
+
+
+class StandIn(Generic[P]):
+    """A part of the board, real once ``attach``-ed. Closes once, with its real part."""
+
+    def __init__(self) -> None:
+        self.real: P | None = None
+        self.closed = False
+
+    def attach(self, real: P) -> None:
+        if self.closed:
+            real.close()  # opened while the board shut down: let go of it at once
+            return
+        self.real = real
+        self._attached(real)
+
+    def _attached(self, real: P) -> None:
+        pass
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        if self.real is not None:
+            self.real.close()
+
+
+class StandInSensors(StandIn[SquareSensors]):
+    """No square reads a marble until the sensors are there; then each listener hears the
+    real sensors (the referee reads them all again when the board is whole)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._listeners: list[SquareListener] = []
+
+    def read(self) -> int:
+        return self.real.read() if self.real is not None else 0
+
+    def subscribe(self, listener: SquareListener) -> None:
+        self._listeners.append(listener)
+        if self.real is not None:
+            self.real.subscribe(listener)
+
+    def _attached(self, real: SquareSensors) -> None:
+        for listener in self._listeners:
+            real.subscribe(listener)
+
+
+class StandInButton(StandIn[Button]):
+    """Never pressed until the button is there."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._listeners: list[ButtonListener] = []
+
+    @property
+    def is_pressed(self) -> bool:
+        return self.real.is_pressed if self.real is not None else False
+
+    def subscribe(self, listener: ButtonListener) -> None:
+        self._listeners.append(listener)
+        if self.real is not None:
+            self.real.subscribe(listener)
+
+    def _attached(self, real: Button) -> None:
+        for listener in self._listeners:
+            real.subscribe(listener)
+
+
+class StandInLights(StandIn[Lights]):
+    """Keeps the last frame drawn, and shows it the moment the strip is there: the first
+    thing a strip that comes late shows is what is wrong with the rest of the board."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._frame: list[RGB | None] = [None] * 16
+        self._status: RGB | None = None
+
+    def show(self, frame: Frame, status: RGB | None = None) -> None:
+        self._frame, self._status = list(frame), status
+        if self.real is not None:
+            self.real.show(frame, status)
+
+    def shown(self) -> tuple[list[RGB | None], RGB | None]:
+        if self.real is not None:
+            return self.real.shown()
+        return [None] * 16, None  # nothing lit: no strip to light
+
+    def _attached(self, real: Lights) -> None:
+        real.show(self._frame, self._status)
+
+
+class StandInDrive(StandIn[RingDrive]):
+    """The ring drive, and the board's word to the referee on every missing part.
+
+    ``missing`` is why the board cannot play now ("" when every part is there): the
+    supervisor sets it. The referee hears the drive's real fault when that is the only one,
+    and "" only when the drive works and nothing is missing."""
+
+    def __init__(self, clock: Clock, missing: str) -> None:
+        super().__init__()
+        self.clock = clock
+        self.missing = missing
+        self._real_fault = ""
+        self._watchers: list[FaultListener] = []
+        self._told = missing
+
+    @property
+    def fault(self) -> str:
+        return self.missing or self._real_fault
+
+    @property
+    def moving(self) -> bool:
+        return self.real.moving if self.real is not None else False
+
+    def move(self, places: int, done: MoveListener) -> None:
+        self._run(places, done, lambda real: real.move(places, done))
+
+    def home(self, done: MoveListener) -> None:
+        self._run(0, done, lambda real: real.home(done))
+
+    def watch(self, on_fault: FaultListener) -> None:
+        self._watchers.append(on_fault)
+
+    def set_missing(self, missing: str) -> None:
+        """What the board lacks now, as the supervisor found it ("" nothing)."""
+        self.missing = missing
+        self._tell()
+
+    def wait_idle(self, timeout: float) -> bool:
+        wait: Callable[[float], bool] | None = getattr(self.real, "wait_idle", None)
+        return True if wait is None else wait(timeout)
+
+    def _run(self, places: int, done: MoveListener, start: Callable[[RingDrive], None]) -> None:
+        if self.real is None or self.missing:
+            report = MoveReport(places, 0, False, fault=self.fault or "the ring drive is away")
+            self.clock.post(functools.partial(done, report))
+            return
+        start(self.real)
+
+    def _attached(self, real: RingDrive) -> None:
+        real.watch(self._on_real_fault)
+
+    def _on_real_fault(self, fault: str) -> None:
+        self._real_fault = fault
+        self._tell()
+
+    def _tell(self) -> None:
+        fault = self.fault
+        if fault == self._told:
+            return
+        self._told = fault
+        for watcher in list(self._watchers):
+            self.clock.post(functools.partial(watcher, fault))
