@@ -139,21 +139,23 @@ class StandInDrive(StandIn[RingDrive]):
         self.missing = missing
         self._real_fault = ""
         self._watchers: list[FaultListener] = []
-        self._told = missing
+        self._told = ""  # what the watchers heard last: nothing yet
 
     @property
     def fault(self) -> str:
-        return self.missing or self._real_fault
+        if self.missing:
+            return self.missing
+        return self._real_fault if self.real is not None else "the ring drive is not open"
 
     @property
     def moving(self) -> bool:
         return self.real.moving if self.real is not None else False
 
     def move(self, places: int, done: MoveListener) -> None:
-        self._run(places, done, lambda real: real.move(places, done))
+        self._run(places, done, lambda real: real.move(places, self._heard(done)))
 
     def home(self, done: MoveListener) -> None:
-        self._run(0, done, lambda real: real.home(done))
+        self._run(0, done, lambda real: real.home(self._heard(done)))
 
     def watch(self, on_fault: FaultListener) -> None:
         self._watchers.append(on_fault)
@@ -169,13 +171,25 @@ class StandInDrive(StandIn[RingDrive]):
 
     def _run(self, places: int, done: MoveListener, start: Callable[[RingDrive], None]) -> None:
         if self.real is None or self.missing:
-            report = MoveReport(places, 0, False, fault=self.fault or "the ring drive is away")
+            report = MoveReport(places, 0, False, fault=self.fault)
             self.clock.post(functools.partial(done, report))
             return
         start(self.real)
 
+    def _heard(self, done: MoveListener) -> MoveListener:
+        """``done``, after noting a move's fault as told: the referee has heard it in the
+        report, and hears "" once the drive says it works again (a link that came back)."""
+
+        def report(report: MoveReport) -> None:
+            if report.fault:
+                self._told = report.fault
+            done(report)
+
+        return report
+
     def _attached(self, real: RingDrive) -> None:
         real.watch(self._on_real_fault)
+        self._tell()
 
     def _on_real_fault(self, fault: str) -> None:
         self._real_fault = fault

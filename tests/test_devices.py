@@ -1,0 +1,338 @@
+"""Devices come and go (issue 23): the real controller (run_board, systemd's socket faked)
+never gives up on its hardware. A GPIO line busy at the start, a Pico plugged in late, pulled
+while idle or restarted during a ring move: the service stays up, shows the fault, and the
+game goes on by itself once the part is back, every turn exactly once in the journal and the
+archive. The same scenarios on a real kernel are in tests/system/ (USB gadget, gpio-sim)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import threading
+import time
+import types
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from orbito_hw.app import devices
+from orbito_hw.app.config import load_config
+from orbito_hw.app.run import run_board
+from orbito_hw.archive.store import Archive
+from orbito_hw.control.journal import Journal
+from orbito_hw.errors import ConfigError
+from orbito_hw.hw.clock import VirtualClock
+from orbito_hw.hw.interfaces import MoveReport
+from orbito_hw.hw.standby import StandInDrive
+from orbito_hw.rules.game import Colour
+from orbito_hw.sim.board import SimBoard
+from orbito_hw.sim.pico import FakePico
+from orbito_hw.sim.world import SimRings
+
+from .test_app import EXAMPLE, FakeLgpioError, pico_config
+from .test_service import FakeSystemd
+
+
+@pytest.fixture
+def mock_pins(monkeypatch: pytest.MonkeyPatch) -> Iterator[MockFactory]:
+    old = Device.pin_factory
+    Device.pin_factory = factory = MockFactory()
+    monkeypatch.setattr(devices, "FIRST_RETRY_S", 0.05)
+    monkeypatch.setattr(devices, "LAST_RETRY_S", 0.2)
+    yield factory
+    factory.reset()
+    Device.pin_factory = old
+
+
+def until(what: Callable[[], bool], timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not what():
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out")
+        time.sleep(0.02)
+
+
+class Service:
+    """run_board on this thread with systemd faked; ``person`` plays on another."""
+
+    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.state = tmp_path / "state"
+        notify = str(tmp_path / "notify")
+        self.systemd = FakeSystemd(notify)
+        monkeypatch.setenv("NOTIFY_SOCKET", notify)
+        monkeypatch.setenv("WATCHDOG_USEC", "400000")
+        monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
+        self.error: BaseException | None = None
+
+    def status(self) -> str:
+        texts = [t for t in self.systemd.texts() if t.startswith("STATUS=")]
+        return texts[-1] if texts else ""
+
+    def says(self, text: str) -> Callable[[], bool]:
+        return lambda: text in self.status()
+
+    def run(self, config: Any, person: Callable[[], None]) -> list[str]:
+        def play() -> None:
+            try:
+                person()
+            except BaseException as exc:
+                self.error = exc
+            finally:
+                os.kill(os.getpid(), signal.SIGTERM)
+
+        threading.Thread(target=play, daemon=True).start()
+        assert run_board(config) == 0
+        if self.error is not None:
+            raise self.error
+        return self.systemd.texts()
+
+    def turns(self) -> list[str]:
+        saved = Journal(self.state).load()
+        assert saved is not None
+        return saved.turns
+
+    def archived_turns(self) -> list[str]:
+        archive = Archive.read(self.state)
+        try:
+            games = archive.games()
+            return [t.turn for g in games for t in archive.turns(g.id)]
+        finally:
+            archive.close()
+
+
+def press(button: Any) -> None:
+    button.drive_low()
+    time.sleep(0.1)
+    button.drive_high()
+
+
+def test_a_busy_gpio_line_at_the_start_is_a_fault_until_it_is_free_then_the_board_plays(
+    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dataclasses import replace
+
+    from orbito_hw.app.config import BackendsConfig
+
+    monkeypatch.setitem(sys.modules, "lgpio", types.SimpleNamespace(error=FakeLgpioError))
+    base = load_config(EXAMPLE)
+    config = replace(
+        base,
+        board=replace(base.board, state_dir=tmp_path / "state"),
+        backends=BackendsConfig(sensors="gpio", button="gpio", drive="gpio", lights="none"),
+    )
+    held = threading.Event()
+    held.set()
+    real_pin = mock_pins.pin
+
+    def pin(spec: int, **kwargs: object) -> object:
+        if spec == 8 and held.is_set():  # another program holds d1's line
+            raise FakeLgpioError("GPIO busy")
+        return real_pin(spec, **kwargs)
+
+    monkeypatch.setattr(mock_pins, "pin", pin)
+    service = Service(tmp_path, monkeypatch)
+    a1, b1 = (real_pin(config.sensors.pins[sq]) for sq in (0, 1))
+    index, button = real_pin(config.drive.index_pin), real_pin(config.button.pin)
+
+    def person() -> None:
+        until(service.says("sensors.pins.d1 = 8: GPIO 8 is busy"))
+        index.drive_low()  # the drive is open (its pull-up set): homing finds the index
+        time.sleep(0.5)  # a few tries, each refused
+        held.clear()  # the other program lets go
+        until(lambda: "fault" not in service.status())  # the board whole: homed, checked
+        a1.drive_low()
+        time.sleep(0.3)
+        press(button)
+        time.sleep(0.2)  # the rings carry the marble from a1 to b1
+        a1.drive_high()
+        b1.drive_low()
+        until(service.says("turn 1: a1"))
+
+    texts = service.run(config, person)
+    assert texts[0] == "READY=1"  # up at once, the line busy or not
+    faults = [t for t in texts if t.startswith("STATUS=fault:")]
+    assert faults and "waiting for the board:" in faults[0], texts
+    assert texts.count("WATCHDOG=1") >= 3  # fed while it waited
+    assert service.turns() == ["a1"]
+
+
+def pico_board(tmp_path: Path) -> tuple[SimBoard, FakePico, Path]:
+    physics = SimBoard(steps_per_place=800)
+    pico = FakePico(SimRings(physics))
+    return physics, pico, tmp_path / "orbito-ring"
+
+
+def test_a_pico_plugged_in_late_is_picked_up_and_the_game_played(
+    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    physics, pico, port = pico_board(tmp_path)
+    config = pico_config(port, tmp_path / "state")
+    service = Service(tmp_path, monkeypatch)
+    button = mock_pins.pin(17)
+
+    def person() -> None:
+        until(service.says(f"no {port} yet (serial.port): plug the Pico in"))
+        time.sleep(0.5)
+        pico.start()
+        port.symlink_to(pico.path)  # udev's link, once the Pico is there
+        time.sleep(1.0)
+        physics.put(0, Colour.BLACK)
+        time.sleep(0.3)
+        press(button)
+        until(service.says("turn 1: a1"))
+
+    try:
+        service.run(config, person)
+    finally:
+        pico.close()
+    assert service.turns() == ["a1"]
+    assert service.archived_turns() == ["a1"]
+
+
+def test_a_pico_restarted_during_a_ring_move_the_turn_counts_once(
+    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The Pico loses power while the rings turn: its link comes back with another boot, the
+    # move is lost on its side. The rings are homed (which finishes the place they were on)
+    # and the board checked: the turn stands once, and the next one is played.
+    physics, pico, port = pico_board(tmp_path)
+    pico.start()
+    port.symlink_to(pico.path)
+    config = pico_config(port, tmp_path / "state")
+    service = Service(tmp_path, monkeypatch)
+    button = mock_pins.pin(17)
+
+    def person() -> None:
+        time.sleep(1.0)  # homed
+        physics.put(0, Colour.BLACK)
+        time.sleep(0.3)
+        pico.unplug_after = "MOVE"  # the cable goes with the move's start ...
+        press(button)
+        until(pico.unplugged.is_set)
+        time.sleep(0.05)
+        pico.restart()  # ... and the Pico comes back from a power cut
+        until(service.says("turn 1: a1"), 30)
+        physics.put(4, Colour.WHITE)  # a2, white's turn
+        time.sleep(0.3)
+        press(button)
+        until(service.says("turn 2: a2"), 30)
+
+    try:
+        service.run(config, person)
+    finally:
+        pico.close()
+    assert service.turns() == ["a1", "a2"]
+    assert service.archived_turns() == ["a1", "a2"]
+
+
+def test_a_pico_pulled_while_idle_is_a_fault_and_the_game_goes_on_when_it_is_back(
+    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    physics, pico, port = pico_board(tmp_path)
+    pico.start()
+    port.symlink_to(pico.path)
+    config = pico_config(port, tmp_path / "state")
+    service = Service(tmp_path, monkeypatch)
+    button = mock_pins.pin(17)
+
+    def person() -> None:
+        time.sleep(1.0)
+        physics.put(0, Colour.BLACK)
+        time.sleep(0.3)
+        press(button)
+        until(service.says("turn 1: a1"))
+        pico.unplug()  # a child pulls the cable
+        until(service.says("fault: the ring controller on"), 15)
+        time.sleep(1.0)
+        pico.replug()
+        time.sleep(2.0)  # back, homed and the board checked
+        physics.put(4, Colour.WHITE)
+        time.sleep(0.3)
+        press(button)
+        until(service.says("turn 2: a2"), 15)
+
+    try:
+        service.run(config, person)
+    finally:
+        pico.close()
+    assert service.turns() == ["a1", "a2"]
+
+
+def test_only_a_config_no_device_can_mend_stops_the_service(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from orbito_hw.app.config import BackendsConfig
+
+    base = load_config(EXAMPLE)
+    config = replace(
+        base,
+        board=replace(base.board, state_dir=tmp_path),
+        backends=BackendsConfig(sensors="serial", button="gpio", drive="gpio", lights="none"),
+    )
+    with pytest.raises(ConfigError, match='"serial" reads the squares through the Pico'):
+        run_board(config)
+
+
+class FakeDrive:
+    def __init__(self) -> None:
+        self.moves: list[int] = []
+        self.watchers: list[Callable[[str], None]] = []
+        self.closed = 0
+
+    def move(self, places: int, done: Callable[[MoveReport], None]) -> None:
+        self.moves.append(places)
+        done(MoveReport(places, 800 * abs(places), True))
+
+    def home(self, done: Callable[[MoveReport], None]) -> None:
+        self.move(0, done)
+
+    def watch(self, on_fault: Callable[[str], None]) -> None:
+        self.watchers.append(on_fault)
+
+    @property
+    def moving(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+def test_the_stand_in_drive_tells_the_referee_what_is_missing_and_when_all_is_back() -> None:
+    clock = VirtualClock()
+    drive = StandInDrive(clock, "waiting for the board: no /dev/x yet")
+    heard: list[str] = []
+    reports: list[MoveReport] = []
+    drive.watch(heard.append)
+    drive.move(1, reports.append)
+    clock.advance(0)
+    assert reports == [MoveReport(1, 0, False, "waiting for the board: no /dev/x yet")]
+    drive.set_missing("")  # nothing missing, but the drive itself not open: still a fault
+    clock.advance(0)
+    assert heard == ["the ring drive is not open"]
+    real = FakeDrive()
+    drive.attach(real)
+    clock.advance(0)
+    assert heard[-1] == ""  # whole: the referee homes and checks the board
+    drive.move(-1, reports.append)
+    assert real.moves == [-1] and reports[-1] == MoveReport(-1, 800, True)
+    real.watchers[0]("the ring controller on /dev/x is gone (unplugged)")
+    clock.advance(0)
+    assert heard[-1] == "the ring controller on /dev/x is gone (unplugged)"
+    drive.set_missing("waiting for the board: sensors.pins.a1 = 5: GPIO 5 is busy")
+    real.watchers[0]("")  # the link is back, but a part is missing: still a fault
+    clock.advance(0)
+    assert heard[-1] == "waiting for the board: sensors.pins.a1 = 5: GPIO 5 is busy"
+    drive.move(1, reports.append)
+    clock.advance(0)
+    assert real.moves == [-1] and reports[-1].fault.startswith("waiting for the board")
+    drive.close()
+    drive.close()
+    assert real.closed == 1
+    late = FakeDrive()
+    drive.attach(late)  # opened on the worker while the board shut down
+    assert late.closed == 1
