@@ -89,7 +89,7 @@ def run_board(config: Config) -> int:
         referee.add_listener(logger)
         referee.add_listener(lambda event: _status(service, event))
         referee.add_listener(archive)
-        devices.drive.watch(lambda fault: fault or _whole_again(service))
+        devices.drive.watch(lambda fault: _whole_again(service, fault))
         # One exception policy (control/guard.py): what escapes a callback the referee's
         # guard does not wrap stops the referee all the same, and the watchdog goes unfed.
         loop.set_exception_handler(lambda loop, context: _loop_error(referee, loop, context))
@@ -126,8 +126,11 @@ def run_board(config: Config) -> int:
     return 0
 
 
-def _whole_again(service: Service) -> None:
-    """Every part is back after a fault: the referee homes and checks the board."""
+def _whole_again(service: Service, fault: str) -> None:
+    """Every part is back after a fault (``fault`` ""): the referee homes and checks the
+    board. A fault itself reaches the status line as the referee's fault event."""
+    if fault:
+        return
     log.warning("the board is whole again: homing the rings, checking the board")
     service.status("the board is whole again: homing the rings, checking the board")
 
