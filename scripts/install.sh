@@ -36,6 +36,9 @@ UNIT_DIR="$ROOT/etc/systemd/system"
 UDEV_DIR="$ROOT/etc/udev/rules.d"
 UNIT_SRC="$SRC/systemd/orbito-hw.service"
 RULES_SRC="$SRC/systemd/99-orbito-hw.rules"
+# Kernel modules loaded at boot: cdc_acm, so that a Pico plugged in later is allowed.
+MODULES_SRC="$SRC/systemd/modules-load.conf"
+MODULES_LOAD="$ROOT/etc/modules-load.d/orbito-hw.conf"
 # The web page's drop-in: network access for the service, only while [web] is on.
 WEB_DROPIN_SRC="$SRC/systemd/orbito-hw.service.d/web.conf"
 WEB_DROPIN="$UNIT_DIR/orbito-hw.service.d/web.conf"
@@ -303,6 +306,7 @@ install_unit() {
     run mkdir -p "$UNIT_DIR" "$UDEV_DIR"
     run install -m 0644 "$UNIT_SRC" "$UNIT_DIR/$SERVICE.service"
     run install -m 0644 "$RULES_SRC" "$UDEV_DIR/99-$SERVICE.rules"
+    install_modules
     run udevadm control --reload-rules
     run udevadm trigger --action=change --subsystem-match=tty --subsystem-match=spidev \
         --subsystem-match=gpio --subsystem-match=rp1-pio
@@ -311,6 +315,17 @@ install_unit() {
     done_step "unit $UNIT_DIR/$SERVICE.service, enabled at boot"
     if ((START)); then
         start_service
+    fi
+}
+
+# cdc_acm at every boot, and now: the unit allows ttyACM only if the kernel knows it when
+# the service starts (systemd/modules-load.conf says why). A kernel without the module (it
+# may be built in) is no reason to stop: the Pico then works as it is.
+install_modules() {
+    run mkdir -p "$(dirname "$MODULES_LOAD")"
+    run install -m 0644 "$MODULES_SRC" "$MODULES_LOAD"
+    if ! run modprobe cdc_acm 2>/dev/null; then
+        echo "install.sh: warning: cannot load cdc_acm now (built in, or no USB serial here)" >&2
     fi
 }
 
@@ -346,7 +361,7 @@ uninstall() {
     if [[ -e $UNIT_DIR/$SERVICE.service ]]; then
         run systemctl disable --now "$SERVICE.service"
     fi
-    run rm -f "$UNIT_DIR/$SERVICE.service" "$UDEV_DIR/99-$SERVICE.rules"
+    run rm -f "$UNIT_DIR/$SERVICE.service" "$UDEV_DIR/99-$SERVICE.rules" "$MODULES_LOAD"
     run rm -f "$WEB_DROPIN" "$REMOTE_DROPIN"
     run systemctl daemon-reload
     run udevadm control --reload-rules

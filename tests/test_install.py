@@ -31,6 +31,7 @@ TRAPPED = [
     "rm",
     "mkdir",
     "python3",
+    "modprobe",
 ]
 
 
@@ -139,6 +140,11 @@ def test_a_first_install_plans_packages_user_venv_config_and_unit(tmp_path: Path
     unit = root / "etc/systemd/system/orbito-hw.service"
     assert planned(plan, f"install -m 0644 {UNIT} {unit}")
     assert planned(plan, "install -m 0644 " + str(ROOT / "systemd/99-orbito-hw.rules"))
+    # A Pico plugged in after the start: cdc_acm loaded at boot and now (issue 23).
+    modules = root / "etc/modules-load.d/orbito-hw.conf"
+    assert planned(plan, f"install -m 0644 {ROOT / 'systemd/modules-load.conf'} {modules}")
+    assert plan.index("modprobe cdc_acm") < plan.index("systemctl restart orbito-hw.service")
+    assert "cdc_acm" in (ROOT / "systemd/modules-load.conf").read_text().split()
     enable = plan.index("systemctl enable orbito-hw.service")
     assert (
         plan.index("systemctl daemon-reload")
@@ -174,9 +180,10 @@ def test_uninstall_keeps_config_and_journal_unless_purged(tmp_path: Path) -> Non
     unit.parent.mkdir(parents=True)
     unit.write_text("[Service]\n")
     rules = box.root / "etc/udev/rules.d/99-orbito-hw.rules"
+    modules = box.root / "etc/modules-load.d/orbito-hw.conf"
     plan = box.plan("--uninstall")
     assert plan.index("systemctl disable --now orbito-hw.service") < plan.index(
-        f"rm -f {unit} {rules}"
+        f"rm -f {unit} {rules} {modules}"
     )
     assert planned(plan, f"rm -rf {box.root / 'opt/orbito-hw'}")
     assert not planned(plan, "userdel") and not planned(plan, f"rm -rf {box.root / 'etc'}")
