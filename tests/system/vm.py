@@ -19,230 +19,31 @@ installs them).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import re
 import shlex
-import shutil
-import signal
-import socket
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
-from dataclasses import dataclass, field
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-CHECKOUT = HERE.parent.parent
-GUEST = HERE / "guest"
-BUILDER = HERE / "build_image.sh"
-CA_DIR = Path("/usr/local/share/ca-certificates")
-LINUX_SOURCE = Path("/usr/src/linux-source-6.1.tar.xz")
-HOST_NEEDS = {  # command or file -> the Debian package that brings it
-    "qemu-system-x86_64": "qemu-system-x86",
-    "debootstrap": "debootstrap",
-    "mkfs.ext4": "e2fsprogs",
-    "ssh": "openssh-client",
-    str(LINUX_SOURCE): "linux-source-6.1",
-}
-GAME = ["c1", "d1-d2:a2", "d2", "d1", "a4", "b2", "a3"]  # black wins on the a file at turn 7
-EXTRA = "b3"  # the marble too many in the refused turn 3
-GUEST_WEB_PORT = 8080
-MAX_EXPOSURE = 2.0
-IDLE_S = 20
-SSH_WAIT_S = 240
-
-
-class Missing(Exception):
-    """Something the host lacks: the run cannot even start (exit 2)."""
-
-
-class CheckFailed(Exception):
-    pass
-
-
-@dataclass
-class Report:
-    passed: list[str] = field(default_factory=list)
-    failed: list[str] = field(default_factory=list)
-    phases: list[tuple[str, float]] = field(default_factory=list)
-    figures: dict[str, str] = field(default_factory=dict)
-
-    @contextmanager
-    def phase(self, name: str) -> Iterator[None]:
-        start = time.monotonic()
-        print(f"--- {name}", flush=True)
-        try:
-            yield
-        finally:
-            took = time.monotonic() - start
-            self.phases.append((name, took))
-            print(f"--- {name}: {took:.1f} s", flush=True)
-
-    def check(self, name: str, run: Callable[[], str]) -> bool:
-        try:
-            detail = run()
-        except (CheckFailed, subprocess.CalledProcessError, subprocess.TimeoutExpired) as exc:
-            text = str(exc)
-            if isinstance(exc, subprocess.CalledProcessError):
-                text = f"{exc}: {(exc.stdout or '')[-800:]}{(exc.stderr or '')[-800:]}"
-            self.failed.append(name)
-            print(f"FAIL {name}: {text}", flush=True)
-            return False
-        self.passed.append(name)
-        print(f"PASS {name}" + (f": {detail}" if detail else ""), flush=True)
-        return True
-
-    def figure(self, name: str, value: str) -> None:
-        self.figures[name] = value
-
-    def summary(self) -> str:
-        lines = ["", "=== system test summary"]
-        lines += [f"phase {name}: {took:.1f} s" for name, took in self.phases]
-        lines += [f"{name}: {value}" for name, value in self.figures.items()]
-        lines += [f"FAILED: {name}" for name in self.failed]
-        lines.append(f"{len(self.passed)} passed, {len(self.failed)} failed")
-        return "\n".join(lines)
-
-
-# --- the host ---------------------------------------------------------------------------
-def check_host() -> None:
-    if os.geteuid() != 0:
-        raise Missing("needs root (debootstrap and chroot build the image)")
-    lacking = sorted(
-        {
-            package
-            for need, package in HOST_NEEDS.items()
-            if not (Path(need).exists() if need.startswith("/") else shutil.which(need))
-        }
-    )
-    if lacking:
-        raise Missing(f"missing on this machine: apt-get install {' '.join(lacking)}")
-
-
-def image_key() -> str:
-    """What the image depends on: the builder and this machine's extra CA certificates."""
-    digest = hashlib.sha256(BUILDER.read_bytes())
-    for cert in sorted(CA_DIR.glob("*.crt")):
-        digest.update(cert.name.encode() + cert.read_bytes())
-    digest.update(LINUX_SOURCE.name.encode())
-    return digest.hexdigest()[:16]
-
-
-def image(cache: Path, rebuild: bool) -> Path:
-    """The cached image, built first if there is none for this key."""
-    ready = cache / image_key()
-    if rebuild and ready.exists():
-        shutil.rmtree(ready)
-    if (ready / "disk.raw").exists():
-        print(f"image: cached in {ready}", flush=True)
-        return ready
-    cache.mkdir(parents=True, exist_ok=True)
-    for stale in cache.iterdir():  # one image at a time: an old key's is 1 GB for nothing
-        if stale.is_dir() and stale != ready:
-            shutil.rmtree(stale)
-    building = cache / (ready.name + ".building")
-    shutil.rmtree(building, ignore_errors=True)
-    subprocess.run(["bash", str(BUILDER), str(building)], check=True)
-    building.rename(ready)
-    return ready
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-# --- the machine ------------------------------------------------------------------------
-class VM:
-    def __init__(self, image_dir: Path, work: Path) -> None:
-        self.image_dir = image_dir
-        self.disk = work / "disk.raw"
-        self.key = work / "id_ed25519"
-        self.log = work / "console.log"
-        shutil.copy(image_dir / "id_ed25519", self.key)
-        self.key.chmod(0o600)
-        # A copy of the cached disk: the run's changes never reach the cache.
-        subprocess.run(
-            ["cp", "--sparse=always", str(image_dir / "disk.raw"), str(self.disk)], check=True
-        )
-        self.ssh_port, self.web_port = free_port(), free_port()
-        self.qemu: subprocess.Popen[bytes] | None = None
-        self.started = 0.0
-
-    def boot(self) -> float:
-        """Power on; seconds until ssh answers."""
-        forwards = (
-            f"hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22,"
-            f"hostfwd=tcp:127.0.0.1:{self.web_port}-:{GUEST_WEB_PORT}"
-        )
-        command = [
-            "qemu-system-x86_64",
-            *("-machine", "q35", "-accel", "tcg", "-cpu", "max", "-smp", "2", "-m", "1536"),
-            *("-nographic", "-no-reboot", "-serial", f"file:{self.log}", "-monitor", "none"),
-            *("-kernel", str(self.image_dir / "vmlinuz")),
-            *("-initrd", str(self.image_dir / "initrd.img")),
-            *("-append", "root=/dev/vda rw console=ttyS0 quiet"),
-            *("-drive", f"file={self.disk},if=virtio,format=raw"),
-            *("-nic", f"user,model=virtio-net-pci,{forwards}"),
-        ]
-        self.started = time.monotonic()
-        self.qemu = subprocess.Popen(command, stdin=subprocess.DEVNULL)
-        deadline = self.started + SSH_WAIT_S
-        while time.monotonic() < deadline:
-            if self.qemu.poll() is not None:
-                raise CheckFailed(f"qemu exited ({self.qemu.returncode}): see {self.log}")
-            if self.ssh("true", check=False, timeout=20).returncode == 0:
-                return time.monotonic() - self.started
-            time.sleep(2)
-        raise CheckFailed(f"no ssh after {SSH_WAIT_S} s: see {self.log}")
-
-    def ssh(
-        self, script: str, check: bool = True, timeout: float = 600, stdin: bytes | None = None
-    ) -> subprocess.CompletedProcess[str]:
-        command = [
-            "ssh",
-            *("-i", str(self.key), "-p", str(self.ssh_port)),
-            *("-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null"),
-            *("-o", "LogLevel=ERROR", "-o", "ConnectTimeout=15", "-o", "BatchMode=yes"),
-            "root@127.0.0.1",
-            f"source /root/systest/lib.sh 2>/dev/null || true; {script}",
-        ]
-        if stdin is not None:
-            out = subprocess.run(command, input=stdin, capture_output=True, timeout=timeout)
-            result = subprocess.CompletedProcess(
-                out.args, out.returncode, out.stdout.decode(errors="replace"), out.stderr.decode()
-            )
-        else:
-            result = subprocess.run(
-                command, capture_output=True, text=True, timeout=timeout, errors="replace"
-            )
-        if check and result.returncode != 0:
-            raise subprocess.CalledProcessError(
-                result.returncode, script[:80], result.stdout, result.stderr
-            )
-        return result
-
-    def power_off(self) -> None:
-        """Pull the plug: qemu is killed, the guest gets no chance to write anything."""
-        if self.qemu is not None:
-            self.qemu.send_signal(signal.SIGKILL)
-            self.qemu.wait()
-            self.qemu = None
-
-    def shutdown(self) -> None:
-        if self.qemu is None:
-            return
-        self.ssh("systemctl poweroff", check=False, timeout=30)
-        with suppress(subprocess.TimeoutExpired):
-            self.qemu.wait(timeout=60)
-        self.power_off()
+import device_checks as devices
+from machine import (
+    CHECKOUT,
+    EXTRA,
+    GAME,
+    IDLE_S,
+    MAX_EXPOSURE,
+    VM,
+    CheckFailed,
+    Missing,
+    Report,
+    check_host,
+    image,
+)
 
 
 # --- the checks -------------------------------------------------------------------------
@@ -271,7 +72,7 @@ def copy_checkout(vm: VM) -> str:
     vm.ssh(
         "set -e; mkdir -p /root/systest /etc/orbito-test /etc/orbito-hw "
         "/etc/systemd/system/orbito-hw.service.d; G=/root/orbito-hw/tests/system/guest; "
-        "cp $G/world.py $G/lib.sh $G/probe.py $G/bare_lgpio.py /root/systest/; "
+        "cp $G/world.py $G/pico.py $G/lib.sh $G/probe.py $G/bare_lgpio.py /root/systest/; "
         "cp $G/board.toml /etc/orbito-test/board.toml; "
         # The builder's config, in place before the install (the installer keeps it).
         "cp $G/board.toml /etc/orbito-hw/config.toml; "
@@ -509,41 +310,6 @@ def web_page(vm: VM) -> str:
     return f"http://127.0.0.1:{vm.web_port}/ from the host: the page, and game 1 in /api/games"
 
 
-def busy_pin(vm: VM) -> str:
-    """Defect 1: a line held by another process is one line naming the key and the pin."""
-    out = vm.ssh(
-        "systemctl stop orbito-hw; gpioset --mode=signal gpiochip0 8=1 & holder=$!; sleep 1; "
-        "systemctl start orbito-hw; sleep 2; systemctl is-active orbito-hw; "
-        "kill $holder; wait $holder; "
-        "journalctl -u orbito-hw -o cat --no-pager -n 30 | grep -E 'busy|Traceback' | tail -3; "
-        "systemctl reset-failed orbito-hw; systemctl start orbito-hw; "
-        "wait_log '^orbito-hw running: ' 1",
-        check=False,
-        timeout=240,
-    ).stdout
-    if "Traceback" in out or "sensors.pins.d1 = 8: GPIO 8 is busy" not in out:
-        raise CheckFailed(out)
-    if not out.startswith("failed"):
-        raise CheckFailed(f"the service ran on a busy pin: {out}")
-    line = next(ln for ln in out.splitlines() if "busy" in ln)
-    return line.strip()
-
-
-def waits_for_pico(vm: VM) -> str:
-    """Defect 2: with the Pico not plugged in, the service waits for it (not failed)."""
-    out = vm.ssh(
-        "set -e; systemctl stop orbito-hw; cp /etc/orbito-hw/config.toml /root/config.gpio; "
-        'sed -i -e \'s/^sensors = "gpio"/sensors = "serial"/\' '
-        '-e \'s/^drive = "gpio"/drive = "serial"/\' /etc/orbito-hw/config.toml; '
-        "systemctl start orbito-hw; sleep 3; systemctl is-active orbito-hw; "
-        "systemctl show orbito-hw -p StatusText --value; "
-        "cp /root/config.gpio /etc/orbito-hw/config.toml; systemctl restart orbito-hw"
-    ).stdout
-    if not out.startswith("active") or "waiting for the ring controller" not in out:
-        raise CheckFailed(out)
-    return out.splitlines()[1].strip()
-
-
 def idle_cpu(vm: VM, report: Report) -> str:
     """Defect 4: the service at rest against a bare lgpio program with the same callbacks."""
     out = vm.ssh(
@@ -634,7 +400,7 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="orbito-vm-") as tmp:
         vm = VM(image_dir, Path(tmp))
         try:
-            play(vm, report)
+            play(vm, report, args.only.split(",") if args.only else None)
         finally:
             if args.keep:
                 print(f"--keep: the VM runs on; ssh -p {vm.ssh_port} root@127.0.0.1", flush=True)
@@ -645,7 +411,8 @@ def run(args: argparse.Namespace) -> int:
     return 1 if report.failed else 0
 
 
-def play(vm: VM, report: Report) -> None:
+def play(vm: VM, report: Report, only: list[str] | None = None) -> None:
+    """Every phase, or (``--only``) the set-up and the phases named."""
     with report.phase("boot"):
         report.figure("first boot to ssh", f"{vm.boot():.1f} s")
     with report.phase("copy in"):
@@ -657,34 +424,76 @@ def play(vm: VM, report: Report) -> None:
             return
         if not report.check("READY", lambda: ready(vm)):
             return
-    with report.phase("game"):
-        report.check("turns 1-2 on the gpio lines", lambda: turns(vm, 1, 1, GAME[:2]))
-        report.check("a refusal, undone", lambda: refusal(vm, 3, GAME[2]))
-        report.check("watchdog restarts a hung service", lambda: watchdog(vm, report))
-        report.check("turns 4-5 after the restart", lambda: turns(vm, 1, 4, GAME[3:5]))
-    with report.phase("power-off"):
-        report.check("hard power-off mid-game, boot", lambda: resumed_after_power_off(vm, report))
-        report.check("game resumed: turns 6-7", lambda: turns(vm, 1, 6, GAME[5:]))
-        report.check("the result in the journal and archive", lambda: game_over(vm))
-    with report.phase("service"):
-        report.check("systemctl stop runs lights off", lambda: stop_lights_off(vm))
-        report.check("the sandbox holds", lambda: sandbox(vm))
-        report.check("systemd-analyze security <= 2.0", lambda: security(vm, report))
-        report.check("a busy GPIO line is one line (defect 1)", lambda: busy_pin(vm))
-        report.check("waits for the Pico (defect 2)", lambda: waits_for_pico(vm))
-        report.check("idle CPU (defect 4)", lambda: idle_cpu(vm, report))
-        if (CHECKOUT / "orbito_hw/web/server.py").exists():
-            report.check("the web page through a forwarded port", lambda: web_page(vm))
-    with report.phase("reinstall and uninstall"):
-        report.check("installing twice changes nothing", lambda: install_twice(vm))
-        report.check("uninstall keeps config and journal", lambda: uninstall(vm))
-        report.check("purge removes everything", lambda: purge(vm))
+    if wanted(only, "game"):
+        with report.phase("game"):
+            report.check("turns 1-2 on the gpio lines", lambda: turns(vm, 1, 1, GAME[:2]))
+            report.check("a refusal, undone", lambda: refusal(vm, 3, GAME[2]))
+            report.check("watchdog restarts a hung service", lambda: watchdog(vm, report))
+            report.check("turns 4-5 after the restart", lambda: turns(vm, 1, 4, GAME[3:5]))
+    if wanted(only, "power-off"):
+        with report.phase("power-off"):
+            report.check(
+                "hard power-off mid-game, boot", lambda: resumed_after_power_off(vm, report)
+            )
+            report.check("game resumed: turns 6-7", lambda: turns(vm, 1, 6, GAME[5:]))
+            report.check("the result in the journal and archive", lambda: game_over(vm))
+    if wanted(only, "service"):
+        with report.phase("service"):
+            report.check("systemctl stop runs lights off", lambda: stop_lights_off(vm))
+            report.check("the sandbox holds", lambda: sandbox(vm))
+            report.check("systemd-analyze security <= 2.0", lambda: security(vm, report))
+            report.check(
+                "a busy GPIO line: the service waits, up by itself once it is free",
+                lambda: devices.busy_line_freed(vm, report),
+            )
+            report.check("idle CPU (defect 4)", lambda: idle_cpu(vm, report))
+            if (CHECKOUT / "orbito_hw/web/server.py").exists():
+                report.check("the web page through a forwarded port", lambda: web_page(vm))
+    if wanted(only, "devices"):
+        with report.phase("devices come and go"):
+            devices_come_and_go(vm, report)
+    if wanted(only, "reinstall"):
+        with report.phase("reinstall and uninstall"):
+            report.check("installing twice changes nothing", lambda: install_twice(vm))
+            report.check("uninstall keeps config and journal", lambda: uninstall(vm))
+            report.check("purge removes everything", lambda: purge(vm))
+
+
+def wanted(only: list[str] | None, phase: str) -> bool:
+    return only is None or phase in only
+
+
+def devices_come_and_go(vm: VM, report: Report) -> None:
+    """Game 2 on the Pico as a real USB device, plugged and pulled (device_checks.py)."""
+    if not report.check(
+        "game 2, the drive on a Pico not plugged in: the service waits",
+        lambda: devices.new_game_on_the_pico(vm),
+    ):
+        return
+    for name, check in (
+        ("the Pico plugged in late: found, homed, turn 1", devices.plugged_late),
+        ("the Pico pulled while idle, then back: turn 2", devices.pulled_while_idle),
+        (
+            "the Pico pulled during a ring move, then back: turn 3 once",
+            devices.pulled_during_a_move,
+        ),
+        ("a power cut while the Pico is away, then back: turn 4", devices.power_cut_while_away),
+    ):
+        report.check(name, lambda check=check: check(vm, report))  # type: ignore[misc]
+    report.check("game 2's turns once each in journal and archive", lambda: devices.once_each(vm))
+    report.check("the drive back on the gpio lines", lambda: devices.back_to_gpio(vm))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keep", action="store_true", help="keep the VM running at the end")
     parser.add_argument("--rebuild", action="store_true", help="build the image anew")
+    parser.add_argument(
+        "--only",
+        metavar="PHASES",
+        help="after the set-up, only these phases (comma-separated: game, power-off, "
+        "service, devices, reinstall); the full run is what CI runs",
+    )
     try:
         return run(parser.parse_args())
     except Missing as exc:

@@ -81,3 +81,38 @@ threads() {
             "$(awk '/^voluntary_ctxt_switches/ {print $2}' "$task/status") $(cat "$task/wchan")"
     done | sort
 }
+
+# mark: a cursor into the service's journal, now; wait_after waits for what comes after it.
+mark() {
+    journalctl -u orbito-hw -n 0 --show-cursor --no-pager | sed -n 's/^-- cursor: //p'
+}
+
+# wait_after CURSOR PATTERN [SECONDS]: until a line of the service's journal after CURSOR
+# matches PATTERN (grep -E, default 90 s); prints it with its time (seconds since the epoch).
+wait_after() {
+    local cursor="$1" pattern="$2" deadline=$((SECONDS + ${3:-90})) line
+    while :; do
+        line="$(journalctl -u orbito-hw --after-cursor="$cursor" -o short-unix --no-pager |
+            grep -E "$pattern" | head -1)"
+        if [[ -n $line ]]; then
+            echo "$line"
+            return 0
+        fi
+        if ((SECONDS > deadline)); then
+            echo "no '$pattern' in the journal within ${3:-90} s; its last lines:" >&2
+            journalctl -u orbito-hw -o cat --no-pager -n 8 >&2
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
+# epoch: now, in seconds since the epoch (as wait_after stamps lines).
+epoch() {
+    date +%s.%N
+}
+
+# status_text: the service's status line, as systemd shows it.
+status_text() {
+    systemctl show orbito-hw -p StatusText --value
+}

@@ -17,7 +17,8 @@ The marbles and the rings' position are kept in ``STATE`` (atomic writes, fsync'
 survive a hard power-off of the VM as a real board's marbles would.
 
   world.py serve              the world (orbito-world.service)
-  world.py put a2 | lift c1 | press | release | tap | state | wait-still
+  world.py put a2 | lift c1 | clear | press | release | tap | state | wait-still
+  world.py pico plug | unplug | cut STEPS | state      the Pico's USB cable (pico.py)
 """
 
 from __future__ import annotations
@@ -107,6 +108,7 @@ class World:
         self.last_step = 0.0
         self.saved_steps = 0
         self.step_count = 0
+        self.pico: Any = None  # the Pico on USB (pico.py), made by serve()
         self._load()
 
     # --- geometry, as orbito_hw/sim/board.py has it -------------------------------------
@@ -153,13 +155,27 @@ class World:
             return
         if self.levels.get(self.enable_pin) != self.enable_level:
             return  # a driver ignores STEP while it is disabled
+        self.step(self.levels.get(self.dir_pin, self.forward_level) == self.forward_level)
+
+    def step(self, forward: bool) -> None:
+        """One motor step (the Pi's STEP line, or the Pico's motor: pico.py)."""
         before = (self.near(), self.index(), self.steps // self.spp)
-        forward = self.levels.get(self.dir_pin, self.forward_level) == self.forward_level
         self.steps += 1 if forward else -1
         self.step_count += 1
         self.last_step = time.monotonic()
         if (self.near(), self.index(), self.steps // self.spp) != before:
             self.apply()
+
+    # --- the Pico's view of the rings (pico.py calls these on its own thread) ---------------
+    def pico_step(self, forward: bool) -> None:
+        with self.lock:
+            self.step(forward)
+
+    def index_active(self) -> bool:
+        return self.index()
+
+    def read_squares(self) -> int:
+        return sum(1 << sq for sq in self.sensor_pin if self.present(sq))
 
     # --- the journal of the world ------------------------------------------------------
     def _load(self) -> None:
@@ -229,6 +245,19 @@ class World:
             with self.lock:
                 if self.steps != self.saved_steps:
                     self.save()  # at rest and saved: a power cut from now on loses nothing
+        elif verb == "clear":  # every marble off the board (the rings at rest)
+            with self.lock:
+                self.pockets.clear()
+                self.save()
+                self.apply()
+        elif verb == "pico":  # the Pico's USB cable: plug, unplug, state
+            if self.pico is None:
+                return {"error": "no USB gadget: see the world's log"}
+            if args[0] in ("plug", "unplug"):
+                getattr(self.pico, args[0])()
+            elif args[0] == "cut":  # pull the cable after N more motor steps
+                self.pico.cut(int(args[1]))
+            return {**self.pico.state(), "steps": self.steps}
         elif verb != "state":
             return {"error": f"unknown command {verb!r}"}
         with self.lock:
@@ -276,6 +305,23 @@ def keep(world: World) -> None:
                 world.save()
 
 
+def usb_pico(world: World) -> Any:
+    """The Pico as a USB gadget (pico.py), unplugged; None if this kernel cannot make one
+    (the checks that need it fail, saying so; the others run)."""
+    from pico import UsbPico
+
+    class Rings:  # the world's rings as the firmware's port sees them
+        step = staticmethod(world.pico_step)
+        index_active = staticmethod(world.index_active)
+        read_squares = staticmethod(world.read_squares)
+
+    try:
+        return UsbPico(Rings())
+    except (OSError, subprocess.CalledProcessError, ValueError) as exc:
+        print(f"world: no USB gadget: {exc}", file=sys.stderr, flush=True)
+        return None
+
+
 def serve() -> None:
     config = tomllib.loads(CONFIG.read_text())
     world = World(Chip(), config)
@@ -283,6 +329,7 @@ def serve() -> None:
         world.apply()
     threading.Thread(target=trace, args=(world,), daemon=True).start()
     threading.Thread(target=keep, args=(world,), daemon=True).start()
+    world.pico = usb_pico(world)
     if os.path.exists(SOCKET):
         os.unlink(SOCKET)
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
