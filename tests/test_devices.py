@@ -30,7 +30,7 @@ from orbito_hw.hw.clock import VirtualClock
 from orbito_hw.hw.interfaces import MoveReport
 from orbito_hw.hw.standby import StandInDrive
 from orbito_hw.rules.game import Colour
-from orbito_hw.sim.board import SimBoard
+from orbito_hw.sim.board import SimBoard, SimLights
 from orbito_hw.sim.pico import FakePico
 from orbito_hw.sim.world import SimRings
 
@@ -105,6 +105,20 @@ class Service:
             archive.close()
 
 
+def gpio_config(tmp_path: Path) -> Any:
+    """The example's wiring, every part on the Pi's pins, no LEDs."""
+    from dataclasses import replace
+
+    from orbito_hw.app.config import BackendsConfig
+
+    base = load_config(EXAMPLE)
+    return replace(
+        base,
+        board=replace(base.board, state_dir=tmp_path / "state"),
+        backends=BackendsConfig(sensors="gpio", button="gpio", drive="gpio", lights="none"),
+    )
+
+
 def press(button: Any) -> None:
     button.drive_low()
     time.sleep(0.1)
@@ -114,17 +128,8 @@ def press(button: Any) -> None:
 def test_a_busy_gpio_line_at_the_start_is_a_fault_until_it_is_free_then_the_board_plays(
     tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from dataclasses import replace
-
-    from orbito_hw.app.config import BackendsConfig
-
     monkeypatch.setitem(sys.modules, "lgpio", types.SimpleNamespace(error=FakeLgpioError))
-    base = load_config(EXAMPLE)
-    config = replace(
-        base,
-        board=replace(base.board, state_dir=tmp_path / "state"),
-        backends=BackendsConfig(sensors="gpio", button="gpio", drive="gpio", lights="none"),
-    )
+    config = gpio_config(tmp_path)
     held = threading.Event()
     held.set()
     real_pin = mock_pins.pin
@@ -158,6 +163,55 @@ def test_a_busy_gpio_line_at_the_start_is_a_fault_until_it_is_free_then_the_boar
     faults = [t for t in texts if t.startswith("STATUS=fault:")]
     assert faults and "waiting for the board:" in faults[0], texts
     assert texts.count("WATCHDOG=1") >= 3  # fed while it waited
+    assert service.turns() == ["a1"]
+
+
+class FailingStrip(SimLights):
+    """A strip whose SPI goes away after ``good`` frames: every show from then on fails."""
+
+    def __init__(self, good: int) -> None:
+        super().__init__()
+        self.good = good
+        self.closed = 0
+
+    def show(self, frame: Any, status: Any = None) -> None:
+        if self.good <= 0:
+            raise OSError(5, "Input/output error")
+        self.good -= 1
+        super().show(frame, status)
+
+    def close(self) -> None:
+        self.closed += 1
+
+
+def test_leds_that_fail_are_a_fault_opened_again_and_the_game_goes_on(
+    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = gpio_config(tmp_path)
+    first, second = FailingStrip(good=1), FailingStrip(good=10**6)
+    strips = iter([first, second])
+    monkeypatch.setattr(devices, "open_lights", lambda config: next(strips))
+    service = Service(tmp_path, monkeypatch)
+    a1, b1 = (mock_pins.pin(config.sensors.pins[sq]) for sq in (0, 1))
+    index, button = mock_pins.pin(config.drive.index_pin), mock_pins.pin(config.button.pin)
+
+    def person() -> None:
+        time.sleep(0.2)
+        index.drive_low()  # homing finds the index (the first strip fails meanwhile)
+        until(lambda: second.shown()[1] is not None or any(second.shown()[0]))
+        until(lambda: "fault" not in service.status())
+        time.sleep(0.3)
+        a1.drive_low()
+        time.sleep(0.3)
+        press(button)
+        time.sleep(0.2)
+        a1.drive_high()
+        b1.drive_low()
+        until(service.says("turn 1: a1"))
+
+    texts = service.run(config, person)
+    assert any("fault: waiting for the board: the LEDs failed" in t for t in texts), texts
+    assert first.closed == 1  # let go of at once
     assert service.turns() == ["a1"]
 
 

@@ -77,6 +77,7 @@ class Devices:
         self._trying: asyncio.Future[Any] | None = None
         self._closed = False
         self.on_change: Callable[[str], None] = lambda missing: None
+        self.lights.on_lost = lambda why: self._lost("lights", why)
 
     @property
     def whole(self) -> bool:
@@ -99,6 +100,15 @@ class Devices:
         if self._timer is not None:
             self._timer.cancel()
         self.board.close()
+
+    def _lost(self, name: str, why: str) -> None:
+        """A part that was open failed (on the loop): missing again, tried again."""
+        log.warning("the board's %s: lost: %s; trying again", name, why)
+        self.missing[name] = why
+        self._settle()
+        if self._timer is None and self._trying is None and not self._closed:
+            self._wait = FIRST_RETRY_S
+            self._schedule()
 
     # -- the tries ---------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ A move asked for meanwhile ends at once with the same fault, no step made.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 from collections.abc import Callable
 from typing import Generic, TypeVar
@@ -105,17 +106,29 @@ class StandInButton(StandIn[Button]):
 
 class StandInLights(StandIn[Lights]):
     """Keeps the last frame drawn, and shows it the moment the strip is there: the first
-    thing a strip that comes late shows is what is wrong with the rest of the board."""
+    thing a strip that comes late shows is what is wrong with the rest of the board.
+
+    A strip that fails to show a frame (its SPI device gone: ``OSError``) is let go, and
+    ``on_lost`` hears why: the supervisor opens it again, as it does a part never opened."""
 
     def __init__(self) -> None:
         super().__init__()
         self._frame: list[RGB | None] = [None] * 16
         self._status: RGB | None = None
+        self.on_lost: Callable[[str], None] = lambda why: None
 
     def show(self, frame: Frame, status: RGB | None = None) -> None:
         self._frame, self._status = list(frame), status
-        if self.real is not None:
-            self.real.show(frame, status)
+        real = self.real
+        if real is None:
+            return
+        try:
+            real.show(frame, status)
+        except OSError as exc:
+            self.real = None
+            with contextlib.suppress(Exception):
+                real.close()
+            self.on_lost(f"the LEDs failed: {exc}")
 
     def shown(self) -> tuple[list[RGB | None], RGB | None]:
         if self.real is not None:
