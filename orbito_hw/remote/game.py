@@ -326,9 +326,14 @@ class RemoteGame:
         return topic(self.game, self.plays, "online"), presence.to_bytes()
 
     def set_connected(self, connected: bool) -> None:
+        """The link is up (the hello said) or down. The other board's presence read from
+        the broker before the hello is told after "connected": until then this board is not
+        in the game, and a turn played meanwhile reaches the other board only with it."""
         if connected != self.connected:
             self.connected = connected
             self._status("connected" if connected else "disconnected")
+            if connected and self.opponent_online is not None:
+                self._status("opponent-online" if self.opponent_online else "opponent-offline")
 
     def on_message(self, topic_text: str, payload: bytes, retained: bool = False) -> None:
         """A message from the broker: refused and logged unless it is the other board's.
@@ -367,7 +372,8 @@ class RemoteGame:
             return
         if presence.online != self.opponent_online:
             self.opponent_online = presence.online
-            self._status("opponent-online" if presence.online else "opponent-offline")
+            if self.connected:  # before the hello, told with "connected" (set_connected)
+                self._status("opponent-online" if presence.online else "opponent-offline")
 
     @property
     def taken_by(self) -> str | None:
