@@ -156,9 +156,15 @@ class Soak:
         return False
 
     def new_game(self) -> None:
+        """A new game on black's board (white's follows), and both boards cleared: the page's
+        new game clears its own simulated board, the other board's person lifts the marbles
+        left on theirs, as people at two real boards would."""
         call(f"{self.base}/api/new-game", "POST", b"first=black")
         self.games += 1
         self.until(lambda: all(not self.state(c)["turns"] for c in Colour))
+        for colour in Colour:
+            for square in self.state(colour)["marbles"]:  # type: ignore[attr-defined]
+                call(f"{self.pages[colour]}/api/square/{square}", "POST")
 
     def make(self, colour: Colour, turn: Turn, number: int) -> bool:
         page = self.pages[colour]

@@ -23,13 +23,21 @@ GUEST = HERE / "guest"
 BUILDER = HERE / "build_image.sh"
 CA_DIR = Path("/usr/local/share/ca-certificates")
 LINUX_SOURCE = Path("/usr/src/linux-source-6.1.tar.xz")
+# The guest's architecture: amd64 (CI's), or arm64, the Pi's (ARCH=arm64: Debian's arm64
+# kernel on qemu's "virt" machine, the image built through qemu-user; slower, run by hand).
+ARCH = os.environ.get("ARCH", "amd64")
+QEMU = {"amd64": "qemu-system-x86_64", "arm64": "qemu-system-aarch64"}
 HOST_NEEDS = {  # command or file -> the Debian package that brings it
-    "qemu-system-x86_64": "qemu-system-x86",
+    QEMU.get(ARCH, "qemu-system-x86_64"): "qemu-system-arm"
+    if ARCH == "arm64"
+    else "qemu-system-x86",
     "debootstrap": "debootstrap",
     "mkfs.ext4": "e2fsprogs",
     "ssh": "openssh-client",
     str(LINUX_SOURCE): "linux-source-6.1",
 }
+if ARCH == "arm64":  # debootstrap runs the arm64 chroot through qemu-user and binfmt_misc
+    HOST_NEEDS["qemu-aarch64-static"] = "qemu-user-static"
 GAME = ["c1", "d1-d2:a2", "d2", "d1", "a4", "b2", "a3"]  # black wins on the a file at turn 7
 EXTRA = "b3"  # the marble too many in the refused turn 3
 GUEST_WEB_PORT = 8080
@@ -92,6 +100,8 @@ class Report:
 
 # --- the host ---------------------------------------------------------------------------
 def check_host() -> None:
+    if ARCH not in QEMU:
+        raise Missing(f"ARCH={ARCH}: amd64 or arm64")
     if os.geteuid() != 0:
         raise Missing("needs root (debootstrap and chroot build the image)")
     lacking = sorted(
@@ -111,6 +121,8 @@ def image_key() -> str:
     for cert in sorted(CA_DIR.glob("*.crt")):
         digest.update(cert.name.encode() + cert.read_bytes())
     digest.update(LINUX_SOURCE.name.encode())
+    if ARCH != "amd64":  # amd64's key as it always was
+        digest.update(ARCH.encode())
     return digest.hexdigest()[:16]
 
 
@@ -128,7 +140,9 @@ def image(cache: Path, rebuild: bool) -> Path:
             shutil.rmtree(stale)
     building = cache / (ready.name + ".building")
     shutil.rmtree(building, ignore_errors=True)
-    subprocess.run(["bash", str(BUILDER), str(building)], check=True)
+    subprocess.run(
+        ["bash", str(BUILDER), str(building)], check=True, env={**os.environ, "ARCH": ARCH}
+    )
     building.rename(ready)
     return ready
 
@@ -162,13 +176,18 @@ class VM:
             f"hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22,"
             f"hostfwd=tcp:127.0.0.1:{self.web_port}-:{GUEST_WEB_PORT}"
         )
+        # arm64: qemu's "virt" board, a Cortex-A72 (the Pi 4's core; "max" would emulate
+        # pointer authentication, slowly), the PL011 UART as the console.
+        machine, cpu, console = (
+            ("virt", "cortex-a72", "ttyAMA0") if ARCH == "arm64" else ("q35", "max", "ttyS0")
+        )
         command = [
-            "qemu-system-x86_64",
-            *("-machine", "q35", "-accel", "tcg", "-cpu", "max", "-smp", "2", "-m", "1536"),
+            QEMU[ARCH],
+            *("-machine", machine, "-accel", "tcg", "-cpu", cpu, "-smp", "2", "-m", "1536"),
             *("-nographic", "-no-reboot", "-serial", f"file:{self.log}", "-monitor", "none"),
             *("-kernel", str(self.image_dir / "vmlinuz")),
             *("-initrd", str(self.image_dir / "initrd.img")),
-            *("-append", "root=/dev/vda rw console=ttyS0 quiet"),
+            *("-append", f"root=/dev/vda rw console={console} quiet"),
             *("-drive", f"file={self.disk},if=virtio,format=raw"),
             *("-nic", f"user,model=virtio-net-pci,{forwards}"),
         ]
