@@ -161,14 +161,19 @@ def sim_config(tmp_path: Path, lights: str) -> Path:
     return path
 
 
-def test_a_simulated_part_on_a_real_board_is_a_hardware_error(tmp_path: Path) -> None:
+def test_a_simulated_part_on_a_real_board_is_a_config_error(tmp_path: Path) -> None:
+    # Only an edit of the config can mend it: a ConfigError (exit 2, never restarted), where
+    # a part that cannot be opened is a HardwareError the service waits out (issue 23).
     from orbito_hw.app.assemble import build_board
     from orbito_hw.app.config import load_config
+    from orbito_hw.errors import ConfigError
     from orbito_hw.hw.clock import VirtualClock
 
-    with pytest.raises(OSError, match=r'backends\.sensors: "sim" is the simulated board') as info:
+    with pytest.raises(
+        ValueError, match=r'backends\.sensors: "sim" is the simulated board'
+    ) as info:
         build_board(load_config(sim_config(tmp_path, "none")), VirtualClock())
-    assert isinstance(info.value, HardwareError)
+    assert isinstance(info.value, ConfigError) and not isinstance(info.value, HardwareError)
 
 
 @pytest.mark.parametrize(
