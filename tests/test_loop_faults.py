@@ -12,6 +12,7 @@ on a real asyncio loop (app/run.py on gpiozero's mock pins).
 
 from __future__ import annotations
 
+import asyncio
 import io
 import logging
 import math
@@ -796,3 +797,39 @@ def play(run: MockRun, taps: Taps, kind: str, a: Any, b: Any) -> None:
     else:
         run.advance(a)
     run.check_controller()
+
+
+def test_a_guests_callback_that_fails_never_stops_the_referee(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The page and the broker link are guests on the controller's loop: aiomqtt schedules
+    # loop.add_reader(fd, its_callback) for a socket a spectator has already closed (EBADF,
+    # seen in the hostile soak), aiohttp may fail in a callback of its own. One log line;
+    # the referee plays on. The referee's own callbacks still stop it (the tests above).
+    from orbito_hw.app.run import _loop_error
+
+    failed: list[str] = []
+    referee = mock.Mock(fail=lambda where, exc: failed.append(where))
+
+    def theirs() -> None: ...
+
+    theirs.__module__ = "aiomqtt.client"
+
+    def ours() -> None: ...
+
+    loop = asyncio.new_event_loop()
+    try:
+        for callback, args in [(loop.add_reader, (17, theirs)), (theirs, ())]:
+            handle = loop.call_soon(callback, *args)
+            context = {"message": "Exception in callback", "exception": OSError(9, "EBADF"),
+                       "handle": handle}  # fmt: skip
+            _loop_error(referee, loop, context)
+            handle.cancel()
+        assert failed == []
+        assert "Exception in callback: OSError: [Errno 9] EBADF" in caplog.text
+        handle = loop.call_soon(ours)
+        _loop_error(referee, loop, {"message": "m", "exception": ValueError(), "handle": handle})
+        handle.cancel()
+        assert failed == ["the event loop (m)"]
+    finally:
+        loop.close()

@@ -22,7 +22,7 @@ from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.settings import Settings
 from orbito_hw.doctor.checks import CheckResult, Doctor, Person, Runner
-from orbito_hw.hw.clock import LoopClock
+from orbito_hw.hw.clock import LoopClock, close_loop
 from orbito_hw.hw.interfaces import Board, Clock
 from orbito_hw.rules.game import Colour
 from orbito_hw.solver.opponents import level_opponent, parse_level
@@ -122,7 +122,7 @@ def run_board(config: Config) -> int:
         devices.close()  # the lights close first: dark on the way out
         archive.close()
         journal.close()
-        loop.close()
+        close_loop(loop)
     return 0
 
 
@@ -155,12 +155,43 @@ def _status(service: Service, event: Event) -> None:
 def _loop_error(referee: Referee, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
     """The loop's exception handler. An exception that escaped a callback (a backend's, the
     light show's: one the referee's guard does not wrap) stops the referee as one the guard
-    catches would. What the loop reports without an exception goes to its own handler."""
+    catches would. The page's and the broker link's (their libraries', aiohttp's, aiomqtt's
+    and paho's, or their own) never do: they are guests on the loop, and their failure is one
+    line in the log. What the loop reports without an exception goes to its own handler."""
     exc = context.get("exception")
     if not isinstance(exc, Exception):
         loop.default_exception_handler(context)
         return
-    referee.fail(f"the event loop ({cut(str(context.get('message', 'a callback')), 80)})", exc)
+    where = cut(str(context.get("message", "a callback")), 80)
+    if _a_guests(context):
+        log.error("%s: %s: %s", where, type(exc).__name__, cut(" ".join(str(exc).split()), 200))
+        return
+    referee.fail(f"the event loop ({where})", exc)
+
+
+GUESTS = ("aiohttp", "aiomqtt", "paho", "orbito_hw.web", "orbito_hw.remote", "orbito_hw.app.page")
+"""What joins the controller's loop besides the referee: the page and the broker link."""
+
+
+def _a_guests(context: dict[str, Any]) -> bool:
+    """Whether the failed callback or task is a guest's (``GUESTS``). A callback is
+    judged with its arguments: a library schedules the loop's own methods with its own
+    functions as their arguments (aiomqtt: ``loop.add_reader(fd, its_callback)``)."""
+    handle = context.get("handle")
+    if handle is not None:
+        parts = [getattr(handle, "_callback", None), *(getattr(handle, "_args", None) or ())]
+        return any(_module(part).startswith(GUESTS) for part in parts)
+    task = context.get("task") or context.get("future")
+    code = getattr(getattr(task, "get_coro", lambda: None)(), "cr_code", None)
+    path = getattr(code, "co_filename", "").replace("\\", "/")
+    places = [name.replace(".", "/") for name in GUESTS]
+    return any(f"/{at}/" in path or path.endswith(f"/{at}.py") for at in places)
+
+
+def _module(obj: object) -> str:
+    obj = getattr(obj, "func", obj)  # functools.partial
+    obj = getattr(obj, "__func__", obj)  # a bound method
+    return str(getattr(obj, "__module__", "") or "")
 
 
 def lights_off(config: Config) -> int:
@@ -192,7 +223,7 @@ def doctor_board(
             runner.start(lambda: finished.set_result(None))
             loop.run_until_complete(finished)
     finally:
-        loop.close()
+        close_loop(loop)
     if runner.error is not None:
         raise runner.error
     assert runner.result is not None

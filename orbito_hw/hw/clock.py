@@ -5,8 +5,11 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+log = logging.getLogger(__name__)
 
 ExceptionHandler = Callable[[Exception, Callable[[], None]], None]
 """What a clock does with an exception that escapes one of its callbacks: given the exception
@@ -123,3 +126,31 @@ class ScopedClock:
         for timer in self._timers:
             timer.cancel()
         self._timers.clear()
+
+
+def close_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Close ``loop`` as ``asyncio.run`` closes its own: every task still pending (a web
+    page's stream, a spectator's broker client that did not leave in time) is cancelled and
+    run to its end first, so that what it holds is let go while the loop can still do it,
+    instead of failing later in a destructor ("Event loop is closed", "Task was destroyed
+    but it is pending")."""
+    if loop.is_closed():
+        return
+    try:
+        pending = [task for task in asyncio.all_tasks(loop) if not task.done()]
+        for task in pending:
+            task.cancel()
+        if pending:
+            gather = asyncio.gather(*pending, return_exceptions=True)
+            loop.run_until_complete(asyncio.wait_for(gather, CLOSE_S))
+        loop.run_until_complete(loop.shutdown_asyncgens())
+        # A part being opened on a worker thread (app/devices.py) ends before the loop.
+        loop.run_until_complete(asyncio.wait_for(loop.shutdown_default_executor(), CLOSE_S))
+    except (TimeoutError, RuntimeError) as exc:  # what would not end: the loop closes anyway
+        log.warning("closing the event loop: %s", exc or type(exc).__name__)
+    finally:
+        loop.close()
+
+
+CLOSE_S = 5.0
+"""Seconds the tasks still pending at the end may take to finish once cancelled."""

@@ -29,6 +29,7 @@ from orbito_hw.control.events import Event
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.settings import Settings
 from orbito_hw.errors import OrbitoError
+from orbito_hw.hw.clock import close_loop
 from orbito_hw.hw.interfaces import Backend
 from orbito_hw.mock.page import MOCK_BIND, MockControls
 from orbito_hw.mock.realtime import RealTime, put_back
@@ -107,7 +108,7 @@ def serve_mock(
         else:
             run.close()
         archive.close()
-        loop.close()
+        close_loop(loop)
         if temporary is not None:
             temporary.cleanup()
     return 0
@@ -161,7 +162,7 @@ def serve_remote(
         if clock:
             clock[0].stop()
         loop.run_until_complete(board.close())
-        loop.close()
+        close_loop(loop)
     return 0
 
 
