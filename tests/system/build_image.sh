@@ -14,6 +14,8 @@
 set -euo pipefail
 
 OUT="${1:?usage: build_image.sh OUT_DIR}"
+# The guest's architecture: amd64, or arm64 (the Pi's), whose chroot runs through qemu-user.
+ARCH="${ARCH:-amd64}"
 SUITE=bookworm
 MIRROR=http://deb.debian.org/debian
 LINUX_SOURCE=/usr/src/linux-source-6.1.tar.xz
@@ -21,7 +23,7 @@ DISK_SIZE=4G
 # What a plain Debian server has, plus the test's own tools: no python3-venv, -dev or -pip and
 # nothing of lgpio, so the installer has to bring what it needs itself. linux-headers and make
 # build gpio-sim; gpiod's tools hold a line busy for a check; openssh-server lets the driver in.
-PACKAGES=systemd,systemd-sysv,udev,dbus,kmod,procps,e2fsprogs,iproute2,ca-certificates,openssh-server,python3,gpiod,linux-image-amd64,linux-headers-amd64,make,zstd
+PACKAGES=systemd,systemd-sysv,udev,dbus,kmod,procps,e2fsprogs,iproute2,ca-certificates,openssh-server,python3,gpiod,linux-image-$ARCH,linux-headers-$ARCH,make,zstd
 
 die() {
     echo "build_image.sh: $1" >&2
@@ -44,9 +46,25 @@ cleanup() {
 }
 trap cleanup EXIT
 
-echo "==> debootstrap $SUITE"
-debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$ROOTFS" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 ||
-    { tail -30 "$WORK/debootstrap.log" >&2; die "debootstrap failed"; }
+echo "==> debootstrap $SUITE ($ARCH)"
+if [[ $ARCH == "$(dpkg --print-architecture)" ]]; then
+    debootstrap --variant=minbase --include="$PACKAGES" "$SUITE" "$ROOTFS" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 ||
+        { tail -30 "$WORK/debootstrap.log" >&2; die "debootstrap failed"; }
+else
+    # A foreign architecture: the packages unpacked, then configured inside the chroot by
+    # qemu-user (binfmt_misc runs its binaries through the interpreter copied in).
+    [[ $ARCH == arm64 ]] || die "ARCH=$ARCH: amd64 or arm64"
+    command -v qemu-aarch64-static >/dev/null || die "qemu-aarch64-static is missing: apt-get install qemu-user-static"
+    [[ -e /proc/sys/fs/binfmt_misc/register ]] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc
+    update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
+    [[ -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]] || die "binfmt_misc has no qemu-aarch64: apt-get install binfmt-support qemu-user-static"
+    debootstrap --foreign --arch="$ARCH" --variant=minbase --include="$PACKAGES" "$SUITE" "$ROOTFS" "$MIRROR" \
+        >"$WORK/debootstrap.log" 2>&1 || { tail -30 "$WORK/debootstrap.log" >&2; die "debootstrap failed"; }
+    interpreter="$(sed -n 's/^interpreter //p' /proc/sys/fs/binfmt_misc/qemu-aarch64)"
+    install -D -m 0755 "$(command -v qemu-aarch64-static)" "$ROOTFS$interpreter"
+    chroot "$ROOTFS" /debootstrap/debootstrap --second-stage >>"$WORK/debootstrap.log" 2>&1 ||
+        { tail -30 "$WORK/debootstrap.log" >&2; die "debootstrap's second stage failed"; }
+fi
 
 in_root() {
     chroot "$ROOTFS" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 "$@"
