@@ -33,6 +33,7 @@ RETRY: Final = 1.0  # seconds between two attempts to reach the broker
 KEEPALIVE: Final = 10  # seconds: the broker gives up on a silent board (its will) after 1.5x
 RETAINED_S: Final = 0.5  # seconds for the game's retained messages before the hello
 OUTBOX: Final = 1000  # messages waiting for the broker; past it spectator events are dropped
+STOP_S: Final = 2.0  # seconds a client may take to leave the broker when stopped, per try
 
 
 # --- the MQTT link -----------------------------------------------------------------------------
@@ -204,11 +205,23 @@ class MqttLink:
         await self._end()
 
     async def _end(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-            self._task = None
+        task, self._task = self._task, None
+        if task is not None:
+            await end_task(task, "the broker link")
+
+
+async def end_task(task: asyncio.Task[None], what: str) -> None:
+    """Cancel ``task`` and wait for it, ``STOP_S`` at a time: a client stuck in a goodbye
+    the broker never answers (aiomqtt awaits the disconnect with no bound) is cancelled again
+    there, so that stopping never hangs, and what it holds is let go (``session``)."""
+    for _ in range(3):
+        task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=STOP_S)
+        if done:
+            if not task.cancelled():
+                task.exception()  # retrieved: a failure on the way out is no news
+            return
+    log.warning("%s did not stop within %g s", what, 3 * STOP_S)
 
 
 @contextlib.asynccontextmanager

@@ -8,10 +8,17 @@ import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING
 
 from orbito_hw.errors import OrbitoError
-from orbito_hw.remote.link import RETRY, Credentials, raw_payload, session, tls_context
+from orbito_hw.remote.link import (
+    RETRY,
+    Credentials,
+    end_task,
+    raw_payload,
+    session,
+    tls_context,
+)
 from orbito_hw.remote.protocol import (
     ALL_GAMES,
     NAME,
@@ -56,9 +63,6 @@ def _newer(old: Record | None, new: Record) -> bool:
     if old is None:
         return True
     return (new.round, new.takebacks, new.number) >= (old.round, old.takebacks, old.number)
-
-
-STOP_S: Final = 2.0  # seconds a spectator may take to leave the broker when stopped
 
 
 class Spectator:
@@ -127,11 +131,11 @@ class Spectator:
                 await asyncio.sleep(RETRY)
 
     async def stop(self) -> None:
-        """Stop following, within ``STOP_S`` whatever the broker does."""
+        """Stop following, within a few seconds whatever the broker does (``end_task``)."""
         self._stopping = True
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.wait({self._task}, timeout=STOP_S)
+        task, self._task = self._task, None
+        if task is not None:
+            await end_task(task, "a spectator")
 
     def _client(self) -> aiomqtt.Client:
         import aiomqtt
