@@ -86,7 +86,10 @@ class Service:
                 os.kill(os.getpid(), signal.SIGTERM)
 
         threading.Thread(target=play, daemon=True).start()
-        assert run_board(config) == 0
+        try:
+            assert run_board(config) == 0
+        finally:
+            self.systemd.close()  # its listening thread ends with the test
         if self.error is not None:
             raise self.error
         return self.systemd.texts()
