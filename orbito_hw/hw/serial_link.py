@@ -241,7 +241,7 @@ class SerialLink:
             return
         s = self.settings
         try:
-            self._await(-1, 0.0)
+            self._idle_read()
             if time.monotonic() - self._heard >= s.heartbeat:
                 self._answer("PING", self._transact(self._next_seq(), ["PING"]))
         except LinkTimeout:
@@ -250,6 +250,20 @@ class SerialLink:
             self._lose(exc.what)
         except (LinkError, OSError) as exc:  # the port gone
             self._lose(str(exc))
+
+    def _idle_read(self) -> None:
+        """One read between requests, asleep in the kernel until a byte comes, ``wake`` cuts
+        it short, or the heartbeat is due: an idle board wakes for the Pico's PING and its
+        answer, not fifty times a second."""
+        port = self._serial
+        assert port is not None
+        s = self.settings
+        port.timeout = max(s.read_timeout, s.heartbeat - (time.monotonic() - self._heard))
+        try:
+            self._await(-1, 0.0)
+        finally:
+            if self._serial is port:
+                port.timeout = s.read_timeout
 
     def reconnect_now(self) -> bool:
         """On a lost link, one try to get it back at once (a job is waiting): True when the
