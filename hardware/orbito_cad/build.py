@@ -46,7 +46,7 @@ def build(out: Path, config: Config, p: Params = PARAMS,
     written += [out / "assembled.png", out / "exploded.png"]
     say("renders: assembled.png, exploded.png, part-*.png")
     (out / "layout.json").write_text(json.dumps(layout.layout(p), indent=1) + "\n")
-    (out / "BOM.md").write_text(bom.bom(config, p))
+    (out / "BOM.md").write_text(bom.bom(config, built, p))
     written += [out / "layout.json", out / "BOM.md"]
     say(f"layout.json, BOM.md: {len(written)} files in {out}")
     return written

@@ -87,6 +87,17 @@ class Params:
     yoke_h: float = 5.0
     lift: float = 4.5  # the bar drops this much on its way back, fingers out of the cups
 
+    pi_w: float = 85.0  # Raspberry Pi 4 B board, with its parts on top
+    pi_d: float = 56.0
+    pi_h: float = 17.0
+    pi_holes: tuple[float, float] = (58.0, 49.0)  # M2.5, on a 58 x 49 mm rectangle
+    board_w: float = 70.0  # perfboard: driver, buck, level shifter, fuse
+    board_d: float = 50.0
+    board_h: float = 15.0
+    standoff_h: float = 4.0
+    button_d: float = 16.0
+    jack_d: float = 8.0
+
     # --- case (printed) -------------------------------------------------------------------
     case_wall: float = 3.0
     case_floor: float = 3.0

@@ -244,7 +244,30 @@ def case(p: Params = PARAMS) -> Part:
     ix, iy = index_sensor_xy(p)
     top = p.z_arm - 0.5 - p.hall_t
     part += Pos(ix, iy, p.case_floor) * Box(5, 5, top - p.case_floor, align=BOTTOM)
+    # standoffs for the Pi and the perfboard, in the two corners the drive leaves free
+    for (cx, cy), (hx, hy) in ((pi_xy(p), p.pi_holes), (board_xy(p), (p.board_w - 8, p.board_d - 8))):
+        for sx in (-1, 1):
+            for sy in (-1, 1):
+                at = Pos(cx + sx * hx / 2, cy + sy * hy / 2, p.case_floor)
+                part += at * Cylinder(3, p.standoff_h, align=BOTTOM)
+                part -= at * Cylinder(1.1, 2 * p.standoff_h, align=BOTTOM)  # M2.5 self-tapping
+    # the button (and the status LED beside it) at the front, the 12 V jack at the back
+    button_z = p.case_floor + (p.z_face - p.case_floor) / 2
+    part -= Pos(0, -w / 2, button_z) * Rot(90, 0, 0) * Cylinder(p.button_d / 2, 4 * wall)
+    part -= Pos(p.button_d + 6, -w / 2, button_z) * Rot(90, 0, 0) * Cylinder(2.6, 4 * wall)
+    part -= Pos(0, w / 2, p.case_floor + 12) * Rot(90, 0, 0) * Cylinder(p.jack_d / 2, 4 * wall)
     return part
+
+
+def pi_xy(p: Params = PARAMS) -> tuple[float, float]:
+    """The Pi in the back right corner, clear of the crank posts and the motor's mount."""
+    inner = p.case_w / 2 - p.case_wall
+    return (inner - p.pi_w / 2 - 2, inner - p.pi_d / 2 - 2)
+
+
+def board_xy(p: Params = PARAMS) -> tuple[float, float]:
+    inner = p.case_w / 2 - p.case_wall
+    return (-inner + p.board_w / 2 + 2, inner - p.board_d / 2 - 2)
 
 
 def index_side(p: Params = PARAMS) -> geo.Side:
@@ -344,6 +367,12 @@ def bought(p: Params = PARAMS) -> list[Placed]:
     motor += Pos(0, 0, p.motor_len) * Cylinder(p.motor_boss_d / 2, p.motor_boss_h, align=BOTTOM)
     motor += Pos(0, 0, p.motor_len) * d_shaft(p.shaft_d, p.shaft_len, p)
     out.append(Placed("motor", "motor", Pos(0, 0, p.case_floor + 0.5) * motor, False, False, -40))
+    for name, (x, y), (w, d, h) in (
+        ("raspberry_pi", pi_xy(p), (p.pi_w, p.pi_d, p.pi_h)),
+        ("perfboard", board_xy(p), (p.board_w, p.board_d, p.board_h)),
+    ):
+        out.append(Placed(name, name, Pos(x, y, p.case_floor + p.standoff_h) * Box(w, d, h,
+                          align=BOTTOM), False, False, -40))  # fmt: skip
     seat_drop = math.sqrt((p.marble_d / 2) ** 2 - (p.seat_d / 2) ** 2)
     marble_z = p.z_floor_top + p.cup_h + seat_drop + 0.05
     for s in SQUARES:

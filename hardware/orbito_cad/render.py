@@ -35,6 +35,8 @@ COLOURS = {
     "hall": "#212121",
     "led": "#fdd835",
     "index_magnet": "#c62828",
+    "raspberry_pi": "#2e7d32",
+    "perfboard": "#8d6e63",
 }
 LIGHT = np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8])
 
