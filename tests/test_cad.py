@@ -278,3 +278,13 @@ def test_without_the_extra_the_command_says_which_install(
     assert out == "" and err.count("\n") == 1
     assert "pip install" in err and "[cad]" in err and "build123d" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_the_committed_bom_and_renders_are_the_models(built: Path) -> None:
+    hardware = ROOT / "hardware"
+    assert (hardware / "BOM.md").read_text() == (built / "BOM.md").read_text(), (
+        "hardware/BOM.md is stale: orbito-hw cad build DIR, then copy DIR/BOM.md"
+    )
+    for png in built.glob("*.png"):
+        committed = hardware / "renders" / png.name
+        assert committed.exists(), f"{committed} is missing: copy it from the build"

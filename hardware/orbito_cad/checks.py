@@ -102,8 +102,9 @@ def stl_problems(path: Path, bed: Sequence[float]) -> list[str]:
     pieces = len({root(i) for i in np.unique(faces)})
     if pieces != 1:
         problems.append(f"{pieces} separate pieces")
-    size = np.sort(verts.max(axis=0) - verts.min(axis=0))
-    if (size > np.sort(np.array(bed, dtype=float)) + 1e-6).any():
+    # as the file lies: each part is exported the way it is printed
+    size = verts.max(axis=0) - verts.min(axis=0)
+    if (size > np.array(bed, dtype=float) + 1e-6).any():
         problems.append(f"{size.round(1).tolist()} mm does not fit the bed {list(bed)}")
     # a closed surface wound outwards encloses a positive volume
     volume = np.einsum("ij,ij->i", tris[:, 0], np.cross(tris[:, 1], tris[:, 2])).sum() / 6

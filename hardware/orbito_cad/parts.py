@@ -30,7 +30,7 @@ from build123d import (
 
 from orbito_cad import layout as geo
 from orbito_cad.params import PARAMS, Params
-from orbito_hw.rules.squares import INNER_RING, SQUARES, OUTER_RING
+from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, SQUARES
 
 BOTTOM = (Align.CENTER, Align.CENTER, Align.MIN)
 
@@ -333,7 +333,7 @@ def assembly(p: Params = PARAMS) -> list[Placed]:
         Placed("disc", "disc", Pos(0, 0, p.z_floor_top) * built["disc"], True, True, 190),
     ]  # fmt: skip
     for side in geo.sides():
-        tag = geo.SQUARE_NAMES[side.starts[0]]
+        tag = SQUARE_NAMES[side.starts[0]]
         out.append(
             Placed(f"crank_gear_{tag}", "crank_gear",
                    side_location(side, p.z_gear, p) * built["crank_gear"], True, True, 70)
@@ -354,7 +354,7 @@ def assembly(p: Params = PARAMS) -> list[Placed]:
                           True, 60))  # fmt: skip
     for s in OUTER_RING:
         x, y = geo.square_centre(s, p)
-        name = geo.SQUARE_NAMES[s]
+        name = SQUARE_NAMES[s]
         out.append(Placed(f"cup_{name}", "cup", Pos(x, y, p.z_floor_top) * built["cup"], True,
                           True, 190))  # fmt: skip
     out += bought(p)
@@ -377,7 +377,7 @@ def bought(p: Params = PARAMS) -> list[Placed]:
     marble_z = p.z_floor_top + p.cup_h + seat_drop + 0.05
     for s in SQUARES:
         x, y = geo.square_centre(s, p)
-        name = geo.SQUARE_NAMES[s]
+        name = SQUARE_NAMES[s]
         out.append(Placed(f"marble_{name}", "marble",
                           Pos(x, y, marble_z) * Sphere(p.marble_d / 2), False, True, 240))
         ix, iy = _inward(s, p)
