@@ -210,7 +210,7 @@ def power_and_pinouts(config: Config) -> list[str]:
     """The power path and every part's pinout, the GPIOs taken from the config."""
     d = config.drive
     y = SECTION_Y
-    red, black, violet = COLOURS["5V"], COLOURS["GND"], COLOURS["drive"]
+    red, violet = COLOURS["5V"], COLOURS["drive"]
     out = [
         f'<line x1="20" y1="{y - 10}" x2="{WIDTH - 20}" y2="{y - 10}" stroke="#bdbdbd"/>',
         text(WIDTH // 2, y + 14, "Power path (all grounds joined) and pinouts", 16, "middle",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import os
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,6 @@ from orbito_hw.cli import main
 from orbito_hw.rules.squares import (
     INNER_RING,
     OUTER_RING,
-    PRESS_FROM,
     PRESS_TO,
     SQUARE_NAMES,
     SQUARES,
@@ -107,8 +107,8 @@ def test_the_squares_sit_on_the_4x4_grid_at_the_stated_pitch(built: Path) -> Non
     xs = sorted({x for x, _ in squares.values()})
     ys = sorted({y for _, y in squares.values()})
     assert len(xs) == len(ys) == 4
-    assert [b - a for a, b in zip(xs, xs[1:])] == [PARAMS.pitch] * 3
-    assert [b - a for a, b in zip(ys, ys[1:])] == [PARAMS.pitch] * 3
+    assert [b - a for a, b in pairwise(xs)] == [PARAMS.pitch] * 3
+    assert [b - a for a, b in pairwise(ys)] == [PARAMS.pitch] * 3
     for name, (x, y) in squares.items():  # files left to right, ranks bottom to top
         assert xs.index(x) == "abcd".index(name[0]) and ys.index(y) == int(name[1]) - 1
 
@@ -143,16 +143,18 @@ def test_each_cup_moves_one_square_per_place_and_back(start: int) -> None:
         a, b = layout.square_centre(on), layout.square_centre(PRESS_TO[on])
         moves = path[n * SAMPLES : (n + 1) * SAMPLES + 1]
         assert math.dist(moves[0], a) < 1e-6 and math.dist(moves[-1], b) < 1e-6
-        for p, q in zip(moves, moves[1:]):
+        for p, q in pairwise(moves):
             assert math.dist(p, q) < pitch / 8  # no jump
         if start in OUTER_RING:
             # on the segment a-b, never back on itself
             along = [((x - a[0]) * (b[0] - a[0]) + (y - a[1]) * (b[1] - a[1])) / pitch**2
                      for x, y in moves]  # fmt: skip
             assert all(0 - 1e-9 <= t <= 1 + 1e-9 for t in along)
-            assert all(t1 >= t0 - 1e-9 for t0, t1 in zip(along, along[1:]))
+            assert all(t1 >= t0 - 1e-9 for t0, t1 in pairwise(along))
             for (x, y), t in zip(moves, along, strict=True):
-                assert math.dist((x, y), (a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]))) < 1e-6
+                assert (
+                    math.dist((x, y), (a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]))) < 1e-6
+                )
         else:
             assert all(abs(math.hypot(*m) - math.hypot(*a)) < 1e-6 for m in moves)
         on = PRESS_TO[on]
@@ -173,7 +175,7 @@ def test_a_take_back_after_each_place_returns_every_cup() -> None:
 def test_the_kinematics_catch_a_crank_of_the_wrong_throw(monkeypatch: pytest.MonkeyPatch) -> None:
     right = layout.bar_displacement
     monkeypatch.setattr(layout, "bar_displacement", lambda phi, p=PARAMS: 0.9 * right(phi, p))
-    (x, y), = layout.cup_path(OUTER_RING[3], [1.0])
+    ((x, y),) = layout.cup_path(OUTER_RING[3], [1.0])
     assert math.dist((x, y), layout.square_centre(PRESS_TO[OUTER_RING[3]])) > 1
 
 
@@ -215,7 +217,7 @@ def test_each_sensor_and_led_sits_under_its_square(assembly: list[parts.Placed])
         # the switch right under the marble's magnet, the LED beside it under the seat
         assert math.hypot(hall.X - x, hall.Y - y) < 0.01
         assert math.hypot(led.center().X - x, led.center().Y - y) < PARAMS.seat_d / 2
-        assert hall.Z < PARAMS.z_floor_top and led.max.Z <= PARAMS.z_face + 1e-6
+        assert PARAMS.z_floor_top > hall.Z and PARAMS.z_face + 1e-6 >= led.max.Z
         marble = by_name[f"marble_{name}"].bounding_box()
         assert marble.min.Z - (hall.Z + PARAMS.hall_t / 2) < 8  # mechanics.md: under 8 mm
 

@@ -246,10 +246,11 @@ def test_no_folder_holds_more_than_its_share_of_the_package() -> None:
 
 
 def test_importing_the_package_pulls_in_nothing_heavy() -> None:
+    heavy = HARDWARE | CAD_LIBRARIES | {"OCP", "aiohttp", "aiomqtt", "paho", "sqlite3"}
     code = (
         "import sys, orbito_hw, orbito_hw.cli; "
         "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in "
-        f"{sorted(HARDWARE | CAD_LIBRARIES | {'OCP', 'aiohttp', 'aiomqtt', 'paho', 'sqlite3'})!r})))"
+        f"{sorted(heavy)!r})))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from itertools import pairwise
 from typing import Any
 
 from orbito_cad import layout
@@ -89,7 +90,7 @@ def led_chain(config: Config, p: Params = PARAMS) -> tuple[float, float]:
     from orbito_cad.parts import led_centre
 
     points = [led_centre(s, p) for s in config.lights.order]
-    hops = [math.dist(a, b) + 20 for a, b in zip(points, points[1:], strict=False)]
+    hops = [math.dist(a, b) + 20 for a, b in pairwise(points)]
     return (sum(hops), max(hops))
 
 

@@ -44,7 +44,8 @@ def build(out: Path, config: Config, p: Params = PARAMS,
     render.assembled(placed, out / "assembled.png")
     render.exploded(placed, out / "exploded.png")
     written += [out / "assembled.png", out / "exploded.png"]
-    say("renders: assembled.png, exploded.png, part-*.png")
+    written += render.steps(placed, out)
+    say("renders: assembled.png, exploded.png, part-*.png, step-*.png")
     (out / "layout.json").write_text(json.dumps(layout.layout(p), indent=1) + "\n")
     (out / "BOM.md").write_text(bom.bom(config, built, p))
     written += [out / "layout.json", out / "BOM.md"]

@@ -245,7 +245,10 @@ def case(p: Params = PARAMS) -> Part:
     top = p.z_arm - 0.5 - p.hall_t
     part += Pos(ix, iy, p.case_floor) * Box(5, 5, top - p.case_floor, align=BOTTOM)
     # standoffs for the Pi and the perfboard, in the two corners the drive leaves free
-    for (cx, cy), (hx, hy) in ((pi_xy(p), p.pi_holes), (board_xy(p), (p.board_w - 8, p.board_d - 8))):
+    for (cx, cy), (hx, hy) in (
+        (pi_xy(p), p.pi_holes),
+        (board_xy(p), (p.board_w - 8, p.board_d - 8)),
+    ):
         for sx in (-1, 1):
             for sy in (-1, 1):
                 at = Pos(cx + sx * hx / 2, cy + sy * hy / 2, p.case_floor)
@@ -378,22 +381,45 @@ def bought(p: Params = PARAMS) -> list[Placed]:
     for s in SQUARES:
         x, y = geo.square_centre(s, p)
         name = SQUARE_NAMES[s]
-        out.append(Placed(f"marble_{name}", "marble",
-                          Pos(x, y, marble_z) * Sphere(p.marble_d / 2), False, True, 240))
+        out.append(
+            Placed(
+                f"marble_{name}",
+                "marble",
+                Pos(x, y, marble_z) * Sphere(p.marble_d / 2),
+                False,
+                True,
+                240,
+            )
+        )
         ix, iy = _inward(s, p)
         angle = math.degrees(math.atan2(iy, ix))
         hall = Box(p.hall_d, p.hall_w, p.hall_t, align=BOTTOM)
         top = p.z_face + sensor_pocket_depth(p) - p.hall_t
-        out.append(Placed(f"hall_{name}", "hall",
-                          Location((x, y, top), (0, 0, angle)) * hall, False, False, 125))
+        out.append(
+            Placed(
+                f"hall_{name}",
+                "hall",
+                Location((x, y, top), (0, 0, angle)) * hall,
+                False,
+                False,
+                125,
+            )
+        )
         lx, ly = led_centre(s, p)
         led = Cylinder(p.led_d / 2, p.led_t, align=BOTTOM)
         out.append(Placed(f"led_{name}", "led", Pos(lx, ly, p.z_face - p.led_t) * led, False,
                           False, 115))  # fmt: skip
     ix, iy = index_sensor_xy(p)
-    out.append(Placed("hall_index", "hall",
-                      Pos(ix, iy, p.z_arm - 0.5 - p.hall_t)
-                      * Box(p.hall_w, p.hall_d, p.hall_t, align=BOTTOM), False, False, 30))
+    out.append(
+        Placed(
+            "hall_index",
+            "hall",
+            Pos(ix, iy, p.z_arm - 0.5 - p.hall_t) * Box(p.hall_w, p.hall_d, p.hall_t, align=BOTTOM),
+            False,
+            False,
+            30,
+        )
+    )
     side = index_side(p)
     ax, ay = side.crank_axis(p)
     r = index_radius(p)

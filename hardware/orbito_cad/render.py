@@ -13,11 +13,11 @@ import matplotlib
 
 matplotlib.use("Agg")  # off screen: must come before pyplot is imported
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from mpl_toolkits.mplot3d.art3d import Poly3DCollection  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
-from orbito_cad.parts import Placed  # noqa: E402
+from orbito_cad.parts import Placed
 
 COLOURS = {
     "case": "#b0bec5",
@@ -37,6 +37,7 @@ COLOURS = {
     "index_magnet": "#c62828",
     "raspberry_pi": "#2e7d32",
     "perfboard": "#8d6e63",
+    "earlier": "#e0e0e0",
 }
 LIGHT = np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8])
 
@@ -117,3 +118,36 @@ def exploded(placed: Sequence[Placed], out: Path) -> None:
 
     items = [(Pos(0, 0, p.explode) * p.solid, p.part) for p in placed]
     draw(items, out, "orbito-hw: exploded view", view=(18, -60), size=(6.4, 7.2))
+
+
+# The assembly guide's steps (hardware/assembly.md): each adds these kinds of part.
+STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("the case, the Pi, the perfboard, the motor on its mount",
+     ("case", "raspberry_pi", "perfboard", "motor", "motor_mount")),
+    ("axles, index switch, crank gears with bearings, central gear",
+     ("axle", "hall_index", "bearing", "crank_gear", "index_magnet", "central_gear")),
+    ("the four transfer bars on their crank pins", ("transfer_bar",)),
+    ("hall switches and LEDs under the face, the face on its ledge", ("hall", "led", "face")),
+    ("the disc on the shaft, the twelve cups, the marbles", ("disc", "cup", "marble")),
+)  # fmt: skip
+
+
+def steps(placed: Sequence[Placed], out: Path) -> list[Path]:
+    """``step-N.png``: the board after each step of the guide, the new parts in colour and
+    the earlier ones grey."""
+    written = []
+    done: set[str] = set()
+    for n, (title, kinds) in enumerate(STEPS, 1):
+        new = set(kinds) | ({"hall_index"} & set(kinds))
+        items = []
+        for p in placed:
+            kind = "hall_index" if p.name == "hall_index" else p.part
+            if kind in new:
+                items.append((p.solid, p.part))
+            elif kind in done:
+                items.append((p.solid, "earlier"))
+        path = out / f"step-{n}.png"
+        draw(items, path, f"step {n}: {title}", size=(5.6, 4.4))
+        written.append(path)
+        done |= new
+    return written
