@@ -101,6 +101,7 @@ def test_the_stl_checks_catch_an_open_mesh_and_a_thin_wall(tmp_path: Path) -> No
 # --- the grid and the rings ---------------------------------------------------------------
 def test_the_squares_sit_on_the_4x4_grid_at_the_stated_pitch(built: Path) -> None:
     data = json.loads((built / "layout.json").read_text())
+    assert sorted(data) == ["bed", "cups", "squares"]
     assert data["bed"] == [220, 220, 250]
     squares = data["squares"]
     assert sorted(squares) == sorted(SQUARE_NAMES)

@@ -190,5 +190,4 @@ def layout(p: Params = PARAMS) -> dict[str, object]:
             for s in SQUARES
         },
         "bed": list(p.bed),
-        "pitch": p.pitch,
     }
