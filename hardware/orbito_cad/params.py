@@ -63,6 +63,8 @@ class Params:
     crank_teeth: int = 18  # four, one per side: 72 / 18 = 4 crank turns per motor turn
     gear_t: float = 6.0
     backlash: float = 0.2  # taken off each tooth's width
+    gear_boss_d: float = 16.0  # the central gear's hub, above its teeth
+    gear_boss_h: float = 6.0
 
     # --- cups, disc, face (printed) -------------------------------------------------------
     cup_d: float = 30.0
@@ -80,6 +82,8 @@ class Params:
     # --- drive (printed) ------------------------------------------------------------------
     crank_pin_d: float = 5.0
     crank_arm_t: float = 3.5
+    crank_arm_margin: float = 2.4  # arm beyond the crank pin
+    index_margin: float = 3.6  # index magnet's centre beyond the crank gear's teeth
     bar_w: float = 6.0
     bar_h: float = 4.0
     finger_d: float = 4.4
@@ -96,12 +100,22 @@ class Params:
     board_h: float = 15.0
     standoff_h: float = 4.0
     button_d: float = 16.0
+    button_depth: float = 30.0  # behind the panel, nut and contacts
+    button_x: float = 45.0  # right of the front crank's post
     jack_d: float = 8.0
 
     # --- case (printed) -------------------------------------------------------------------
     case_wall: float = 3.0
     case_floor: float = 3.0
-    ledge: float = 4.0
+    ledge: float = 4.0  # the ledge the face rests on: width and height
+    ledge_h: float = 4.0
+    mount_plate_t: float = 3.0
+    mount_leg: float = 5.0
+    mount_margin: float = 12.7  # the motor mount's plate beyond the motor's body
+    standoff_d: float = 6.0
+    standoff_hole_d: float = 2.2  # M2.5, self-tapping
+    status_led_hole_d: float = 5.2
+    jack_z: float = 12.0  # the DC jack's centre above the case's floor
     post_d: float = 12.0
 
     # --- printer ----------------------------------------------------------------------------
@@ -146,7 +160,7 @@ class Params:
 
     @property
     def z_mount_top(self) -> float:
-        return self.z_motor_top + 3.0
+        return self.z_motor_top + self.mount_plate_t
 
     @property
     def z_gear(self) -> float:

@@ -81,7 +81,7 @@ def central_gear(p: Params = PARAMS) -> Part:
     # A gap faces each crank (they sit at 0, 90, 180, 270 degrees, a quarter of the teeth
     # apart).
     body = gear(p.central_teeth, p, phase=180 / p.central_teeth)
-    boss = Pos(0, 0, p.gear_t) * Cylinder(8, 6, align=BOTTOM)
+    boss = Pos(0, 0, p.gear_t) * Cylinder(p.gear_boss_d / 2, p.gear_boss_h, align=BOTTOM)
     part = body + boss
     part -= Pos(0, 0, -1) * d_shaft(p.shaft_d + p.fit, 3 * p.gear_t, p)
     return part
@@ -92,7 +92,7 @@ def crank_gear(p: Params = PARAMS) -> Part:
     a tooth points at +y (the motor), and the arm holds the index magnet under the pin."""
     teeth = p.crank_teeth
     body = gear(teeth, p, phase=90.0)
-    arm_r = p.crank_r + p.crank_pin_d / 2 + 2.4
+    arm_r = p.crank_r + p.crank_pin_d / 2 + p.crank_arm_margin
     arm = Pos(0, 0, p.gear_t) * Cylinder(arm_r, p.crank_arm_t, align=BOTTOM)
     pin_h = p.lift + p.yoke_h + 1.0
     pin = Pos(-p.crank_r, 0, p.gear_t + p.crank_arm_t) * Cylinder(
@@ -109,7 +109,7 @@ def crank_gear(p: Params = PARAMS) -> Part:
 
 def index_radius(p: Params = PARAMS) -> float:
     """The index magnet's radius on the crank arm: outside the gear's teeth."""
-    return p.gear_module * (p.crank_teeth / 2 + 0.8) + 3.6
+    return p.gear_module * (p.crank_teeth / 2 + 0.8) + p.index_margin
 
 
 def transfer_bar(p: Params = PARAMS) -> Part:
@@ -229,10 +229,9 @@ def case(p: Params = PARAMS) -> Part:
     w, h, wall = p.case_w, p.z_top, p.case_wall
     part = Box(w, w, h, align=BOTTOM)
     part -= Pos(0, 0, p.case_floor) * Box(w - 2 * wall, w - 2 * wall, h, align=BOTTOM)
-    ledge_h = 4.0
-    ring = Box(w - 2 * wall, w - 2 * wall, ledge_h, align=BOTTOM)
-    ring -= Box(w - 2 * wall - 2 * p.ledge, w - 2 * wall - 2 * p.ledge, 3 * ledge_h)
-    part += Pos(0, 0, p.z_face - ledge_h) * ring
+    ring = Box(w - 2 * wall, w - 2 * wall, p.ledge_h, align=BOTTOM)
+    ring -= Box(w - 2 * wall - 2 * p.ledge, w - 2 * wall - 2 * p.ledge, 3 * p.ledge_h)
+    part += Pos(0, 0, p.z_face - p.ledge_h) * ring
     post_h = p.z_gear - 0.5 - p.case_floor
     for side in geo.sides():
         ax, ay = side.crank_axis(p)
@@ -252,13 +251,15 @@ def case(p: Params = PARAMS) -> Part:
         for sx in (-1, 1):
             for sy in (-1, 1):
                 at = Pos(cx + sx * hx / 2, cy + sy * hy / 2, p.case_floor)
-                part += at * Cylinder(3, p.standoff_h, align=BOTTOM)
-                part -= at * Cylinder(1.1, 2 * p.standoff_h, align=BOTTOM)  # M2.5 self-tapping
+                part += at * Cylinder(p.standoff_d / 2, p.standoff_h, align=BOTTOM)
+                part -= at * Cylinder(p.standoff_hole_d / 2, 2 * p.standoff_h, align=BOTTOM)
     # the button (and the status LED beside it) at the front, the 12 V jack at the back
     button_z = p.case_floor + (p.z_face - p.case_floor) / 2
-    part -= Pos(0, -w / 2, button_z) * Rot(90, 0, 0) * Cylinder(p.button_d / 2, 4 * wall)
-    part -= Pos(p.button_d + 6, -w / 2, button_z) * Rot(90, 0, 0) * Cylinder(2.6, 4 * wall)
-    part -= Pos(0, w / 2, p.case_floor + 12) * Rot(90, 0, 0) * Cylinder(p.jack_d / 2, 4 * wall)
+    part -= Pos(p.button_x, -w / 2, button_z) * Rot(90, 0, 0) * Cylinder(p.button_d / 2, 4 * wall)
+    status = Cylinder(p.status_led_hole_d / 2, 4 * wall)
+    part -= Pos(p.button_x + p.button_d + 6, -w / 2, button_z) * Rot(90, 0, 0) * status
+    jack = Cylinder(p.jack_d / 2, 4 * wall)
+    part -= Pos(0, w / 2, p.case_floor + p.jack_z) * Rot(90, 0, 0) * jack
     return part
 
 
@@ -288,8 +289,8 @@ def index_sensor_xy(p: Params = PARAMS) -> tuple[float, float]:
 
 def motor_mount(p: Params = PARAMS) -> Part:
     """A plate on four legs: the motor hangs under it from its four M3 screws."""
-    size, leg = p.motor_w + 12.7, 5.0
-    plate = Box(size, size, 3, align=BOTTOM)
+    size, leg = p.motor_w + p.mount_margin, p.mount_leg
+    plate = Box(size, size, p.mount_plate_t, align=BOTTOM)
     plate -= Cylinder(p.motor_boss_d / 2 + 0.5, 10)
     for sx in (-1, 1):
         for sy in (-1, 1):
@@ -376,6 +377,11 @@ def bought(p: Params = PARAMS) -> list[Placed]:
     ):
         out.append(Placed(name, name, Pos(x, y, p.case_floor + p.standoff_h) * Box(w, d, h,
                           align=BOTTOM), False, False, -40))  # fmt: skip
+    # the Orbito button through the front wall: its body must clear the drive
+    inner = p.case_w / 2 - p.case_wall
+    button = Rot(-90, 0, 0) * Cylinder(p.button_d / 2 - 0.5, p.button_depth, align=BOTTOM)
+    z = p.case_floor + (p.z_face - p.case_floor) / 2
+    out.append(Placed("button", "button", Pos(p.button_x, -inner, z) * button, False, False, -40))
     seat_drop = math.sqrt((p.marble_d / 2) ** 2 - (p.seat_d / 2) ** 2)
     marble_z = p.z_floor_top + p.cup_h + seat_drop + 0.05
     for s in SQUARES:
