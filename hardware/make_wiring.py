@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Draw the wiring diagram (SVG) from a config file: the Pi's 40-pin header, a labelled wire
-from each pin in use to the part it drives, and the board seen from above with each square's
-sensor pin and LED pixel.
+from each pin in use to the part it drives, the board seen from above with each square's
+sensor pin and LED pixel, the power path (12 V jack, fuse, driver, buck, 5 V loads and their
+capacitors), and the pinouts of the driver, the motor's coils, the level shifter and the hall
+switches, with the driver's current setting.
 
     python hardware/make_wiring.py [--config config.example.toml] [--out hardware/wiring.svg]
 
@@ -23,7 +25,7 @@ from orbito_hw.app.config import HEADER_PIN, Config, load_config  # noqa: E402
 from orbito_hw.errors import ConfigError  # noqa: E402
 from orbito_hw.rules.squares import SQUARE_NAMES  # noqa: E402
 
-WIDTH, HEIGHT = 1120, 1120
+WIDTH, HEIGHT = 1120, 1720
 ROW, TOP = 32, 130  # header pin rows
 ODD_X, EVEN_X = 540, 580  # the header's two columns of pins
 PANEL_Y = 810  # the board panels below the header
@@ -43,7 +45,7 @@ LEGEND = {
     "button": "Orbito button",
     "drive": "stepper driver (TMC2209)",
     "index": "index sensor",
-    "lights": "LED strip (via 74AHCT125)",
+    "lights": "LEDs (via 74AHCT125)",
     "5V": "5 V",
     "3V3": "3.3 V",
     "GND": "ground",
@@ -53,7 +55,7 @@ POWER = {
     1: ("3V3", "3V3", "driver VIO (logic supply)"),
     2: ("5V", "5V", "5 V in, from the buck converter"),
     4: ("5V", "5V", "5 V to sensors and 74AHCT125"),
-    6: ("GND", "GND", "GND: buck, driver, strip"),
+    6: ("GND", "GND", "GND: buck, driver, LEDs"),
     9: ("GND", "GND", "GND: sensors, button, index"),
 }
 OTHER_PINS = {17: "3V3", 14: "GND", 20: "GND", 25: "GND", 30: "GND", 34: "GND", 39: "GND"}
@@ -79,7 +81,7 @@ def wire_of(key: str) -> tuple[str, str]:
         "drive.dir_pin": ("drive", "driver DIR"),
         "drive.enable_pin": ("drive", "driver EN (10k pull-up)"),
         "drive.index_pin": ("index", "index sensor: OUT"),
-        "lights.pin": ("lights", "74AHCT125 1A, 1Y to strip DIN"),
+        "lights.pin": ("lights", "74AHCT125 1A, 1Y to LED DIN"),
     }[key]
 
 
@@ -175,6 +177,107 @@ def board_panel(x0: int, title: str, cells: dict[int, str], path: list[int] | No
     return out
 
 
+# The driver's current: BIGTREETECH TMC2209 V1.3 in standalone mode, I_rms = VREF x 1.77 / 2.5
+# (its 0.11 ohm sense resistors); 1.0 A RMS keeps a 1.7 A (peak) 17HS4401 cool.
+DRIVER_RMS_A = 1.0
+VREF_V = round(DRIVER_RMS_A * 2.5 / 1.77, 2)
+SECTION_Y = 1130  # the power path and the pinouts, below the header and the board panels
+
+
+def box(
+    x: float, y: float, w: float, h: float, title: str, lines: list[str], colour: str
+) -> list[str]:
+    """A part: its name in bold, then one line per pin or note."""
+    out = [
+        f'<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="6" fill="#ffffff" '
+        f'stroke="{colour}" stroke-width="2"/>',
+        text(x + 8, y + 18, title, 13, font_weight="bold"),
+    ]
+    out += [text(x + 8, y + 38 + 17 * i, line, 11) for i, line in enumerate(lines)]
+    return out
+
+
+def wire(points: list[tuple[float, float]], colour: str, label: str = "") -> list[str]:
+    path = " ".join(f"{x},{y}" for x, y in points)
+    out = [f'<polyline points="{path}" fill="none" stroke="{colour}" stroke-width="3"/>']
+    if label:
+        (x0, y0), (x1, y1) = points[0], points[1]
+        out.append(text((x0 + x1) / 2, (y0 + y1) / 2 - 6, label, 11, "middle", fill=colour))
+    return out
+
+
+def power_and_pinouts(config: Config) -> list[str]:
+    """The power path and every part's pinout, the GPIOs taken from the config."""
+    d = config.drive
+    y = SECTION_Y
+    red, violet = COLOURS["5V"], COLOURS["drive"]
+    out = [
+        f'<line x1="20" y1="{y - 10}" x2="{WIDTH - 20}" y2="{y - 10}" stroke="#bdbdbd"/>',
+        text(WIDTH // 2, y + 14, "Power path (all grounds joined) and pinouts", 16, "middle",
+             font_weight="bold"),
+    ]  # fmt: skip
+    y += 34
+    out += box(30, y, 150, 60, "12 V 4 A supply", ["5.5 x 2.1 mm jack", "centre +"], red)
+    out += box(230, y, 130, 60, "fuse 5 A", ["slow blow, 5 x 20", "on the + wire"], red)
+    out += box(410, y, 200, 60, "buck 12 V -> 5.1 V", ["IN+/IN- from the fuse", "set 5.1 V first"],
+               red)  # fmt: skip
+    out += wire([(180, y + 30), (230, y + 30)], red, "12 V")
+    out += wire([(360, y + 30), (410, y + 30)], red, "12 V")
+    out += wire([(295, y + 60), (295, y + 90)], red, "")
+    out.append(text(300, y + 80, "12 V to driver VM", 11, fill=red))
+    out += box(30, y + 90, 340, 60, "driver VM: 100 uF 25 V to GND", ["at the driver's pins: it "
+               "takes the motor's back-EMF"], red)  # fmt: skip
+    out += wire([(510, y + 60), (510, y + 90)], red, "")
+    five = [
+        "5.1 V rail, from the buck's OUT+/OUT-:",
+        "- Pi header pins 2 and 4 (5 V in) and 6 (GND)",
+        f"- the {config.lights.pixels} LEDs' 5V/GND, with 1000 uF 10 V across them at the first",
+        "- the 17 hall switches' VCC (pin 1), 100 nF across each",
+        "- the 74AHCT125's VCC (pin 14)",
+    ]
+    out += box(410, y + 90, 480, 110, "5 V loads", five, red)
+    y += 230
+    out += box(30, y, 340, 230, "TMC2209 carrier (StepStick pins)", [
+        f"EN   <- GPIO{d.enable_pin} (10k pull-up to 3.3 V)",
+        "MS1  -> VIO     } both high:",
+        "MS2  -> VIO     } 16 microsteps",
+        f"STEP <- GPIO{d.step_pin}",
+        f"DIR  <- GPIO{d.dir_pin}",
+        "VM   <- 12 V (fused), 100 uF",
+        "VIO  <- 3.3 V (Pi pin 1); GND x2 -> GND",
+        "1A/1B -> coil A, 2A/2B -> coil B",
+        f"current: VREF = {VREF_V} V for {DRIVER_RMS_A:g} A RMS",
+        "(I_rms = VREF x 1.77 / 2.5; pot wiper to GND,",
+        " 12 V on, motor unplugged only when off)",
+    ], violet)  # fmt: skip
+    out += box(400, y, 300, 130, "NEMA 17 (17HS4401) coils", [
+        "black  A+  -> 1A",
+        "green  A-  -> 1B",
+        "red    B+  -> 2A",
+        "blue   B-  -> 2B",
+        "swap one coil's pair to reverse",
+    ], violet)  # fmt: skip
+    out += box(730, y, 360, 230, "74AHCT125 (DIP-14)", [
+        "1  1OE  -> GND (buffer 1 on)",
+        f"2  1A   <- GPIO{config.lights.pin} (LED data, 3.3 V)",
+        "3  1Y   -> 330 ohm -> first LED's DIN (5 V)",
+        "7  GND  -> GND",
+        "14 VCC  <- 5 V",
+        "4, 10, 13 (2OE..4OE) -> 5 V: unused",
+        "5, 9, 12 (2A..4A) -> GND",
+        "LEDs: each DOUT -> the next DIN,",
+        "in lights.order (hardware/BOM.md)",
+    ], COLOURS["lights"])  # fmt: skip
+    out += box(400, y + 150, 300, 130, "SS451A hall switch (flat face up)", [
+        "1  VCC  <- 5 V (100 nF to GND)",
+        "2  GND  -> GND",
+        "3  OUT  -> its GPIO (pull-up: the Pi's,",
+        "   to 3.3 V; never a pull-up to 5 V)",
+        f"x16 squares + index (GPIO{d.index_pin})",
+    ], COLOURS["sensors"])  # fmt: skip
+    return out
+
+
 def draw(config: Config, source: str) -> str:
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
@@ -208,6 +311,7 @@ def draw(config: Config, source: str) -> str:
     ]
     for i, note in enumerate(notes):
         out.append(text(710 + 120, PANEL_Y + 262 + 18 * i, note, 12, "middle", fill="#555555"))
+    out += power_and_pinouts(config)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

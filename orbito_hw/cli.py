@@ -27,6 +27,7 @@ COMMAND_MODULES = [
     "orbito_hw.commands.firmware",
     "orbito_hw.commands.games",
     "orbito_hw.commands.web",
+    "orbito_hw.commands.cad",
 ]
 
 

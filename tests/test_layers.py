@@ -17,6 +17,11 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "orbito_hw"
 HARDWARE = {"gpiozero", "neopixel", "board", "serial", "RPi", "lgpio", "adafruit_pixelbuf", "busio"}
 FIRMWARE = {"orbito_fw"}  # the Pico's logic, a package of the same distribution
+# The mechanics' model (hardware/orbito_cad, the cad extra): only `cad build` imports it, and
+# it sees the package only through the rules (the squares) and the config's schema.
+CAD = {"orbito_cad"}
+CAD_MAY_IMPORT = {"rules", "errors", "app"}
+CAD_LIBRARIES = {"build123d", "matplotlib", "mpl_toolkits", "numpy", "orbito_cad"}
 
 # What each folder (or top-level module) may import from the package, and from outside the
 # standard library. "hw.interfaces" is the one module of hw that the control layer may see:
@@ -45,7 +50,7 @@ RULES: dict[str, tuple[set[str], set[str]]] = {
     "mock": (LOW | {"sim", "archive", "web", "remote", "mock"}, set()),
     "commands": (
         LOW | {"sim", "doctor", "archive", "web", "remote", "app", "mock", "commands"},
-        FIRMWARE,
+        FIRMWARE | CAD,
     ),
     "__init__": ({"errors", "rules"}, set()),
     "cli": ({"errors", "commands", "__init__"}, set()),
@@ -241,10 +246,30 @@ def test_no_folder_holds_more_than_its_share_of_the_package() -> None:
 
 
 def test_importing_the_package_pulls_in_nothing_heavy() -> None:
+    heavy = HARDWARE | CAD_LIBRARIES | {"OCP", "aiohttp", "aiomqtt", "paho", "sqlite3"}
     code = (
         "import sys, orbito_hw, orbito_hw.cli; "
         "print(','.join(sorted(m for m in sys.modules if m.split('.')[0] in "
-        f"{sorted(HARDWARE | {'numpy', 'aiohttp', 'aiomqtt', 'paho', 'sqlite3'})!r})))"
+        f"{sorted(heavy)!r})))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+CAD_SOURCES = sorted((PACKAGE.parent / "hardware" / "orbito_cad").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", CAD_SOURCES, ids=[p.name for p in CAD_SOURCES])
+def test_the_cad_model_sees_only_the_rules_and_the_config(path: Path) -> None:
+    """One source of geometry: the model takes the squares and the press from
+    orbito_hw.rules and the pin map and LED order from the config's schema, nothing else."""
+    bad = []
+    for module in sorted(imports_of(path)):
+        root = module.split(".")[0]
+        if root == "orbito_hw":
+            if target_of(module) not in CAD_MAY_IMPORT:
+                bad.append(module)
+        elif root not in sys.stdlib_module_names and root not in CAD_LIBRARIES:
+            bad.append(module)
+    assert bad == []
+    assert lines_of(path) <= MAX_LINES

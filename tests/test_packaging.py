@@ -85,11 +85,15 @@ def test_the_wheel_holds_the_table_the_config_the_firmware_and_every_module(whee
     names = set(zipfile.ZipFile(wheel).namelist())
     checkout = {
         str(path.relative_to(base))
-        for base, folder in ((ROOT, "orbito_hw"), (ROOT / "firmware", "orbito_fw"))
+        for base, folder in (
+            (ROOT, "orbito_hw"),
+            (ROOT / "firmware", "orbito_fw"),
+            (ROOT / "hardware", "orbito_cad"),  # the mechanics' model: `cad build` needs it
+        )
         for path in (base / folder).rglob("*.py")
         if "__pycache__" not in path.parts
     }
-    assert checkout - names == set()  # every module of the package and of the firmware
+    assert checkout - names == set()  # every module of the package, the firmware, the model
     assert {f"orbito_hw/{name}/__init__.py" for name in SUBPACKAGES} <= names
     assert {"orbito_fw/main.py", "orbito_fw/__init__.py", "orbito_hw/config.example.toml"} <= names
     table = zipfile.ZipFile(wheel).read("orbito_hw/data/solution.bin")
@@ -159,6 +163,31 @@ def test_a_plain_install_pulls_in_no_numpy(wheel: Path) -> None:
     numpy = [r for r in requires if r.lower().startswith("numpy")]
     assert numpy and all("extra ==" in r for r in numpy), numpy
     assert any('extra == "solve"' in r for r in numpy)
+
+
+def test_build123d_is_the_cad_extras_alone(wheel: Path) -> None:
+    """The mechanics' model is an extra (``pip install '.[cad]'``): a board's install pulls
+    in no CAD library."""
+    with zipfile.ZipFile(wheel) as archive:
+        metadata = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
+        requires = [
+            line.removeprefix("Requires-Dist:").strip()
+            for line in archive.read(metadata).decode().splitlines()
+            if line.startswith("Requires-Dist:")
+        ]
+    cad = [r for r in requires if r.lower().startswith(("build123d", "matplotlib"))]
+    assert len(cad) == 2 and all('extra == "cad"' in r for r in cad), cad
+
+
+def test_the_readme_test_command_is_what_ci_runs() -> None:
+    readme = (ROOT / "README.md").read_text()
+    command = next(
+        line
+        for line in readme.splitlines()
+        if line.startswith("python3 -m venv") and "pytest" in line
+    )
+    assert command in (ROOT / ".ci/run").read_text().splitlines()
+    assert '".[test,cad]"' in command  # tests/test_cad.py needs the cad extra under CI=true
 
 
 NO_NUMPY = (

@@ -1,0 +1,216 @@
+"""The bill of materials, from the model and the config: ``hardware/BOM.md`` is its output.
+
+Quantities come from the model (cups per ring, one crank per side) and the config (the
+pixels, the pins in use); sizes from ``params``; the filament from each printed part's
+volume. Prices are rough 2026 street prices in euros, single units from hobby shops.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from itertools import pairwise
+from typing import Any
+
+from orbito_cad import layout
+from orbito_cad.params import PARAMS, Params
+from orbito_hw.app.config import Config
+from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, SQUARES
+
+PETG = 1.27  # g/cm^3
+INFILL = 0.45  # share of a part's volume that is plastic at 3 walls and 20 % infill (rough)
+
+# name: (quantity per board, material, print settings)
+PRINTED: dict[str, tuple[int, str, str]] = {
+    "case": (1, "PETG", "open side up; no supports; 3 walls, 20 % infill"),
+    "face": (1, "PETG, dark", "face down; no supports; 3 walls, 20 % infill; ironing on top"),
+    "motor_mount": (1, "PETG", "upside down (plate on the bed); no supports"),
+    "central_gear": (1, "PETG", "flat; 4 walls, 40 % infill; no supports"),
+    "crank_gear": (4, "PETG", "gear face down, pin up; 4 walls, 100 % infill for the pin"),
+    "transfer_bar": (4, "PETG", "yoke down, fingers up; 4 walls, 40 % infill"),
+    "cup": (
+        len(OUTER_RING),
+        "PETG, natural (translucent)",
+        "flat, finger holes down; 3 walls, 20 % infill",
+    ),
+    "disc": (1, "PETG, natural (translucent)", "upside down (hub up); no supports"),
+}
+
+
+def _money(eur: float) -> str:
+    return f"{eur:.2f}"
+
+
+def bought(config: Config, p: Params = PARAMS) -> list[tuple[int, str, str, str, float]]:
+    """(quantity, part, size, example part number, price each in EUR) of every bought part."""
+    squares, sides = len(SQUARES), len(layout.sides())
+    pixels = config.lights.pixels
+    return [
+        (1, "Raspberry Pi", "", "Raspberry Pi 4 B (2 GB); a 3 B+ or 5 does too", 45.0),
+        (1, "microSD card", "16 GB, A1", "SanDisk Ultra 16 GB", 6.0),
+        (squares + 1, "hall switch, omnipolar, open collector",
+         f"flat TO-92, {p.hall_w} x {p.hall_d} x {p.hall_t} mm",
+         "Honeywell SS451A: 16 under the squares, 1 index", 1.5),
+        (squares + 1, "capacitor 100 nF ceramic", "", "across each hall switch's VCC-GND", 0.05),
+        (squares, "glass marbles (8 black, 8 white)", f"{p.marble_d:g} mm", "any 16 mm marbles",
+         0.3),
+        (squares, "marble magnet, N42 disc", f"{p.magnet_d:g} x {p.magnet_h:g} mm",
+         "glued into a 5.2 mm x 3.2 mm hole drilled in each marble (diamond bit, under water)",
+         0.1),
+        (1, "index magnet, N42 disc", f"{p.index_magnet_d:g} x {p.index_magnet_h:g} mm",
+         "in the index crank gear's arm", 0.1),
+        (1, "stepper motor", f"NEMA 17, {p.motor_len:g} mm, 1.8 deg, about 40 N cm, 1.7 A",
+         "17HS4401 (5 mm D-shaft)", 10.0),
+        (1, "stepper driver", "TMC2209 carrier (StepStick)", "BIGTREETECH TMC2209 V1.3", 6.0),
+        (sides, "ball bearing", f"625ZZ, 5 x {p.bearing_od:g} x {p.bearing_w:g} mm",
+         "one in each crank gear", 0.5),
+        (sides, "steel dowel (crank axle)", f"{p.axle_d:g} x {p.axle_len:g} mm",
+         "ISO 2338 5m6x20", 0.2),
+        (4, "screw", "M3 x 8", "ISO 7380 button head: the motor under its mount", 0.05),
+        (pixels, "LED module, WS2812B (5050)", f"{p.led_d:g} mm round PCB",
+         "\"WS2812B 10 mm round module\" (sold in 10s); one under each square + status", 0.25),
+        (1, "level shifter", "74AHCT125, DIP-14", "TI SN74AHCT125N", 0.6),
+        (1, "resistor 330 ohm", "", "in series with the first LED's DIN", 0.05),
+        (1, "capacitor 1000 uF 10 V electrolytic", "", "across the LEDs' 5 V at the first", 0.3),
+        (1, "capacitor 100 uF 25 V electrolytic", "", "across the driver's VM-GND, close to it",
+         0.2),
+        (1, "resistor 10 kohm", "", "pull-up from the driver's EN to 3.3 V", 0.05),
+        (1, "Orbito button", "16 mm momentary", "any 16 mm panel push button", 1.5),
+        (1, "power supply", "12 V 4 A (48 W), 5.5 x 2.1 mm plug", "Mean Well GST60A12", 18.0),
+        (1, "DC jack", "5.5 x 2.1 mm, panel", "", 0.8),
+        (1, "fuse and holder", "5 A, 5 x 20 mm slow", "", 1.5),
+        (1, "buck converter", "12 V to 5.1 V, 5 A", "XL4015 module, set to 5.1 V", 3.0),
+        (1, "perfboard, headers, wire", "", "40-pin female header for the Pi", 6.0),
+    ]  # fmt: skip
+
+
+def led_chain(config: Config, p: Params = PARAMS) -> tuple[float, float]:
+    """(total, longest hop) of wire along the LEDs in the config's strip order, in mm: the
+    single modules are chained in that order, each hop a straight run plus 20 mm slack."""
+    from orbito_cad.parts import led_centre
+
+    points = [led_centre(s, p) for s in config.lights.order]
+    hops = [math.dist(a, b) + 20 for a, b in pairwise(points)]
+    return (sum(hops), max(hops))
+
+
+def bom(config: Config, solids: Mapping[str, Any], p: Params = PARAMS) -> str:
+    """BOM.md for the model ``p`` (its printed parts built: ``solids``, by name) and
+    ``config``."""
+    lines = [
+        "# Bill of materials",
+        "",
+        "Generated by `orbito-hw cad build` (hardware/orbito_cad/bom.py) from the model",
+        "(hardware/orbito_cad/params.py) and `config.example.toml`: do not edit by hand.",
+        "Drawings, renders and the assembly: [assembly.md](assembly.md); how it moves:",
+        "[mechanics.md](mechanics.md); wiring: [pinmap.md](pinmap.md), [wiring.svg](wiring.svg).",
+        "Part numbers are examples: anything with the same function and ratings does; prices",
+        "are rough single-unit prices in euros.",
+        "",
+        "## Printed parts",
+        "",
+        f"Every part fits a {p.bed[0]:g} x {p.bed[1]:g} x {p.bed[2]:g} mm bed; "
+        f"{p.nozzle_d:g} mm nozzle, {p.layer_h:g} mm layers, walls at least {p.min_wall:g} mm.",
+        f"Clearances: {p.slide:g} mm where parts slide or turn, {p.fit:g} mm for bought parts "
+        "pressed in.",
+        "",
+        "| qty | part | file | size (mm) | filament each | material | print |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    total_g = 0.0
+    for name, (qty, material, how) in PRINTED.items():
+        box = solids[name].bounding_box().size
+        size = " x ".join(f"{v:.0f}" for v in (box.X, box.Y, box.Z))
+        grams = solids[name].volume / 1000 * PETG * INFILL
+        total_g += qty * grams
+        lines.append(
+            f"| {qty} | {name.replace('_', ' ')} | `{name}.stl` | {size} | {grams:.0f} g | "
+            f"{material} | {how} |"
+        )
+    lines += [
+        "",
+        f"About {total_g:.0f} g of filament in all ({total_g / 1000 * 25:.0f} EUR at 25 EUR/kg).",
+        "",
+        "## Bought parts",
+        "",
+        "| qty | part | size | example | each (EUR) |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    total = 0.0
+    for qty, part, size, example, price in bought(config, p):
+        total += qty * price
+        lines.append(f"| {qty} | {part} | {size} | {example} | {_money(price)} |")
+    chain, hop = led_chain(config, p)
+    lines += [
+        "",
+        f"Bought parts: about {total:.0f} EUR; with the filament, about "
+        f"{total + total_g / 1000 * 25:.0f} EUR.",
+        "",
+        "## LEDs: single modules, chained in the strip order",
+        "",
+        "A 60/m strip cannot sit under squares "
+        f"{p.pitch:g} mm apart, so each square has its own WS2812B module, glued under its",
+        "light window (beside the hall switch, towards the board's centre) and chained DOUT to",
+        "DIN with three wires (5 V, data, GND) in the config's `lights.order`:",
+        "",
+        "    " + " -> ".join(SQUARE_NAMES[s] for s in config.lights.order),
+        "",
+        f"About {chain / 1000:.2f} m of 3-core wire in all (the longest hop {hop:.0f} mm, 20 mm of "
+        "slack each); the status pixel"
+        + (
+            f" (pixel {config.lights.status_pixel}) sits beside the button."
+            if config.lights.status_pixel is not None
+            else ": none."
+        ),
+        "",
+    ]
+    lines += _budgets(config)
+    return "\n".join(lines) + "\n"
+
+
+def _budgets(config: Config) -> list[str]:
+    lights = config.lights
+    n, cap = lights.pixels, lights.brightness
+    return [
+        "## LED current budget",
+        "",
+        "A WS2812B pixel draws about 20 mA per colour at full duty: 60 mA at full white. "
+        f"The board has {n} pixels (`lights.pixels`), and `lights.brightness` caps every colour "
+        "the software sends.",
+        "",
+        f"- Uncapped, all white: {n} pixels x 60 mA = {n * 60} mA.",
+        f"- Capped at the example's brightness: {n} pixels x 60 mA x {cap:g} = "
+        f"{round(n * 60 * cap)} mA.",
+        f"- Dark, each pixel still draws about 1 mA: {n} mA.",
+        "",
+        "The power supply is sized for the uncapped figure: a wrong brightness in a config must "
+        "not brown out the Pi.",
+        "",
+        "## Power budget",
+        "",
+        "| rail | load | worst case |",
+        "| --- | --- | --- |",
+        "| 5 V | Raspberry Pi 4 B, no USB drives | 1.5 A (3.0 A if USB devices draw their full "
+        "share) |",
+        f"| 5 V | LEDs, uncapped | {n * 60 / 1000:.2f} A |",
+        f"| 5 V | {len(SQUARES) + 1} hall switches, about 10 mA each | "
+        f"{(len(SQUARES) + 1) * 0.01:.2f} A |",
+        "| 5 V | 74AHCT125, Pico | 0.03 A |",
+        "| 5 V | total | 2.7 A (4.2 A with the Pi at 3 A): the 5 A buck has room |",
+        "| 12 V | stepper (TMC2209 at 1.0 A RMS phase current) | 1.0 A |",
+        "| 12 V | buck converter input: 5.1 V x 4.2 A / 90 % / 12 V | 2.0 A |",
+        "| 12 V | total | 3.0 A: the 4 A supply has room |",
+        "",
+        "Power the Pi from the buck through header pins 2 and 4 (as in wiring.svg; this bypasses "
+        "the Pi's input fuse, so the 12 V side is fused and the buck set to 5.1 V before the Pi "
+        "is connected) or from its own USB-C supply, with all grounds joined.",
+        "",
+        "## Pico option",
+        "",
+        "Add a **Raspberry Pi Pico** (RP2040, about 5 EUR) and a USB cable (pinmap.md). It "
+        "makes the step pulses and reads the index sensor (and optionally the 16 square "
+        "sensors) and talks to the Pi over USB serial (`/dev/orbito-ring`); it is powered from "
+        "the Pi's USB port (about 25 mA).",
+        "",
+        f"Inner ring: {len(INNER_RING)} seats in the disc; outer ring: {len(OUTER_RING)} cups.",
+    ]

@@ -1,0 +1,199 @@
+"""Every dimension of the board, in millimetres, in one place.
+
+Bought parts are given by their datasheet sizes; printed parts by the sizes they are
+designed to, with the printer's clearances named. Change a number here and the whole model,
+the layout, the BOM and the checks follow. The grid, the rings' order and the press
+direction are not here: they come from ``orbito_hw.rules.squares``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Params:
+    # --- the grid players see ------------------------------------------------------------
+    # Centre to centre of two neighbouring squares. Chosen, not measured (the rule sheets
+    # give no sizes): 40 mm leaves room for a 30 mm cup per square with 10 mm between cups,
+    # and the 4x4 face (160 mm) and its case (200 mm) fit a 220 mm bed.
+    pitch: float = 40.0
+
+    # --- marbles and magnets --------------------------------------------------------------
+    marble_d: float = 16.0  # glass marble
+    magnet_d: float = 5.0  # N42 disc glued into a 5.2 mm hole drilled in each marble
+    magnet_h: float = 3.0
+    index_magnet_d: float = 3.0  # N42 disc in the index crank gear
+    index_magnet_h: float = 2.0
+
+    # --- sensors and LEDs (bought) --------------------------------------------------------
+    hall_w: float = 4.06  # Honeywell SS451A, flat TO-92 body: width, depth, thickness
+    hall_d: float = 3.0
+    hall_t: float = 1.52
+    led_d: float = 10.0  # WS2812B (5050) on a 10 mm round PCB
+    led_t: float = 2.6  # PCB 1.0 + LED 1.6
+    # The LED sits this far from its square's centre towards the board's centre, beside the
+    # hall switch (which must be right under the marble's magnet), and shines up through a
+    # window in the floor and the cup's seat.
+    led_offset: float = 4.5
+    light_window_d: float = 3.0
+
+    # --- motor, gears, bearings, screws (bought) ------------------------------------------
+    motor_w: float = 42.3  # NEMA 17
+    motor_len: float = 40.0
+    motor_boss_d: float = 22.0
+    motor_boss_h: float = 2.0
+    motor_hole_pitch: float = 31.0  # M3 holes on a 31 mm square
+    shaft_d: float = 5.0
+    shaft_flat: float = 0.5  # the D-cut: 4.5 mm across the flat
+    shaft_len: float = 24.0
+    motor_steps: int = 200  # 1.8 deg per full step
+    microsteps: int = 16  # TMC2209 standalone, MS1 = MS2 = VIO (the config's 800 steps/place)
+    axle_d: float = 5.0  # 5 mm steel rod, one under each crank gear
+    bearing_od: float = 16.0  # 625ZZ: 5 x 16 x 5, one in each crank gear
+    bearing_w: float = 5.0
+    screw_d: float = 3.0  # M3 everywhere
+    screw_clear_d: float = 3.4
+    axle_len: float = 20.0
+
+    # --- gears: module and teeth (printed) ------------------------------------------------
+    # Stub teeth (addendum 0.8 m, dedendum 1.0 m): their tips stay thicker than min_wall.
+    gear_module: float = 1.5
+    central_teeth: int = 72  # on the motor shaft, under the inner disc
+    crank_teeth: int = 18  # four, one per side: 72 / 18 = 4 crank turns per motor turn
+    gear_t: float = 6.0
+    backlash: float = 0.2  # taken off each tooth's width
+    gear_boss_d: float = 16.0  # the central gear's hub, above its teeth
+    gear_boss_h: float = 6.0
+
+    # --- cups, disc, face (printed) -------------------------------------------------------
+    cup_d: float = 30.0
+    seat_d: float = 13.0  # through hole the marble sits in, and the light comes up through
+    finger_hole_d: float = 5.0
+    finger_hole_depth: float = 4.0
+    finger_offset: float = 11.0  # from the cup's centre, outwards from the ring
+    face_t: float = 10.0
+    face_pocket: float = 6.0  # depth of the channel and of the disc's recess
+    face_rim: float = 20.7  # face plate beyond the channel
+    disc_r: float = 41.0
+    hub_d: float = 10.0
+    hub_len: float = 16.0
+
+    # --- drive (printed) ------------------------------------------------------------------
+    crank_pin_d: float = 5.0
+    crank_arm_t: float = 3.5
+    crank_arm_margin: float = 2.4  # arm beyond the crank pin
+    index_margin: float = 3.6  # index magnet's centre beyond the crank gear's teeth
+    bar_w: float = 6.0
+    bar_h: float = 4.0
+    finger_d: float = 4.4
+    yoke_wall: float = 2.6
+    yoke_h: float = 5.0
+    lift: float = 4.5  # the bar drops this much on its way back, fingers out of the cups
+
+    pi_w: float = 85.0  # Raspberry Pi 4 B board, with its parts on top
+    pi_d: float = 56.0
+    pi_h: float = 17.0
+    pi_holes: tuple[float, float] = (58.0, 49.0)  # M2.5, on a 58 x 49 mm rectangle
+    board_w: float = 70.0  # perfboard: driver, buck, level shifter, fuse
+    board_d: float = 50.0
+    board_h: float = 15.0
+    standoff_h: float = 4.0
+    button_d: float = 16.0
+    button_depth: float = 30.0  # behind the panel, nut and contacts
+    button_x: float = 45.0  # right of the front crank's post
+    jack_d: float = 8.0
+
+    # --- case (printed) -------------------------------------------------------------------
+    case_wall: float = 3.0
+    case_floor: float = 3.0
+    ledge: float = 4.0  # the ledge the face rests on: width and height
+    ledge_h: float = 4.0
+    mount_plate_t: float = 3.0
+    mount_leg: float = 5.0
+    mount_margin: float = 12.7  # the motor mount's plate beyond the motor's body
+    standoff_d: float = 6.0
+    standoff_hole_d: float = 2.2  # M2.5, self-tapping
+    status_led_hole_d: float = 5.2
+    jack_z: float = 12.0  # the DC jack's centre above the case's floor
+    post_d: float = 12.0
+
+    # --- printer ----------------------------------------------------------------------------
+    slide: float = 0.3  # clearance of a part that slides or turns in another
+    fit: float = 0.15  # clearance of a bought part pressed or glued into a pocket
+    min_wall: float = 1.2  # thinnest wall any printed part may have
+    bed: tuple[float, float, float] = (220.0, 220.0, 250.0)
+    layer_h: float = 0.2
+    nozzle_d: float = 0.4
+
+    # --- derived --------------------------------------------------------------------------
+    @property
+    def crank_r(self) -> float:
+        """The crank's throw: a Scotch yoke moves its bar twice this, one square."""
+        return self.pitch / 2
+
+    @property
+    def crank_distance(self) -> float:
+        """Motor axis to each crank axis: the gears' centre distance."""
+        return self.gear_module * (self.central_teeth + self.crank_teeth) / 2
+
+    @property
+    def channel_w(self) -> float:
+        return self.cup_d + 2 * self.slide
+
+    @property
+    def face_w(self) -> float:
+        return 2 * (1.5 * self.pitch + self.channel_w / 2 + self.face_rim)
+
+    @property
+    def case_w(self) -> float:
+        return self.face_w + 2 * self.slide + 2 * self.case_wall
+
+    @property
+    def cup_h(self) -> float:
+        return self.face_pocket - self.slide
+
+    # The board's heights, from the bottom of the case up.
+    @property
+    def z_motor_top(self) -> float:
+        return self.case_floor + 0.5 + self.motor_len
+
+    @property
+    def z_mount_top(self) -> float:
+        return self.z_motor_top + self.mount_plate_t
+
+    @property
+    def z_gear(self) -> float:
+        """Bottom of the central and crank gears."""
+        return self.z_mount_top + 0.5
+
+    @property
+    def z_arm(self) -> float:
+        return self.z_gear + self.gear_t
+
+    @property
+    def z_yoke(self) -> float:
+        """Bottom of the bars' yokes with the fingers up (at rest): down, they still clear
+        the crank arms."""
+        return self.z_arm + self.crank_arm_t + 1.0 + self.lift
+
+    @property
+    def z_bar(self) -> float:
+        return self.z_yoke + self.yoke_h
+
+    @property
+    def z_face(self) -> float:
+        """Bottom of the face plate."""
+        return self.z_bar + self.bar_h + 2.0
+
+    @property
+    def z_floor_top(self) -> float:
+        """Top of the face plate's floor: where the cups and the disc slide."""
+        return self.z_face + self.face_t - self.face_pocket
+
+    @property
+    def z_top(self) -> float:
+        return self.z_face + self.face_t
+
+
+PARAMS = Params()

@@ -1,0 +1,293 @@
+"""The board's mechanics (hardware/orbito_cad, issue 25), checked on the model itself and on
+the files ``orbito-hw cad build`` writes: the squares on the 4x4 grid, every cup resting on
+the square the rules send its marble to, the drive's ratios against the config, the parts
+printable, nothing colliding, every LED's light reaching its square.
+
+They need the ``cad`` extra; without it they are skipped, except under CI=true, where they
+fail (``.ci/run`` installs the extra).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from itertools import pairwise
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from orbito_hw.app.config import load_config
+from orbito_hw.cli import main
+from orbito_hw.rules.squares import (
+    INNER_RING,
+    OUTER_RING,
+    PRESS_TO,
+    SQUARE_NAMES,
+    SQUARES,
+    parse_square,
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLE = load_config(ROOT / "config.example.toml")
+
+try:
+    import build123d  # noqa: F401
+    import matplotlib  # noqa: F401
+except ImportError:
+    if os.environ.get("CI") == "true":
+        pytest.fail("build123d or matplotlib is missing (.ci/run installs the cad extra)")
+    pytest.skip("the cad extra is not installed", allow_module_level=True)
+
+from orbito_cad import checks, layout, parts  # noqa: E402
+from orbito_cad.params import PARAMS  # noqa: E402
+
+
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One run of ``orbito-hw cad build`` for the whole session (about a minute)."""
+    out = tmp_path_factory.mktemp("cad")
+    assert main(["cad", "build", str(out)]) == 0
+    return out
+
+
+@pytest.fixture(scope="session")
+def assembly() -> list[parts.Placed]:
+    return parts.assembly()
+
+
+def test_the_build_writes_every_part_render_and_the_layout(built: Path) -> None:
+    for name in parts.PRINTED:
+        for suffix in (".stl", ".step"):
+            assert (built / f"{name}{suffix}").stat().st_size > 1000
+        assert (built / f"part-{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for name in ("assembled.png", "exploded.png"):
+        assert (built / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (built / "assembly.step").read_text(errors="replace").startswith("ISO-10303-21")
+    bom = (built / "BOM.md").read_text()
+    assert all(f"`{name}.stl`" in bom for name in parts.PRINTED)
+
+
+@pytest.mark.parametrize("name", list(parts.PRINTED))
+def test_each_stl_is_one_closed_manifold_solid_that_fits_the_bed(built: Path, name: str) -> None:
+    assert checks.stl_problems(built / f"{name}.stl", PARAMS.bed) == []
+
+
+@pytest.mark.parametrize("name", list(parts.PRINTED))
+def test_each_printed_part_has_walls_of_at_least_the_minimum(built: Path, name: str) -> None:
+    tris = checks.read_stl(built / f"{name}.stl")
+    assert checks.thinnest_wall(tris, samples=1500) >= PARAMS.min_wall - 0.01
+
+
+def test_the_stl_checks_catch_an_open_mesh_and_a_thin_wall(tmp_path: Path) -> None:
+    from build123d import Box, export_stl
+
+    thin = tmp_path / "thin.stl"
+    export_stl(Box(20, 20, 0.8), str(thin))
+    tris = checks.read_stl(thin)
+    assert checks.thinnest_wall(tris) == pytest.approx(0.8, abs=1e-3)
+    assert checks.stl_problems(thin, PARAMS.bed) == []
+    opened = tmp_path / "open.stl"
+    data = thin.read_bytes()
+    count = int.from_bytes(data[80:84], "little") - 1
+    opened.write_bytes(data[:80] + count.to_bytes(4, "little") + data[84 + 50 :])
+    assert any("not closed" in p for p in checks.stl_problems(opened, PARAMS.bed))
+    big = tmp_path / "big.stl"
+    export_stl(Box(230, 10, 10), str(big))
+    assert any("does not fit" in p for p in checks.stl_problems(big, PARAMS.bed))
+
+
+# --- the grid and the rings ---------------------------------------------------------------
+def test_the_squares_sit_on_the_4x4_grid_at_the_stated_pitch(built: Path) -> None:
+    data = json.loads((built / "layout.json").read_text())
+    assert sorted(data) == ["bed", "cups", "squares"]
+    assert data["bed"] == [220, 220, 250]
+    squares = data["squares"]
+    assert sorted(squares) == sorted(SQUARE_NAMES)
+    xs = sorted({x for x, _ in squares.values()})
+    ys = sorted({y for _, y in squares.values()})
+    assert len(xs) == len(ys) == 4
+    assert [b - a for a, b in pairwise(xs)] == [PARAMS.pitch] * 3
+    assert [b - a for a, b in pairwise(ys)] == [PARAMS.pitch] * 3
+    for name, (x, y) in squares.items():  # files left to right, ranks bottom to top
+        assert xs.index(x) == "abcd".index(name[0]) and ys.index(y) == int(name[1]) - 1
+
+
+def test_every_cup_rests_where_the_rules_send_its_marble(built: Path) -> None:
+    data = json.loads((built / "layout.json").read_text())
+    squares = {tuple(v): k for k, v in data["squares"].items()}
+    assert sorted(data["cups"]) == sorted(SQUARE_NAMES)
+    for cup, path in data["cups"].items():
+        assert len(path) == 13
+        on = parse_square(cup)
+        for point in path:
+            assert squares[tuple(point)] == SQUARE_NAMES[on], (cup, point)
+            on = PRESS_TO[on]
+
+
+SAMPLES = 48  # points sampled along each place
+
+
+@pytest.mark.parametrize("start", list(OUTER_RING) + list(INNER_RING), ids=SQUARE_NAMES.__getitem__)
+def test_each_cup_moves_one_square_per_place_and_back(start: int) -> None:
+    """Driven forwards through 12 places and back again, sampled along every move: each
+    place takes the cup from its square to the next (straight along a side for the outer
+    ring, an arc about the centre for the inner one), never further, and a turn back undoes
+    it."""
+    forward = [n / SAMPLES for n in range(12 * SAMPLES + 1)]
+    back = forward[::-1][1:]
+    path = layout.cup_path(start, forward + back)
+    pitch = PARAMS.pitch
+    on = start
+    for n in range(12):
+        a, b = layout.square_centre(on), layout.square_centre(PRESS_TO[on])
+        moves = path[n * SAMPLES : (n + 1) * SAMPLES + 1]
+        assert math.dist(moves[0], a) < 1e-6 and math.dist(moves[-1], b) < 1e-6
+        for p, q in pairwise(moves):
+            assert math.dist(p, q) < pitch / 8  # no jump
+        if start in OUTER_RING:
+            # on the segment a-b, never back on itself
+            along = [((x - a[0]) * (b[0] - a[0]) + (y - a[1]) * (b[1] - a[1])) / pitch**2
+                     for x, y in moves]  # fmt: skip
+            assert all(0 - 1e-9 <= t <= 1 + 1e-9 for t in along)
+            assert all(t1 >= t0 - 1e-9 for t0, t1 in pairwise(along))
+            for (x, y), t in zip(moves, along, strict=True):
+                assert (
+                    math.dist((x, y), (a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1]))) < 1e-6
+                )
+        else:
+            assert all(abs(math.hypot(*m) - math.hypot(*a)) < 1e-6 for m in moves)
+        on = PRESS_TO[on]
+    returned = path[12 * SAMPLES :]  # from place 12 back to place 0
+    for n in range(13):
+        where = layout.square_centre(layout.after(start, 12 - n))
+        assert math.dist(returned[n * SAMPLES], where) < 1e-6
+
+
+def test_a_take_back_after_each_place_returns_every_cup() -> None:
+    for start in OUTER_RING:
+        for n in range(1, 13):
+            there, back = layout.cup_path(start, [float(n), n - 1.0])
+            assert there == pytest.approx(layout.square_centre(layout.after(start, n)), abs=1e-6)
+            assert back == pytest.approx(layout.square_centre(layout.after(start, n - 1)), abs=1e-6)
+
+
+def test_the_kinematics_catch_a_crank_of_the_wrong_throw(monkeypatch: pytest.MonkeyPatch) -> None:
+    right = layout.bar_displacement
+    monkeypatch.setattr(layout, "bar_displacement", lambda phi, p=PARAMS: 0.9 * right(phi, p))
+    ((x, y),) = layout.cup_path(OUTER_RING[3], [1.0])
+    assert math.dist((x, y), layout.square_centre(PRESS_TO[OUTER_RING[3]])) > 1
+
+
+def test_one_place_is_the_configs_steps_per_place() -> None:
+    p = PARAMS
+    assert layout.steps_per_place(p) == EXAMPLE.drive.steps_per_place
+    motor_turns = EXAMPLE.drive.steps_per_place / (p.motor_steps * p.microsteps)
+    # the crank gears: one crank turn, one square for every outer cup
+    assert motor_turns * p.central_teeth / p.crank_teeth == pytest.approx(1.0)
+    # the disc on the motor shaft: a quarter turn, one square for every inner cup
+    assert motor_turns * 360 == pytest.approx(360 / len(INNER_RING))
+    # and the gears mesh: centre distance = the two pitch radii
+    assert p.crank_distance == pytest.approx(p.gear_module * (p.central_teeth + p.crank_teeth) / 2)
+    for side in layout.sides():
+        assert math.hypot(*side.crank_axis(p)) == pytest.approx(p.crank_distance)
+
+
+# --- the assembly --------------------------------------------------------------------------
+def test_the_assembly_has_no_interfering_solids(assembly: list[parts.Placed]) -> None:
+    assert checks.interferences(assembly) == []
+
+
+def test_the_interference_check_catches_a_misplaced_cup(assembly: list[parts.Placed]) -> None:
+    from build123d import Pos
+
+    cup = next(p for p in assembly if p.name == "cup_a1")
+    moved = parts.Placed("moved", "cup", Pos(PARAMS.pitch / 2, 0, 0) * cup.solid, True, True, 0)
+    names = {a for pair in checks.interferences([*assembly, moved]) for a in pair[:2]}
+    assert {"moved", "cup_b1"} <= names
+
+
+def test_each_sensor_and_led_sits_under_its_square(assembly: list[parts.Placed]) -> None:
+    by_name = {p.name: p.solid for p in assembly}
+    for s in SQUARES:
+        name = SQUARE_NAMES[s]
+        x, y = layout.square_centre(s)
+        hall = by_name[f"hall_{name}"].bounding_box().center()
+        led = by_name[f"led_{name}"].bounding_box()
+        # the switch right under the marble's magnet, the LED beside it under the seat
+        assert math.hypot(hall.X - x, hall.Y - y) < 0.01
+        assert math.hypot(led.center().X - x, led.center().Y - y) < PARAMS.seat_d / 2
+        assert PARAMS.z_floor_top > hall.Z and PARAMS.z_face + 1e-6 >= led.max.Z
+        marble = by_name[f"marble_{name}"].bounding_box()
+        assert marble.min.Z - (hall.Z + PARAMS.hall_t / 2) < 8  # mechanics.md: under 8 mm
+
+
+def test_the_index_sensor_is_under_its_magnet_at_every_rest() -> None:
+    side = parts.index_side()
+    ax, ay = side.crank_axis()
+    for n in range(13):  # every place ends at crank angle 0: the magnet over the switch
+        phi = 2 * math.pi * n
+        r = parts.index_radius()
+        mx = ax - side.along[0] * r * math.cos(phi)
+        my = ay - side.along[1] * r * math.cos(phi)
+        assert math.dist((mx, my), parts.index_sensor_xy()) < 1e-6
+
+
+@pytest.mark.parametrize("places", range(4))
+def test_the_light_from_every_led_reaches_its_square(
+    assembly: list[parts.Placed], places: int
+) -> None:
+    """At each rest position (the moving parts' rest poses repeat every 4 places: the disc
+    has 4-fold symmetry and every cup is alike), no moving part stands in the column of
+    light from an LED up to the face."""
+    from build123d import Rot
+
+    moving = [p for p in assembly if p.moves and p.part != "marble"]
+    for p in moving:  # turn the disc as the rings would; the cups are all alike
+        if p.part == "disc":
+            moving = [m for m in moving if m is not p] + [
+                parts.Placed("disc", "disc", Rot(0, 0, 90 * places) * p.solid, True, True, 0)
+            ]
+    for s in SQUARES:
+        column = parts.light_path(s)
+        blocking = [p.name for p in moving if checks.shared_volume(column, p.solid) > 1e-6]
+        assert blocking == [], SQUARE_NAMES[s]
+
+
+def test_the_light_check_sees_a_blocked_window(assembly: list[parts.Placed]) -> None:
+    from build123d import Rot
+
+    disc = next(p for p in assembly if p.part == "disc")
+    turned = Rot(0, 0, 45) * disc.solid  # half-way: the seats away from the windows
+    assert checks.shared_volume(parts.light_path(INNER_RING[0]), turned) > 1
+
+
+def test_without_the_extra_the_command_says_which_install(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+
+    def hide(name: str, *args: Any) -> Any:
+        return None if name == "build123d" else real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", hide)
+    with pytest.raises(SystemExit) as exit_:
+        main(["cad", "build", str(tmp_path / "out")])
+    assert exit_.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1
+    assert "pip install" in err and "[cad]" in err and "build123d" in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_committed_bom_and_renders_are_the_models(built: Path) -> None:
+    hardware = ROOT / "hardware"
+    assert (hardware / "BOM.md").read_text() == (built / "BOM.md").read_text(), (
+        "hardware/BOM.md is stale: orbito-hw cad build DIR, then copy DIR/BOM.md"
+    )
+    for png in built.glob("*.png"):
+        committed = hardware / "renders" / png.name
+        assert committed.exists(), f"{committed} is missing: copy it from the build"
