@@ -141,8 +141,11 @@ def test_a_game_by_clicks_reaches_the_engines_result_and_a_second_page_follows(
             page.wait_for_selector(f'[data-result="{end.result.value}"]', timeout=WAIT_MS)
             assert marbles_on(page) == marbles_of(end)
             assert turns_on(page) == tokens
-            leds = page.eval_on_selector_all("[data-led]", "e => e.map(x => x.dataset.led)")
-            assert any(leds), "the result lights its squares"
+            # The winning line blinks: lit half the time, so looked for over a while.
+            page.wait_for_function(
+                "[...document.querySelectorAll('[data-led]')].some(x => x.dataset.led)",
+                timeout=WAIT_MS,
+            )
 
 
 def test_the_page_survives_a_restart_of_the_controller(browser: Any, tmp_path: Path) -> None:

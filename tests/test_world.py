@@ -38,7 +38,9 @@ def callers(*names: str) -> set[str]:
 
 
 def test_a_board_is_put_together_in_two_places_only() -> None:
-    assert callers("Board") == {"app/assemble.py", "sim/world.py"}
+    # The real board in app/ (all at once for the doctor, part by part as they come for
+    # the service: devices.py), the simulated one in the world.
+    assert callers("Board") == {"app/assemble.py", "app/devices.py", "sim/world.py"}
 
 
 def test_the_simulated_parts_are_wired_in_the_world_only() -> None:
