@@ -289,7 +289,8 @@ def parse_config(text: str, source: str = "<config>", base_dir: Path | None = No
     reader = _Reader(data)
     config = reader.config(source, base_dir or Path.cwd())
     if reader.problems:
-        raise ConfigError(f"{source}: " + "; ".join(reader.problems))
+        problems = tuple(reader.problems)
+        raise ConfigError(f"{source}: " + "; ".join(problems), problems, source)
     assert config is not None
     return config
 
