@@ -10,8 +10,11 @@ as JSON lines (the contract of ``--events``), no prompt and no drawing; ``help``
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sys
+import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, TextIO
 
 from orbito_hw.control.led_words import view_words
@@ -19,6 +22,8 @@ from orbito_hw.sim.demo import draw
 from orbito_hw.sim.script import parse_line
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
     from orbito_hw.control.events import Event
     from orbito_hw.sim.harness import MockRun
     from orbito_hw.sim.script import Command
@@ -53,8 +58,8 @@ HELP: Final = (
 )
 
 
-class Quit(Exception):
-    """``quit`` or ``exit`` was typed."""
+class Quit(EOFError):
+    """``quit`` or ``exit`` was typed: as the end of the input."""
 
 
 def help_text() -> str:
@@ -150,3 +155,76 @@ def read_lines(prompt: Prompt) -> None:
 def terminal() -> bool:
     """Whether a person sits at this terminal: stdin and stdout both a TTY."""
     return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+class RemotePrompt:
+    """The prompt in a remote game (mock/worlds.py's ``Typed``): lines read by ``input()``
+    on a thread of their own (readline's editing and history), while the event loop runs
+    the board and the other board's turns come in. An event that arrives while the person
+    is typing is printed above the prompt, the board drawn again, the typed text kept."""
+
+    def __init__(self, prompt: Prompt, run: Callable[[], MockRun | None]) -> None:
+        self.prompt = prompt
+        self.run = run
+        self.handling = False  # a typed line is being run: it draws the board itself
+        self.changed = False  # the line typed ran a command: the board is drawn after it
+        self._redraw: asyncio.TimerHandle | None = None
+
+    def event(self, event: Event) -> None:
+        if not self.prompt.person or self.handling:
+            self.prompt.event(event)
+            return
+        self.prompt.out.write("\r\x1b[K")  # over the prompt and what is typed on it
+        self.prompt.event(event)
+        if self._redraw is None:  # the board once for a burst of events
+            loop = asyncio.get_running_loop()
+            self._redraw = loop.call_later(0.2, self._draw_again)
+
+    def _draw_again(self) -> None:
+        self._redraw = None
+        run = self.run()
+        if run is not None and not self.handling:
+            self.prompt.board(run)
+            typed = ""
+            with contextlib.suppress(ImportError):
+                import readline
+
+                typed = readline.get_line_buffer()
+            self.prompt.out.write(PROMPT + typed)
+            self.prompt.out.flush()
+
+    def interpret(self, text: str, number: int) -> Command | None:
+        self.changed = False
+        command = self.prompt.interpret(text, number, self.run())
+        self.changed = command is not None  # help, board, clear: answered already
+        return command
+
+    def after(self) -> None:
+        run = self.run()
+        if run is not None and self.changed:
+            self.prompt.board(run)
+        self.handling = self.changed = False
+
+    async def lines(self) -> AsyncIterator[str]:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[str | None] = asyncio.Queue()
+        handled = threading.Event()
+
+        def read() -> None:
+            while True:
+                try:
+                    line: str | None = input(PROMPT)
+                except (EOFError, KeyboardInterrupt, OSError):
+                    line = None
+                loop.call_soon_threadsafe(queue.put_nowait, line)
+                if line is None:
+                    return
+                handled.wait()  # the next prompt once the board is drawn
+                handled.clear()
+
+        # A daemon: a person who leaves by Ctrl-C leaves it blocked in input().
+        threading.Thread(target=read, name="orbito-prompt", daemon=True).start()
+        while (line := await queue.get()) is not None:
+            self.handling = True
+            yield line
+            handled.set()

@@ -227,23 +227,33 @@ def run_remote(args: argparse.Namespace, settings: Settings | None) -> int:
         from orbito_hw.sim.script import parse_script
 
         script = parse_script(_read_script(args.events), args.events)
-    from orbito_hw.app.logs import describe
+    from orbito_hw.commands.prompt import Prompt, RemotePrompt, read_lines, terminal
     from orbito_hw.mock.worlds import serve_remote
 
-    person = script is None and sys.stdin.isatty() and sys.stdout.isatty()
-
-    def show(event: Event) -> None:
-        if person:  # a person at a terminal reads sentences; a program reads JSON lines
-            print(describe(event)[1], flush=True)
-        else:
-            emit(event.to_json())
-
-    archive = _recorder(args.state_dir, show)
+    # A person at a terminal reads sentences and the board; a program reads JSON lines.
     plays = Colour(args.plays)
+    person = script is None and terminal()
+    other = f"{plays.other}'s board"
+    prompt = Prompt(sys.stdout, person, sys.stdout.isatty(), who=other)
+    runs: list[MockRun] = []
+    typed = RemotePrompt(prompt, lambda: runs[0] if runs else None)
+    archive = _recorder(args.state_dir, typed.event)
+
+    def started(run: MockRun) -> None:
+        runs.append(run)
+        prompt.board(run)
+
+    if person:
+        read_lines(prompt)
+        prompt.say(
+            f"a remote game: you play {plays} on this board, {other} plays {plays.other}; "
+            "type help for the commands, quit to leave"
+        )
     try:
         return serve_remote(
-            url, plays, script, _both(show, archive), args.state_dir, args.backend, settings,
-            args.seed, archive.boot,
+            url, plays, script, _both(typed.event, archive), args.state_dir, args.backend,
+            settings, args.seed, archive.boot, prompt=typed.after if person else None,
+            typed=typed if person else None, started=started,
         )  # fmt: skip
     finally:
         archive.close()
