@@ -324,19 +324,35 @@ def run_interactive(
     idle board costs no CPU. A person at a terminal reads sentences and the board after
     each command, the rings' move finished first; a program on a pipe reads JSON lines."""
     from orbito_hw.commands.prompt import PROMPT, Prompt, Quit, read_lines, terminal
+    from orbito_hw.control.events import Corrected, Correction
     from orbito_hw.mock.realtime import put_back
     from orbito_hw.sim.harness import CommandError, ControllerFailed, MockRun
 
     prompt = Prompt(sys.stdout, terminal(), sys.stdout.isatty())
-    archive = _recorder(state_dir, prompt.event)
-    run = MockRun(state_dir, settings, backend, _both(prompt.event, archive), seed=seed,
+    # Until the board is set up, a person's events wait: a fresh simulated board on an old
+    # game's --state-dir starts empty, and is not a board "that does not match".
+    held: list[Event] | None = [] if prompt.person else None
+
+    def show(event: Event) -> None:
+        if held is None:
+            prompt.event(event)
+        else:
+            held.append(event)
+
+    archive = _recorder(state_dir, show)
+    run = MockRun(state_dir, settings, backend, _both(show, archive), seed=seed,
                   on_boot=archive.boot)  # fmt: skip
     first = not run.referee.saved.turns
     try:
-        if prompt.person:
+        if held is not None:
             read_lines(prompt)
             put_back(run)  # an old game in --state-dir: its marbles, as the players left them
             prompt.say("the simulated board: type help for the commands, quit to leave")
+            setting_up = (Correction, Corrected) if run.referee.state.name != "CORRECTION" else ()
+            for event in held:
+                if not isinstance(event, setting_up):
+                    prompt.event(event)
+            held = None
         _command_line_opponent(run, settings)
         prompt.board(run)
         for number, text in enumerate(_typed_lines(prompt.person, PROMPT), 1):
