@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, TextIO
 
 from orbito_hw.control.led_words import view_words
+from orbito_hw.errors import OrbitoError
 from orbito_hw.sim.demo import draw
 from orbito_hw.sim.script import parse_line
 
@@ -58,8 +59,8 @@ HELP: Final = (
 )
 
 
-class Quit(EOFError):
-    """``quit`` or ``exit`` was typed: as the end of the input."""
+class Quit(OrbitoError, EOFError):
+    """``quit`` or ``exit`` was typed: as the end of the input (never an error to report)."""
 
 
 def help_text() -> str:
