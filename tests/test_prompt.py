@@ -206,3 +206,28 @@ def test_the_demo_with_a_state_dir_archives_its_game(tmp_path: Path, args: list[
                             check=True, capture_output=True, text=True)  # fmt: skip
     [game] = [json.loads(line) for line in listed.stdout.splitlines()]
     assert game["result"] in ("black", "white", "draw") and game["black"] == "board:5"
+
+
+def test_the_opponent_given_plays_in_an_old_game_of_the_state_dir(tmp_path: Path) -> None:
+    """The web world and the prompt both call play_given_opponent after the journal is read:
+    the journal's opponent (white, chosen in the old run as the menu would) gives way to the
+    one given now."""
+    from orbito_hw.control.settings import Settings
+    from orbito_hw.sim.harness import MockRun, board_player
+    from orbito_hw.sim.script import parse_script
+    from orbito_hw.solver.opponents import parse_level
+
+    perfect = parse_level("perfect")
+    old = MockRun(tmp_path)
+    for command in parse_script("reset black\nopponent perfect white\nput a1\npress\n"):
+        old.run(command, first_command=command.name == "reset")
+    old.close()
+    run = MockRun(tmp_path, Settings(opponent=board_player(perfect, Colour.BLACK, 1)))
+    try:
+        opponent = run.referee.opponent
+        assert opponent is not None and opponent.colour is Colour.WHITE  # the journal's
+        run.play_given_opponent()
+        opponent = run.referee.opponent
+        assert opponent is not None and opponent.colour is Colour.BLACK
+    finally:
+        run.close()

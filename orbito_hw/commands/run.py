@@ -353,7 +353,7 @@ def run_interactive(
                 if not isinstance(event, setting_up):
                     prompt.event(event)
             held = None
-        _command_line_opponent(run, settings)
+        run.play_given_opponent()  # --opponent plays, whatever the old journal said
         prompt.board(run)
         for number, text in enumerate(_typed_lines(prompt.person, PROMPT), 1):
             try:
@@ -377,17 +377,6 @@ def run_interactive(
         run.close()
         archive.close()
     return 0
-
-
-def _command_line_opponent(run: MockRun, settings: Settings | None) -> None:
-    """``--opponent`` given on the command line plays now, even in the old game of a
-    ``--state-dir`` whose journal named another (the journal keeps the menu's choice)."""
-    if settings is None or settings.opponent is None:
-        return
-    now, wanted = run.referee.opponent, settings.opponent
-    if now is None or (now.player, now.colour) != (wanted.player, wanted.colour):
-        run.referee.set_opponent(wanted)
-        run.wait_for_rings()
 
 
 def _typed_lines(person: bool, prompt: str) -> Iterator[str]:

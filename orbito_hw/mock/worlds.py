@@ -81,6 +81,8 @@ def serve_mock(
     server: WebServer | None = None
     try:
         put_back(run)
+        if remote is None:
+            run.play_given_opponent()  # --opponent plays, whatever an old journal said
         clock = RealTime(run, loop)
         if board is not None:
             board.connect(loop)
