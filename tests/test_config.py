@@ -330,3 +330,11 @@ def test_square_pixels_step_over_the_status_pixel() -> None:
     pixels = first.square_pixels()
     assert pixels[parse_square("a1")] == 1 and pixels[parse_square("a4")] == 16
     assert sorted(pixels) == list(range(1, 17))
+
+
+def test_a_wrong_pin_hides_no_clash_of_the_other_pins() -> None:
+    """Issue 27: a sensor pin of the wrong type used to drop every sensor pin from the
+    shared-pin check; the others still clash with the button's pin."""
+    message = problem_of(edited(("a1 = 5\n", 'a1 = "x"\n'), ("b1 = 6\n", "b1 = 17\n")))
+    assert "sensors.pins.a1: expected a BCM GPIO number, got 'x'" in message
+    assert "button.pin: pin 17 is also used by sensors.pins.b1" in message

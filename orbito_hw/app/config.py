@@ -309,6 +309,7 @@ class _Reader:
         self.data = data
         self.problems: list[str] = []
         self.notes: list[str] = []
+        self.some_pins: list[tuple[str, int]] = []  # the usable sensor pins of a bad table
 
     def problem(self, key: str, text: str) -> None:
         self.problems.append(f"{key}: {text}")
@@ -449,6 +450,9 @@ class _Reader:
         if absent:
             self.problem("sensors.pins", f"missing a pin for {' '.join(absent)}")
         pins = [self.get(t, f"sensors.pins.{name}", checks.pin, None) for name in SQUARE_NAMES]
+        if None in pins and gpio:  # a pin that is wrong hides no clash of the others
+            named = zip(SQUARE_NAMES, pins, strict=True)
+            self.some_pins = [(f"sensors.pins.{n}", p) for n, p in named if p is not None]
         return tuple(pins) if None not in pins else ()
 
     def button(self, top: dict[str, Any], gpio: bool) -> ButtonConfig:
@@ -622,7 +626,7 @@ class _Reader:
         """No pin used twice, none of the HAT EEPROM's, none of the SPI bus the LEDs use."""
         owner: dict[int, str] = {}
         lights = config.lights.pin if config.backends.lights == "neopixel" else None
-        for key, pin in config.gpio_pins():
+        for key, pin in self.some_pins + config.gpio_pins():
             if pin in HAT_EEPROM_PINS:
                 self.problem(key, f"pin {pin} is the HAT ID EEPROM's bus: never a board's pin")
             elif lights in SPI_BUS_PINS and pin in SPI_BUS_PINS and pin != lights:
