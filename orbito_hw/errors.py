@@ -51,7 +51,14 @@ class IllegalTurnError(OrbitoError, ValueError):
 
 
 class ConfigError(OrbitoError, ValueError):
-    """A config file, key or value that cannot be used."""
+    """A config file, key or value that cannot be used. ``problems``: each problem of a
+    file that has several, by its key (the message joins them on one line, for a log);
+    ``source`` names the file."""
+
+    def __init__(self, message: str, problems: tuple[str, ...] = (), source: str = "") -> None:
+        super().__init__(message)
+        self.problems = problems
+        self.source = source
 
 
 # --- the hardware and the OS ---------------------------------------------------------------

@@ -267,7 +267,12 @@ def test_a_config_that_cannot_be_used_is_one_message(
     with pytest.raises(ConfigError, match=reason):
         load_config(path)
     status, _, err = cli("config", "check", "--config", str(path))
-    assert status == 2 and one_clear_line(err) and reason in err
+    # Issue 27: several problems are a count, then each problem on an indented line.
+    head, *problems = err.splitlines()
+    assert status == 2 and reason in err and "Traceback" not in err
+    assert one_clear_line(err) or (
+        head.endswith(f"{len(problems)} problems:") and all(p.startswith("  ") for p in problems)
+    )
 
 
 def test_an_endless_config_is_one_message() -> None:

@@ -150,7 +150,17 @@ def test_the_cli_exits_2_with_nothing_on_stdout(
     status, out, err = cli(capsys, "config", "check", "--config", str(path))
     assert (status, out) == (2, "")
     assert err.startswith(f"orbito-hw: {path}: ") and expected in err
-    assert err.count("\n") == 1 and "Traceback" not in err
+    assert "Traceback" not in err
+    # Issue 27: one problem is one line; several are a count, then each on a line of its own.
+    with pytest.raises(ConfigError) as info:
+        parse_config(path.read_text(), str(path))
+    problems = info.value.problems
+    if len(problems) < 2:
+        assert err.count("\n") == 1
+    else:
+        head, *lines = err.splitlines()
+        assert head == f"orbito-hw: {path}: {len(problems)} problems:"
+        assert lines == [f"  {problem}" for problem in problems]
 
 
 def test_a_value_where_a_table_belongs_is_named() -> None:
@@ -170,6 +180,30 @@ def test_every_problem_is_reported_at_once() -> None:
     for key in ("drive.step_pin", "lights.brightness", "sensors.pins.e5", "missing a pin for a1"):
         assert key in message
     assert message.count("; ") == 3
+
+
+def test_config_check_puts_each_problem_on_a_line_of_its_own(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 27: a wrong type (first = 5, pixels = "x") hides none of the other problems."""
+    path = tmp_path / "config.toml"
+    path.write_text(
+        edited(
+            ('first = "black"', "first = 5"),
+            ("pixels = 17", 'pixels = "x"'),
+            ("step_pin = 23", "step_pin = 17"),
+            ("brightness = 0.3", "brightness = 2"),
+        )
+    )
+    status, out, err = cli(capsys, "config", "check", "--config", str(path))
+    assert (status, out) == (2, "")
+    assert err.splitlines() == [
+        f"orbito-hw: {path}: 4 problems:",
+        "  board.first: 5 is not one of black, white",
+        "  lights.pixels: expected a whole number, got 'x'",
+        "  lights.brightness: 2 is out of range (above 0, at most 1)",
+        "  drive.step_pin: pin 17 is also used by button.pin",
+    ]
 
 
 def test_a_toml_syntax_error_names_the_line() -> None:
@@ -296,3 +330,11 @@ def test_square_pixels_step_over_the_status_pixel() -> None:
     pixels = first.square_pixels()
     assert pixels[parse_square("a1")] == 1 and pixels[parse_square("a4")] == 16
     assert sorted(pixels) == list(range(1, 17))
+
+
+def test_a_wrong_pin_hides_no_clash_of_the_other_pins() -> None:
+    """Issue 27: a sensor pin of the wrong type used to drop every sensor pin from the
+    shared-pin check; the others still clash with the button's pin."""
+    message = problem_of(edited(("a1 = 5\n", 'a1 = "x"\n'), ("b1 = 6\n", "b1 = 17\n")))
+    assert "sensors.pins.a1: expected a BCM GPIO number, got 'x'" in message
+    assert "button.pin: pin 17 is also used by sensors.pins.b1" in message

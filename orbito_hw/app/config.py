@@ -289,7 +289,8 @@ def parse_config(text: str, source: str = "<config>", base_dir: Path | None = No
     reader = _Reader(data)
     config = reader.config(source, base_dir or Path.cwd())
     if reader.problems:
-        raise ConfigError(f"{source}: " + "; ".join(reader.problems))
+        problems = tuple(reader.problems)
+        raise ConfigError(f"{source}: " + "; ".join(problems), problems, source)
     assert config is not None
     return config
 
@@ -308,6 +309,7 @@ class _Reader:
         self.data = data
         self.problems: list[str] = []
         self.notes: list[str] = []
+        self.some_pins: list[tuple[str, int]] = []  # the usable sensor pins of a bad table
 
     def problem(self, key: str, text: str) -> None:
         self.problems.append(f"{key}: {text}")
@@ -448,6 +450,9 @@ class _Reader:
         if absent:
             self.problem("sensors.pins", f"missing a pin for {' '.join(absent)}")
         pins = [self.get(t, f"sensors.pins.{name}", checks.pin, None) for name in SQUARE_NAMES]
+        if None in pins and gpio:  # a pin that is wrong hides no clash of the others
+            named = zip(SQUARE_NAMES, pins, strict=True)
+            self.some_pins = [(f"sensors.pins.{n}", p) for n, p in named if p is not None]
         return tuple(pins) if None not in pins else ()
 
     def button(self, top: dict[str, Any], gpio: bool) -> ButtonConfig:
@@ -621,7 +626,7 @@ class _Reader:
         """No pin used twice, none of the HAT EEPROM's, none of the SPI bus the LEDs use."""
         owner: dict[int, str] = {}
         lights = config.lights.pin if config.backends.lights == "neopixel" else None
-        for key, pin in config.gpio_pins():
+        for key, pin in self.some_pins + config.gpio_pins():
             if pin in HAT_EEPROM_PINS:
                 self.problem(key, f"pin {pin} is the HAT ID EEPROM's bus: never a board's pin")
             elif lights in SPI_BUS_PINS and pin in SPI_BUS_PINS and pin != lights:

@@ -16,13 +16,21 @@ from collections.abc import Mapping
 from typing import TextIO
 
 from orbito_hw.control.events import (
+    BlunderWarning,
     BoardTurn,
     Corrected,
     Correction,
     Event,
     Fault,
+    FirstChosen,
     GameOver,
+    Hint,
+    NewGame,
+    OpponentChosen,
     Rejected,
+    RemoteStatus,
+    TakeBack,
+    TakenBack,
     TurnPlayed,
     from_json,
 )
@@ -197,11 +205,52 @@ def describe(event: Event | Mapping[str, object]) -> tuple[int, str]:
         outcome = "draw" if event.result.winner is None else f"{event.result} wins"
         return logging.INFO, f"{game} over: {outcome} ({_lines(event.lines)})"
     if isinstance(event, BoardTurn):
+        if event.by == "remote":  # the other person's turn, from their board
+            text = f"{game} turn {event.number}: {event.colour}'s board plays {event.turn}"
+            return logging.INFO, f"{text}: make it on this board and press"
         text = f"{game} turn {event.number}: the board plays {event.colour} {event.turn}"
         return logging.INFO, f"{text}: make it on the board and press"
     if isinstance(event, Fault):
         return logging.ERROR, f"{game}: fault: {event.reason}"
+    sentence = _sentence(event)
+    if sentence is not None:
+        return logging.DEBUG, f"{game}: {sentence}"
     return logging.DEBUG, f"{game}: event {json.dumps(event.to_json(), sort_keys=True)}"
+
+
+_REMOTE = {
+    "connected": "connected to the broker",
+    "disconnected": "lost the broker: the game goes on here and catches up when it is back",
+    "opponent-online": "the other board is online",
+    "opponent-offline": "the other board is offline",
+}
+
+
+def _sentence(event: Event) -> str | None:
+    """The events with no log line of their own (debug level), as a sentence for a person
+    at the interactive prompt; None for a kind this does not know."""
+    if isinstance(event, NewGame):
+        return f"a new game, {event.first} to move first"
+    if isinstance(event, FirstChosen):
+        return f"{event.colour} starts"
+    if isinstance(event, Hint):
+        return f"hint for {event.colour}: {event.turn}, worth a {event.value} (see the LEDs)"
+    if isinstance(event, BlunderWarning):
+        return (
+            f"warning: {event.turn} throws the game away (a {event.value} after it); "
+            "press again to play it, or change it"
+        )
+    if isinstance(event, OpponentChosen):
+        if event.colour is None:
+            return "two people play"
+        return f"the board plays {event.colour} at {event.player.removeprefix('board:')}"
+    if isinstance(event, TakeBack):
+        return f"taking back turn {event.number} ({event.turn}): undo what the LEDs show"
+    if isinstance(event, TakenBack):
+        return f"turn {event.number} taken back: {event.to_move} to move, {event.board}"
+    if isinstance(event, RemoteStatus):
+        return _REMOTE.get(event.state, event.state)
+    return None
 
 
 class EventLogger:

@@ -287,7 +287,10 @@ class Archive:
 
         path = Path(directory) / NAME
         if not os.path.lexists(path):
-            raise ArchiveError(f"no game archive in {directory} (no {NAME} there)")
+            raise ArchiveError(
+                f"no game archive in {directory} (no {NAME} there; "
+                "--state-dir DIR reads the archive of another directory)"
+            )
         if not path.is_file():
             raise ArchiveError(f"cannot read the game archive {path}: not a file")
         try:

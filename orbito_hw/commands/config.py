@@ -26,9 +26,21 @@ def register(sub: Any) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    """A summary; or each problem on a line of its own (one alone: one line), exit 2."""
     from orbito_hw.app.config import load_config
+    from orbito_hw.commands import PROG
+    from orbito_hw.errors import ConfigError
 
-    print(load_config(args.config).summary())
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        if len(exc.problems) < 2:
+            raise
+        lines = [f"{PROG}: {exc.source}: {len(exc.problems)} problems:"]
+        lines += [f"  {' '.join(problem.splitlines())}" for problem in exc.problems]
+        print("\n".join(lines), file=sys.stderr)
+        return 2
+    print(config.summary())
     return 0
 
 

@@ -244,7 +244,8 @@ def _review_text(game: GameRow, result: Review) -> list[str]:
     for colour in Colour:
         numbers = result.mistakes(colour)
         listed = ", ".join(str(n) for n in numbers) if numbers else "none"
-        out.append(f"{colour} ({getattr(game, colour.value)}): {len(numbers)} mistakes: {listed}")
+        who = f"{colour} ({getattr(game, colour.value)})"
+        out.append(f"{who}: {_count(len(numbers), 'mistake')}: {listed}")
     decided = result.decided
     out.append(
         f"decided at turn {decided}" if decided else "no mistake: it went as perfect play says"
@@ -311,7 +312,7 @@ def _seat_outcome(result: str | None, colour: str) -> str:
 
 
 def _stats_text(stats: dict[str, Any]) -> list[str]:
-    out = [f"{stats['games']} games, {stats['finished']} finished", ""]
+    out = [f"{_count(stats['games'], 'game')}, {stats['finished']} finished", ""]
     header = ["player", "games", "won", "drawn", "lost", "unfinished"]
     rows = [[name, *(str(t[k]) for k in header[1:])] for name, t in stats["players"].items()]
     out += _table(header, rows) if rows else ["no games in the archive yet"]
@@ -319,11 +320,16 @@ def _stats_text(stats: dict[str, Any]) -> list[str]:
         out += ["", *_table(["day", "games"], [[d, str(n)] for d, n in stats["per_day"].items()])]
     longest = stats["longest"]
     if longest is not None:
-        out += ["", f"longest game: {longest['id']} ({longest['turns']} turns)"]
+        out += ["", f"longest game: {longest['id']} ({_count(longest['turns'], 'turn')})"]
     return out
 
 
 # --- output -------------------------------------------------------------------------------
+def _count(n: int, noun: str) -> str:
+    """``1 game``, ``2 games``: a count and its noun, singular for one."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     return [

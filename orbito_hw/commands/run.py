@@ -11,13 +11,14 @@ from orbito_hw.commands import UsageError, emit, fail, input_lines
 from orbito_hw.hw.interfaces import BACKENDS, Backend  # the names only: no driver is imported
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from orbito_hw.archive.recorder import Recorder
     from orbito_hw.control.events import Event, EventListener
     from orbito_hw.control.settings import Settings
     from orbito_hw.remote.protocol import BrokerUrl
     from orbito_hw.rules.game import Colour
+    from orbito_hw.sim.harness import MockRun
 
 
 def register(sub: Any) -> None:
@@ -137,13 +138,20 @@ def cmd_run(args: argparse.Namespace) -> int:
         return run_events(args.events, args.state_dir, args.backend, settings, args.seed)
     if args.interactive:
         return run_interactive(args.state_dir, args.backend, settings, args.seed)
+    from orbito_hw.archive.recorder import Recorder
     from orbito_hw.sim.demo import run_demo
     from orbito_hw.sim.harness import ControllerFailed
 
+    archive = Recorder(args.state_dir)  # none in a fresh temp dir; its faults are logged
     try:
-        return run_demo(seed=args.seed, backend=args.backend, settings=settings)
+        return run_demo(
+            seed=args.seed, backend=args.backend, settings=settings, state_dir=args.state_dir,
+            listener=archive, on_boot=archive.boot,
+        )  # fmt: skip
     except ControllerFailed as exc:  # as for --events: its fault was shown as it came
         fail(f"the controller failed: {exc}", status=1)
+    finally:
+        archive.close()
 
 
 def _mock_settings(opponent: str | None, seed: int | None, hints: bool) -> Settings | None:
@@ -219,23 +227,33 @@ def run_remote(args: argparse.Namespace, settings: Settings | None) -> int:
         from orbito_hw.sim.script import parse_script
 
         script = parse_script(_read_script(args.events), args.events)
-    from orbito_hw.app.logs import describe
+    from orbito_hw.commands.prompt import Prompt, RemotePrompt, read_lines, terminal
     from orbito_hw.mock.worlds import serve_remote
 
-    person = script is None and sys.stdin.isatty() and sys.stdout.isatty()
-
-    def show(event: Event) -> None:
-        if person:  # a person at a terminal reads sentences; a program reads JSON lines
-            print(describe(event)[1], flush=True)
-        else:
-            emit(event.to_json())
-
-    archive = _recorder(args.state_dir, show)
+    # A person at a terminal reads sentences and the board; a program reads JSON lines.
     plays = Colour(args.plays)
+    person = script is None and terminal()
+    other = f"{plays.other}'s board"
+    prompt = Prompt(sys.stdout, person, sys.stdout.isatty(), who=other)
+    runs: list[MockRun] = []
+    typed = RemotePrompt(prompt, lambda: runs[0] if runs else None)
+    archive = _recorder(args.state_dir, typed.event)
+
+    def started(run: MockRun) -> None:
+        runs.append(run)
+        prompt.board(run)
+
+    if person:
+        read_lines(prompt)
+        prompt.say(
+            f"a remote game: you play {plays} on this board, {other} plays {plays.other}; "
+            "type help for the commands, quit to leave"
+        )
     try:
         return serve_remote(
-            url, plays, script, _both(show, archive), args.state_dir, args.backend, settings,
-            args.seed, archive.boot,
+            url, plays, script, _both(typed.event, archive), args.state_dir, args.backend,
+            settings, args.seed, archive.boot, prompt=typed.after if person else None,
+            typed=typed if person else None, started=started,
         )  # fmt: skip
     finally:
         archive.close()
@@ -302,46 +320,56 @@ def run_interactive(
     settings: Settings | None = None,
     seed: int | None = None,
 ) -> int:
-    """Board-script commands typed at a prompt; blocking reads, so an idle board costs no CPU."""
-    from orbito_hw.app.logs import describe
-    from orbito_hw.sim.demo import draw_board
+    """Board-script commands typed at a prompt (commands/prompt.py); blocking reads, so an
+    idle board costs no CPU. A person at a terminal reads sentences and the board after
+    each command, the rings' move finished first; a program on a pipe reads JSON lines."""
+    from orbito_hw.commands.prompt import PROMPT, Prompt, Quit, read_lines, terminal
+    from orbito_hw.control.events import Corrected, Correction
+    from orbito_hw.mock.realtime import put_back
     from orbito_hw.sim.harness import CommandError, ControllerFailed, MockRun
-    from orbito_hw.sim.script import parse_line
 
-    person = sys.stdin.isatty() and sys.stdout.isatty()
+    prompt = Prompt(sys.stdout, terminal(), sys.stdout.isatty())
+    # Until the board is set up, a person's events wait: a fresh simulated board on an old
+    # game's --state-dir starts empty, and is not a board "that does not match".
+    held: list[Event] | None = [] if prompt.person else None
 
     def show(event: Event) -> None:
-        # A person at a terminal reads sentences; a program on a pipe reads JSON lines.
-        if person:
-            print(describe(event)[1])
+        if held is None:
+            prompt.event(event)
         else:
-            emit(event.to_json())
+            held.append(event)
 
     archive = _recorder(state_dir, show)
-    on_event = _both(show, archive)
-    run = MockRun(state_dir, settings, backend, on_event, seed=seed, on_boot=archive.boot)
-    prompt = "orbito> " if sys.stdin.isatty() else ""
-    lines = input_lines(sys.stdin)  # decoded line by line: a line that is not UTF-8 is refused
-    first = True
+    run = MockRun(state_dir, settings, backend, _both(show, archive), seed=seed,
+                  on_boot=archive.boot)  # fmt: skip
+    first = not run.referee.saved.turns
     try:
-        while True:
-            print(prompt, end="", flush=True)
-            line = next(lines, None)
-            if line is None:
-                break
+        if held is not None:
+            read_lines(prompt)
+            put_back(run)  # an old game in --state-dir: its marbles, as the players left them
+            prompt.say("the simulated board: type help for the commands, quit to leave")
+            setting_up = (Correction, Corrected) if run.referee.state.name != "CORRECTION" else ()
+            for event in held:
+                if not isinstance(event, setting_up):
+                    prompt.event(event)
+            held = None
+        run.play_given_opponent()  # --opponent plays, whatever the old journal said
+        prompt.board(run)
+        for number, text in enumerate(_typed_lines(prompt.person, PROMPT), 1):
             try:
-                if line.problem is not None:
-                    raise ValueError(f"line {line.number}: {line.problem}")
-                command = parse_line(line.text, line.number)
+                command = prompt.interpret(text, number, run)
                 if command is None:
                     continue
                 run.run(command, first_command=first)
                 first = False
+                if prompt.person:
+                    run.wait_for_rings()  # the turn's line comes before the next prompt
+            except Quit:
+                break
             except (ValueError, CommandError) as exc:
                 print(f"orbito-hw: {exc}", file=sys.stderr)
                 continue
-            if sys.stdin.isatty():
-                print(draw_board(run, sys.stdout.isatty()), file=sys.stderr)
+            prompt.board(run)
         run.finish()
     except ControllerFailed as exc:  # its fault event was shown as it came
         fail(f"the controller failed: {exc}", status=1)
@@ -349,6 +377,27 @@ def run_interactive(
         run.close()
         archive.close()
     return 0
+
+
+def _typed_lines(person: bool, prompt: str) -> Iterator[str]:
+    """The lines typed: with ``input()`` (readline's editing and history) for a person,
+    Ctrl-C dropping the line and Ctrl-D leaving; else stdin's lines decoded strictly
+    (a line that is not UTF-8 is named on stderr and skipped)."""
+    if person:
+        while True:
+            try:
+                yield input(prompt)
+            except KeyboardInterrupt:
+                print(file=sys.stderr)
+            except EOFError:
+                print(file=sys.stderr)
+                return
+    for line in input_lines(sys.stdin):
+        if line.problem is not None:
+            print(f"orbito-hw: line {line.number}: {line.problem}", file=sys.stderr)
+            yield ""
+        else:
+            yield line.text
 
 
 def _recorder(state_dir: str | None, report: Callable[[Event], None]) -> Recorder:

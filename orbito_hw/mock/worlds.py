@@ -21,7 +21,7 @@ import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 from orbito_hw.archive.reading import ArchiveReads
 from orbito_hw.archive.recorder import Recorder
@@ -81,6 +81,8 @@ def serve_mock(
     server: WebServer | None = None
     try:
         put_back(run)
+        if remote is None:
+            run.play_given_opponent()  # --opponent plays, whatever an old journal said
         clock = RealTime(run, loop)
         if board is not None:
             board.connect(loop)
@@ -126,9 +128,12 @@ def serve_remote(
     seed: int | None = None,
     on_boot: Callable[[Referee], None] | None = None,
     prompt: Callable[[], None] | None = None,
+    typed: Typed | None = None,
+    started: Callable[[MockRun], None] | None = None,
 ) -> int:
     """Run a simulated board in the remote game until the script ends (``script``), or
-    stdin does (None), or SIGINT/SIGTERM; 1 if its controller failed."""
+    stdin does (None), or SIGINT/SIGTERM; 1 if its controller failed. ``prompt`` is called
+    after each line typed; ``typed`` reads the lines a person types (the prompt's)."""
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     clock: list[RealTime] = []
@@ -145,10 +150,12 @@ def serve_remote(
     )
     try:
         put_back(board.run)
+        if started is not None:  # the prompt draws this board
+            started(board.run)
         clock.append(RealTime(board.run, loop))
         clock[0].wake()
         board.connect(loop)
-        steps = _script(board, script) if script is not None else _typed(board, loop, prompt)
+        steps = _script(board, script) if script is not None else _typed(board, loop, prompt, typed)
         main = loop.create_task(steps)
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, main.cancel)
@@ -177,24 +184,46 @@ async def _script(board: RemoteMock, script: list[Command]) -> None:
     await asyncio.sleep(SETTLE)
 
 
+class Typed(Protocol):
+    """A person's lines, typed at a prompt: ``lines()`` yields them; ``interpret`` turns one
+    into a command (None: nothing to run; EOFError: leave)."""
+
+    def lines(self) -> AsyncIterator[str]: ...
+
+    def interpret(self, text: str, number: int) -> Command | None: ...
+
+
 async def _typed(
-    board: RemoteMock, loop: asyncio.AbstractEventLoop, prompt: Callable[[], None] | None
+    board: RemoteMock,
+    loop: asyncio.AbstractEventLoop,
+    prompt: Callable[[], None] | None,
+    typed: Typed | None = None,
 ) -> None:
     """Commands typed (or piped) on stdin, read on the loop: the other board's turns come
-    in while the person thinks. A bad line is named on stderr; the next one is read."""
+    in while the person thinks. A bad line is named on stderr; the next one is read. With
+    ``typed`` (a person at a terminal) the rings' move ends before the next prompt."""
     from orbito_hw.sim.harness import CommandError
 
     number = 0
-    async for raw in _stdin_lines(loop):
+    source = typed.lines() if typed is not None else _stdin_lines(loop)
+    async for raw in source:
         number += 1
         try:
-            text = raw.decode("utf-8").removeprefix("\ufeff").rstrip("\r\n")
-            command = parse_line(text, number)
+            text = raw if isinstance(raw, str) else raw.decode("utf-8")
+            text = text.removeprefix("\ufeff").rstrip("\r\n")
+            if typed is not None:
+                command = typed.interpret(text, number)
+            else:
+                command = parse_line(text, number)
             if command is not None and command.name == "wait":
                 await asyncio.sleep(command.seconds)
                 board.wake()
             elif command is not None:
                 board.command(command, first_command=number == 1)
+                if typed is not None:
+                    await _rings_still(board.run)
+        except EOFError:  # quit
+            break
         except UnicodeDecodeError:
             print(f"orbito-hw: line {number} is not UTF-8 text", file=sys.stderr)
         except (ValueError, CommandError) as exc:
@@ -202,6 +231,14 @@ async def _typed(
         if prompt is not None:
             prompt()
     await asyncio.sleep(SETTLE)
+
+
+async def _rings_still(run: MockRun, most: float = 30.0) -> None:
+    """Until the rings have stopped and the board has checked itself (``most`` seconds)."""
+    for _ in range(int(most / 0.05)):
+        await asyncio.sleep(0.05)
+        if not (run.drive.moving or not run.physics.aligned or run.referee.busy):
+            return
 
 
 async def _stdin_lines(loop: asyncio.AbstractEventLoop) -> AsyncIterator[bytes]:

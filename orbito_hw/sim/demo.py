@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from orbito_hw.control.events import Event, GameOver, Rejected, TurnPlayed
+from orbito_hw.control.referee import Referee
 from orbito_hw.control.settings import Settings
 from orbito_hw.errors import reader_gone
 from orbito_hw.hw.interfaces import RGB, Backend, rgb_hex
@@ -108,10 +109,15 @@ def run_demo(
     out: TextIO | None = None,
     backend: Backend = "sim",
     settings: Settings | None = None,
+    state_dir: str | None = None,
+    listener: Callable[[Event], None] | None = None,
+    on_boot: Callable[[Referee], None] | None = None,
 ) -> int:
     """A game against the board (black, at ``DEMO_LEVEL``) by default; with ``settings``, the
     board plays ``settings.opponent`` if any, else two opponents play each other. The
-    simulated person makes the turns the board shows; each is drawn lit before it is made."""
+    simulated person makes the turns the board shows; each is drawn lit before it is made.
+    ``state_dir`` keeps the journal (a fresh temporary directory when None); ``listener``
+    hears every event and ``on_boot`` each start of the controller (the game archive)."""
     out = out or sys.stdout
     if settings is None:
         settings = Settings(opponent=board_player(parse_level(DEMO_LEVEL), Colour.BLACK, seed))
@@ -135,6 +141,8 @@ def run_demo(
             reader_gone(stream)
 
     def on_event(event: Event) -> None:
+        if listener is not None:
+            listener(event)
         if isinstance(event, TurnPlayed):
             say(f"turn {event.number}: {event.colour} {event.turn}", draw_board(run, colour))
         elif isinstance(event, Rejected):
@@ -144,14 +152,15 @@ def run_demo(
             who = f"{winner} ({names[winner]}) wins" if winner is not None else "a draw"
             say(f"result: {who}", draw_board(run, colour))
 
-    run = MockRun(None, settings, parts=backend, on_event=on_event, seed=seed)
+    run = MockRun(state_dir, settings, parts=backend, on_event=on_event, seed=seed, on_boot=on_boot)
     board = settings.opponent
     if board is not None:
         names[board.colour] = "the board"
         players[board.colour] = lambda position: _board_turn(run)
     try:
         first = rng.choice(list(Colour))
-        run.run(Command("reset", colour=first), first_command=True)
+        # A state directory that holds a game: the demo starts the next one.
+        run.run(Command("reset", colour=first), first_command=not run.referee.saved.turns)
         say(
             f"demo game on the simulated board: black plays {names[Colour.BLACK]}, "
             f"white plays {names[Colour.WHITE]}; {first} starts"

@@ -200,6 +200,17 @@ class MockRun:
             self.referee.new_game(c.colour, next_game=not first_command)
         self.advance(HUMAN_GAP)
 
+    def play_given_opponent(self) -> None:
+        """The opponent of the settings given (``--opponent``) plays now, even in an old
+        game of the state directory whose journal names another (the journal keeps the
+        opponent menu's choice from game to game)."""
+        wanted, now = self.settings.opponent, self.referee.opponent
+        if wanted is None:
+            return
+        if now is None or (now.player, now.colour) != (wanted.player, wanted.colour):
+            self.referee.set_opponent(wanted)
+            self.wait_for_rings()
+
     def _make_player(self, level: str, colour: Colour) -> BoardPlayer:
         return board_player(parse_level(level), colour, self.seed)
 

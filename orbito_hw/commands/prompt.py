@@ -1,0 +1,231 @@
+"""The interactive prompt of ``run --mock --interactive`` (local, and in a remote game): a
+small terminal app for a person. Board-script commands, plus ``help``, ``board``,
+``clear``, ``quit`` and ``exit``; every event as a sentence; after each change the board
+drawn with what its LEDs ask, in words (and in the terminal's colours when it has them).
+
+A program on a pipe (stdin or stdout not a terminal) gets what it always got: the events
+as JSON lines (the contract of ``--events``), no prompt and no drawing; ``help`` and
+``quit`` work there too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Final, TextIO
+
+from orbito_hw.control.led_words import view_words
+from orbito_hw.errors import OrbitoError
+from orbito_hw.sim.demo import draw
+from orbito_hw.sim.script import parse_line
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from orbito_hw.control.events import Event
+    from orbito_hw.sim.harness import MockRun
+    from orbito_hw.sim.script import Command
+
+PROMPT: Final = "orbito> "
+
+# (form, example, what it does): every command, each with an example to type.
+HELP: Final = (
+    ("lift SQ", "lift c1", "lift the marble on SQ into your hand"),
+    (
+        "put SQ [black|white]",
+        "put c2",
+        "put a marble on SQ: the one in your hand, else a new one of the side to move",
+    ),
+    ("press", "press", "press the Orbito button: your turn, or a hint with hints on"),
+    ("hold S", "hold 2.5", "hold the button S seconds: 2 takes back a turn, or starts a game"),
+    ("wait S", "wait 1", "let S seconds pass"),
+    ("bounce SQ", "bounce b2", "SQ's sensor chatters and settles back"),
+    ("slip N", "slip 30", "the next ring move loses N motor steps (the board recovers)"),
+    ("power-cut", "power-cut", "the controller dies and restarts from its journal"),
+    ("reset black|white", "reset white", "empty the board: a new game, that colour first"),
+    (
+        "opponent LEVEL COLOUR|none",
+        "opponent perfect white",
+        "the board plays COLOUR at LEVEL (perfect, 5..1, random), or nobody",
+    ),
+    ("hints on|off", "hints on", "hints and the blunder warning"),
+    ("board", "board", "draw the board and its LEDs again"),
+    ("clear", "clear", "clear the screen, then draw the board"),
+    ("help", "help", "this list"),
+    ("quit", "quit", "leave (exit and Ctrl-D too)"),
+)
+
+
+class Quit(OrbitoError, EOFError):
+    """``quit`` or ``exit`` was typed: as the end of the input (never an error to report)."""
+
+
+def help_text() -> str:
+    width = max(len(form) for form, _, _ in HELP)
+    wide = max(len(ex) for _, ex, _ in HELP)
+    lines = ["commands (one a line; # starts a comment):"]
+    lines += [f"  {form.ljust(width)}  {ex.ljust(wide)}  {what}" for form, ex, what in HELP]
+    return "\n".join(lines)
+
+
+def _paint(text: str, rgb: tuple[int, int, int], blinking: bool) -> str:
+    blink = "\x1b[5m" if blinking else ""
+    return f"\x1b[38;2;{rgb[0]};{rgb[1]};{rgb[2]}m{blink}{text}\x1b[0m"
+
+
+class Prompt:
+    """What a person at a terminal sees; ``person`` False: a program, JSON lines only.
+
+    ``who`` names the player whose turns the LEDs show: "the board", or in a remote game
+    the other person's board ("white's board")."""
+
+    def __init__(self, out: TextIO, person: bool, colour: bool, who: str = "the board") -> None:
+        self.out = out
+        self.person = person
+        self.colour = colour
+        self.who = who
+
+    def say(self, text: str) -> None:
+        print(text, file=self.out, flush=True)
+
+    def event(self, event: Event) -> None:
+        """One event: a sentence for a person, a JSON line for a program."""
+        if self.person:
+            from orbito_hw.app.logs import describe
+
+            self.say(describe(event)[1])
+        else:
+            from orbito_hw.commands import emit
+
+            emit(event.to_json(), self.out)
+
+    def interpret(self, text: str, number: int, run: MockRun | None = None) -> Command | None:
+        """The command a typed line asks for; None for one the prompt answers itself
+        (``help``, ``board``, ``clear``, a blank line). Quit for ``quit``/``exit``,
+        ValueError for a line that is not a command."""
+        word = text.split("#", 1)[0].strip()
+        if word in ("quit", "exit"):
+            raise Quit
+        if word == "help":
+            self.say(help_text())
+            return None
+        if word in ("board", "clear"):
+            if word == "clear" and self.person:
+                self.out.write("\x1b[H\x1b[2J")
+            if run is not None:
+                self.board(run)
+            return None
+        return parse_line(text, number)
+
+    def board(self, run: MockRun) -> None:
+        """The marbles, each lit square on its LED's colour, then every LED in words."""
+        if not self.person:
+            return
+        show = run.referee.show
+        lit = view_words(show.view, show.palette, self.who)
+        frame: list[tuple[int, int, int] | None] = [None] * 16
+        status = None
+        for item in lit:
+            if item.where == "status":
+                status = item.colour
+            else:
+                from orbito_hw.rules.squares import parse_square
+
+                frame[parse_square(item.where)] = item.colour
+        rows = draw(run.physics.colour_at, frame, status, self.colour).splitlines()[:-1]
+        for item in lit:
+            text = item.text(show.palette)
+            rows.append(
+                "    " + (_paint(text, item.colour, item.blinking) if self.colour else text)
+            )
+        if not lit:
+            rows.append("    LEDs: dark")
+        self.say("\n".join(rows))
+
+
+def read_lines(prompt: Prompt) -> None:
+    """Make stdin's lines editable with a history (readline) when a person types them."""
+    if prompt.person:
+        with contextlib.suppress(ImportError):  # a Python built without it: plain lines
+            import readline  # noqa: F401  (input() edits lines and keeps a history with it)
+
+
+def terminal() -> bool:
+    """Whether a person sits at this terminal: stdin and stdout both a TTY."""
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+class RemotePrompt:
+    """The prompt in a remote game (mock/worlds.py's ``Typed``): lines read by ``input()``
+    on a thread of their own (readline's editing and history), while the event loop runs
+    the board and the other board's turns come in. An event that arrives while the person
+    is typing is printed above the prompt, the board drawn again, the typed text kept."""
+
+    def __init__(self, prompt: Prompt, run: Callable[[], MockRun | None]) -> None:
+        self.prompt = prompt
+        self.run = run
+        self.handling = False  # a typed line is being run: it draws the board itself
+        self.changed = False  # the line typed ran a command: the board is drawn after it
+        self._redraw: asyncio.TimerHandle | None = None
+
+    def event(self, event: Event) -> None:
+        if not self.prompt.person or self.handling:
+            self.prompt.event(event)
+            return
+        self.prompt.out.write("\r\x1b[K")  # over the prompt and what is typed on it
+        self.prompt.event(event)
+        if self._redraw is None:  # the board once for a burst of events
+            loop = asyncio.get_running_loop()
+            self._redraw = loop.call_later(0.2, self._draw_again)
+
+    def _draw_again(self) -> None:
+        self._redraw = None
+        run = self.run()
+        if run is not None and not self.handling:
+            self.prompt.board(run)
+            typed = ""
+            with contextlib.suppress(ImportError):
+                import readline
+
+                typed = readline.get_line_buffer()
+            self.prompt.out.write(PROMPT + typed)
+            self.prompt.out.flush()
+
+    def interpret(self, text: str, number: int) -> Command | None:
+        self.changed = False
+        command = self.prompt.interpret(text, number, self.run())
+        self.changed = command is not None  # help, board, clear: answered already
+        return command
+
+    def after(self) -> None:
+        run = self.run()
+        if run is not None and self.changed:
+            self.prompt.board(run)
+        self.handling = self.changed = False
+
+    async def lines(self) -> AsyncIterator[str]:
+        loop = asyncio.get_running_loop()
+        queue: asyncio.Queue[str | None] = asyncio.Queue()
+        handled = threading.Event()
+
+        def read() -> None:
+            while True:
+                try:
+                    line: str | None = input(PROMPT)
+                except (EOFError, KeyboardInterrupt, OSError):
+                    line = None
+                loop.call_soon_threadsafe(queue.put_nowait, line)
+                if line is None:
+                    return
+                handled.wait()  # the next prompt once the board is drawn
+                handled.clear()
+
+        # A daemon: a person who leaves by Ctrl-C leaves it blocked in input().
+        threading.Thread(target=read, name="orbito-prompt", daemon=True).start()
+        while (line := await queue.get()) is not None:
+            self.handling = True
+            yield line
+            handled.set()
