@@ -24,10 +24,15 @@ from gpiozero.exc import (
     PinPWMUnsupported,
     PinSetInput,
 )
-from hypothesis import HealthCheck, given, settings
+from gpiozero.pins.mock import MockFactory
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from orbito_hw.hw import gpiod_factory
+from orbito_hw.app.assemble import open_pin_factory
+from orbito_hw.app.config import BackendsConfig, Config, parse_config
+from orbito_hw.control.debounce import Debouncer
+from orbito_hw.errors import ConfigError, HardwareError
+from orbito_hw.hw import gpio, gpiod_factory
 from orbito_hw.hw.clock import VirtualClock
 from orbito_hw.hw.gpio import GpioButton, GpioDrive, GpioSensors, PinError
 from orbito_hw.hw.gpiod_factory import GpiodFactory, PinLineBusy
@@ -348,3 +353,106 @@ def expected_edges(gaps: list[int], debounce: int) -> list[tuple[float, bool]]:
             edges.append((float(at + debounce), level))
             reported = level
     return edges
+
+
+# --- choosing the factory (backends.gpio) and the kernel's time in the referee's events -----
+@pytest.fixture
+def no_factory_yet(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    old, Device.pin_factory = Device.pin_factory, None
+    yield
+    Device.pin_factory = old
+
+
+def test_auto_is_gpiod_where_it_can_run(
+    kernel: Kernel, no_factory_yet: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gpio, "gpiod_usable", lambda: True)
+    made = gpio.pin_factory("auto")
+    assert isinstance(made, GpiodFactory)
+    assert gpio.factory_name(made) == "GpiodFactory on /dev/gpiochip0"
+    made.close()
+    monkeypatch.setattr(gpio, "gpiod_usable", lambda: False)
+    assert gpio.pin_factory("auto") is None  # gpiozero's own order: lgpio, RPi.GPIO...
+
+
+def test_auto_leaves_a_chosen_factory_alone(
+    kernel: Kernel, no_factory_yet: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gpio, "gpiod_usable", lambda: True)
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "lgpio")
+    assert gpio.pin_factory("auto") is None  # the environment chose: gpiozero reads it
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY")
+    Device.pin_factory = MockFactory()
+    assert gpio.pin_factory("auto") is None  # as the tests' MockFactory
+    assert isinstance(gpio.pin_factory("mock"), MockFactory)  # the config may name any
+
+
+def test_a_library_that_cannot_run_names_the_config_key(kernel: Kernel) -> None:
+    config = Config(source="board.toml", backends=BackendsConfig(gpio="gpiod"))
+    kernel.paths = set()  # no GPIO chip on this machine
+    with pytest.raises(HardwareError, match=r"board.toml: backends.gpio = 'gpiod': cannot drive"):
+        open_pin_factory(config)
+    with pytest.raises(ConfigError, match=r"backends.gpio: 'pigpiod' is not one of auto, gpiod"):
+        parse_config(SIM_PARTS + 'gpio = "pigpiod"\n')
+
+
+SIM_PARTS = '[backends]\nsensors = "sim"\nbutton = "sim"\ndrive = "sim"\nlights = "sim"\n'
+
+
+class MonotonicClock(VirtualClock):
+    monotonic = True  # as LoopClock: the kernel's stamps are on its time
+
+
+def test_a_sensor_change_is_dated_by_the_kernel(kernel: Kernel, factory: GpiodFactory) -> None:
+    clock = MonotonicClock(start=100.0)
+    sensors = GpioSensors(PINS, clock, factory)
+    button = GpioButton(PINS, clock, factory)
+    heard: list[tuple[str, bool, float]] = []
+    sensors.subscribe(lambda sq, present, when: heard.append((f"square {sq}", present, when)))
+    button.subscribe(lambda pressed, when: heard.append(("button", pressed, when)))
+    kernel.drive(PINS.squares[0], False, at_ns=99_250_000_000)
+    kernel.drive(PINS.button, False, at_ns=99_500_000_000)
+    wait_for(lambda: len(clock._timers) == 2)
+    clock.advance(0)
+    assert heard == [("square 0", True, 99.25), ("button", True, 99.5)]
+    sensors.close()
+    button.close()
+
+
+@given(age=st.floats(0, 0.2), held=st.floats(0.001, 0.3))
+def test_the_debounce_counts_from_the_edges_stamps(age: float, held: float) -> None:
+    # A marble put down at the kernel's ``now - age`` and lifted ``held`` s later, each
+    # edge reaching the event loop at its stamp or later (the loop busy till now): passed
+    # on if and only if it stayed the debounce delay, however late the loop got to it.
+    delay = 0.05
+    assume(abs(held - delay) > 1e-6)  # the boundary itself is the float's, not ours
+    clock = VirtualClock(start=10.0)
+    stub = StubSensors()
+    debounced = Debouncer(stub, clock, delay)
+    heard: list[tuple[bool, float]] = []
+    debounced.subscribe(lambda sq, present, when: heard.append((present, when)))
+    put = clock.now() - age
+    stub.tell(2, True, put)
+    lifted = put + held
+    if lifted > clock.now():
+        clock.run_until(lifted)
+    stub.tell(2, False, lifted)  # both waiting together when the lift is older than now
+    clock.advance(1.0)
+    assert (heard[:1] == [(True, put)]) == (held > delay)
+    assert debounced.read() == 0
+
+
+class StubSensors:
+    def __init__(self) -> None:
+        self.listeners: list[Callable[[int, bool, float], None]] = []
+
+    def read(self) -> int:
+        return 0
+
+    def subscribe(self, listener: Callable[[int, bool, float], None]) -> None:
+        self.listeners.append(listener)
+
+    def tell(self, square: int, present: bool, when: float) -> None:
+        for listener in self.listeners:
+            listener(square, present, when)

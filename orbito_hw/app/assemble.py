@@ -7,9 +7,10 @@ that chose it (a ``HardwareError``), never as a traceback.
 
 from __future__ import annotations
 
+import logging
 import warnings
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from orbito_hw.app.config import Config
 from orbito_hw.doctor.checks import PINNED_PARTS, Wiring
@@ -19,6 +20,8 @@ from orbito_hw.hw.interfaces import RGB, Board, Clock, Frame, Lights, RingDrive,
 if TYPE_CHECKING:
     from orbito_hw.hw.gpio import GpioPins, PinError
     from orbito_hw.hw.serial_backend import SerialRingDrive
+
+log = logging.getLogger(__name__)
 
 
 class Part(Protocol):
@@ -115,6 +118,7 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
                 f'{config.source}: backends.{name}: "sim" is the simulated board: use run --mock'
             )
     opened: list[Part] = []
+    factory = open_pin_factory(config)
     try:
         from orbito_hw.hw.gpio import GpioButton, GpioDrive, GpioSensors
 
@@ -126,7 +130,9 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
             )
         sensors: SquareSensors | None = None
         if b.sensors == "gpio":
-            sensors = _open("sensors.pins", lambda: GpioSensors(pins, clock), opened, config)
+            sensors = _open(
+                "sensors.pins", lambda: GpioSensors(pins, clock, factory), opened, config
+            )
         drive: RingDrive
         if b.drive == "serial":
             pico = _open_serial(config, clock, opened)
@@ -135,19 +141,58 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
             drive = _open(
                 "drive",
                 lambda: GpioDrive(
-                    pins, clock, d.steps_per_place, d.max_speed, d.acceleration, realtime=realtime
+                    pins,
+                    clock,
+                    d.steps_per_place,
+                    d.max_speed,
+                    d.acceleration,
+                    factory=factory,
+                    realtime=realtime,
                 ),
                 opened,
                 config,
             )
-        button = _open("button.pin", lambda: GpioButton(pins, clock), opened, config)
+        button = _open("button.pin", lambda: GpioButton(pins, clock, factory), opened, config)
         lights = open_lights(config)
     except BaseException:
         for part in reversed(opened):
             part.close()
+        if factory is not None:
+            factory.close()
         raise
     assert sensors is not None  # the config allows gpio or serial sensors on a real board
-    return Board(clock, sensors, button, drive, lights)
+    _say_pin_library(config, factory)
+    return Board(clock, sensors, button, drive, lights, factory.close if factory else None)
+
+
+def open_pin_factory(config: Config) -> Any:
+    """The gpio parts' pin factory, as ``backends.gpio`` chooses (hw/gpio.py's
+    ``pin_factory``); None: gpiozero's own (``Device.pin_factory``). A library that cannot
+    run here is a HardwareError naming the key."""
+    from orbito_hw.hw.gpio import pin_factory  # gpiozero only when a gpio part is chosen
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return pin_factory(config.backends.gpio)
+    except Exception as exc:  # ImportError (lgpio absent), OSError (no chip), BadPinFactory
+        raise HardwareError(
+            f"{config.source}: backends.gpio = {config.backends.gpio!r}: cannot drive the "
+            f"pins with it here: {type(exc).__name__}: {exc}"
+        ) from None
+
+
+def _say_pin_library(config: Config, factory: Any) -> None:
+    """Log which pin library the gpio parts run on ("auto" chose it, or gpiozero did)."""
+    from gpiozero import Device
+
+    from orbito_hw.hw.gpio import factory_name
+
+    used = factory if factory is not None else Device.pin_factory
+    if used is not None:
+        log.info(
+            "GPIO pins through %s (backends.gpio = %s)", factory_name(used), config.backends.gpio
+        )
 
 
 def _open(key: str, make: Callable[[], P], opened: list[Part], config: Config) -> P:
