@@ -673,6 +673,9 @@ def play(vm: VM, report: Report) -> None:
         report.check("a busy GPIO line is one line (defect 1)", lambda: busy_pin(vm))
         report.check("waits for the Pico (defect 2)", lambda: waits_for_pico(vm))
         report.check("idle CPU (defect 4)", lambda: idle_cpu(vm, report))
+        import gpiod_checks  # beside this file: issue 24's checks (the pins through gpiod)
+
+        gpiod_checks.play(vm, report, CheckFailed)
         if (CHECKOUT / "orbito_hw/web/server.py").exists():
             report.check("the web page through a forwarded port", lambda: web_page(vm))
     with report.phase("reinstall and uninstall"):
