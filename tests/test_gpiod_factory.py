@@ -258,6 +258,8 @@ def test_the_edge_thread_sleeps_in_the_kernel_while_nothing_happens(
     thread = factory._reader._thread
     assert thread is not None
     time.sleep(0.05)
+    comm = Path(f"/proc/self/task/{thread.native_id}/comm").read_text()
+    assert comm == "gpiod-edges\n"  # named for top -H and the system test's figures
     before = own_wakeups(thread)
     time.sleep(0.5)
     assert own_wakeups(thread) == before  # lgpio's thread would have woken 1,000 times
