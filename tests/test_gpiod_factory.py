@@ -28,8 +28,8 @@ from gpiozero.pins.mock import MockFactory
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from orbito_hw.app.assemble import open_pin_factory
-from orbito_hw.app.config import BackendsConfig, Config, parse_config
+from orbito_hw.app.assemble import build_board, open_pin_factory
+from orbito_hw.app.config import BackendsConfig, Config, example_text, parse_config
 from orbito_hw.control.debounce import Debouncer
 from orbito_hw.errors import ConfigError, HardwareError
 from orbito_hw.hw import gpio, gpiod_factory
@@ -458,3 +458,27 @@ class StubSensors:
     def tell(self, square: int, present: bool, when: float) -> None:
         for listener in self.listeners:
             listener(square, present, when)
+
+
+def gpiod_board_config() -> Config:
+    text = example_text().replace('lights = "neopixel"', 'lights = "none"', 1)
+    return parse_config(text.replace('gpio = "auto"', 'gpio = "gpiod"', 1), "board.toml")
+
+
+def test_the_board_runs_on_the_configs_library_and_closes_it(kernel: Kernel) -> None:
+    config = gpiod_board_config()
+    with build_board(config, VirtualClock(), realtime=False) as board:
+        held = sorted(n for n, line in kernel.lines.items() if line.consumer == "orbito-hw")
+        assert held == sorted(pin for _, pin in config.gpio_pins())
+        assert board.pins is not None
+    assert kernel.open_requests == set() and kernel.open_chips == 0
+
+
+def test_a_busy_line_closes_the_parts_and_the_factory(kernel: Kernel) -> None:
+    config = gpiod_board_config()
+    kernel.hold(config.button.pin or 0, "gpioset")
+    with pytest.raises(HardwareError, match=r"button.pin = 17: GPIO 17 is busy"):
+        build_board(config, VirtualClock(), realtime=False)
+    assert [line.consumer for line in kernel.lines.values() if line.consumer] == ["gpioset"]
+    assert len(kernel.open_requests) == 0 and kernel.open_chips == 0
+    gc.collect()  # gpiozero's reservation of the busy pin (see the factory fixture)
