@@ -482,3 +482,23 @@ def test_a_busy_line_closes_the_parts_and_the_factory(kernel: Kernel) -> None:
     assert [line.consumer for line in kernel.lines.values() if line.consumer] == ["gpioset"]
     assert len(kernel.open_requests) == 0 and kernel.open_chips == 0
     gc.collect()  # gpiozero's reservation of the busy pin (see the factory fixture)
+
+
+def test_a_line_whose_edges_cannot_be_read_is_dropped_not_the_others(
+    kernel: Kernel, factory: GpiodFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    broken = DigitalInputDevice(10, pull_up=True, pin_factory=factory)
+    sound = DigitalInputDevice(11, pull_up=True, pin_factory=factory)
+    heard = threading.Event()
+    sound.when_activated = heard.set
+
+    def gone(max_events: int | None = None) -> list[object]:
+        raise OSError(19, "No such device")
+
+    broken.pin.request.read_edge_events = gone
+    kernel.drive(10, False)
+    wait_for(lambda: "GPIO10: its edges cannot be read: [Errno 19]" in caplog.text)
+    kernel.drive(11, False)
+    assert heard.wait(2)  # the thread lives on for the other lines
+    broken.close()
+    sound.close()

@@ -137,7 +137,7 @@ class _EdgeReader:
         while True:
             try:
                 ready = self._epoll.poll()  # no timeout: the kernel wakes us, nothing else
-            except OSError:  # closed under us: the factory is closing
+            except (OSError, ValueError):  # closed under us (ValueError): the factory closed
                 return
             for fd, _ in ready:
                 if fd == self._wake:
@@ -146,9 +146,14 @@ class _EdgeReader:
                     continue
                 with self.lock:
                     pin = self._pins.get(fd)
-                    events = pin._pending_events() if pin is not None else []
-                if pin is None:
-                    continue
+                    if pin is None:
+                        continue
+                    try:
+                        events = pin._pending_events()
+                    except OSError as exc:  # the chip gone: that line is lost, not the others
+                        log.error("%r: its edges cannot be read: %s", pin, exc)
+                        self.unwatch(fd)  # else a descriptor in error wakes us for ever
+                        continue
                 for event in events:
                     pin._edge(event)
 
