@@ -54,6 +54,8 @@ from gpiozero.exc import (
 )
 from gpiozero.pins.local import LocalPiFactory, LocalPiPin
 
+from orbito_hw.errors import HardwareError
+
 log = logging.getLogger(__name__)
 
 CONSUMER: Final = "orbito-hw"
@@ -66,11 +68,13 @@ EDGES: Final = {
 }  # fmt: skip
 
 
-class PinLineBusy(PinInvalidPin):  # type: ignore[misc]  # gpiozero is untyped
+# gpiozero's PinError (what its callers catch) and the package's HardwareError (an OSError:
+# the machine's doing, not a bad value), as every error of orbito-hw is (tests/test_errors.py).
+class PinLineBusy(PinError, HardwareError):  # type: ignore[misc]  # gpiozero is untyped
     """The line is held by another process, or the kernel claimed it (an SPI chip select)."""
 
 
-class PinLineError(PinError):  # type: ignore[misc]
+class PinLineError(PinError, HardwareError):  # type: ignore[misc]
     """The kernel refused a line for another reason (permissions, a chip gone)."""
 
 
