@@ -4,8 +4,9 @@
 # existing user, venv or config is kept (the package itself is upgraded from this checkout,
 # the unit and udev rules are refreshed). It checks first (root, systemd, Python, every
 # package it needs can be had: lgpio comes from PyPI where the distribution has no
-# python3-lgpio), then installs, and ends with a report: installed, and whether the service
-# runs (exit 0 even if it did not start: the report says why and what to do).
+# python3-lgpio; gpiod, libgpiod v2's bindings, always does), then installs, and ends with
+# a report: installed, and whether the service runs (exit 0 even if it did not start: the
+# report says why and what to do).
 #
 #   sudo scripts/install.sh              install, enable and (re)start the service
 #   sudo scripts/install.sh --no-start   install and enable it, start it at the next boot
@@ -25,6 +26,10 @@ APT_PACKAGES=(python3 python3-venv python3-dev python3-pip python3-lgpio python3
 # Raspberry Pi OS has python3-lgpio; plain Debian does not: then the venv gets PyPI's lgpio.
 LGPIO_PACKAGE=python3-lgpio
 LGPIO_FROM_PYPI=0
+# libgpiod v2's bindings, for the default pin factory (edges from the kernel, no polling):
+# always from PyPI into the venv (its wheels bring their own libgpiod; Debian bookworm's
+# python3-libgpiod is v1, which the factory cannot use).
+GPIOD_REQUIREMENT="gpiod>=2.1"
 MISSING_PACKAGES=()
 REPORT=()
 PREFIX="$ROOT/opt/orbito-hw"
@@ -247,6 +252,15 @@ install_venv() {
         say "lgpio from PyPI"
         run "$VENV/bin/pip" install --quiet lgpio
         done_step "lgpio from PyPI in $VENV ($LGPIO_PACKAGE is not packaged here)"
+    fi
+    # Once there (v2: it has LineSettings), a second run leaves it as it is.
+    if [[ -x $VENV/bin/python ]] &&
+        "$VENV/bin/python" -c "import gpiod, sys; sys.exit(not hasattr(gpiod, 'LineSettings'))" 2>/dev/null; then
+        say "gpiod (libgpiod v2) in $VENV"
+    else
+        say "gpiod from PyPI"
+        run "$VENV/bin/pip" install --quiet "$GPIOD_REQUIREMENT"
+        done_step "gpiod from PyPI in $VENV (libgpiod v2, the default pin library)"
     fi
     say "orbito-hw from $SRC"
     run "$VENV/bin/pip" install --upgrade "$SRC"

@@ -270,7 +270,7 @@ def test_check_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
 def test_no_file_means_the_simulated_board() -> None:
     config = load_config(None)
     backends = dataclasses.astuple(config.backends)
-    assert backends == ("sim", "sim", "sim", "sim")
+    assert backends == ("sim", "sim", "sim", "sim", "auto")
     assert config.gpio_pins() == []
 
 

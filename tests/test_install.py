@@ -305,6 +305,26 @@ def test_plain_debian_gets_lgpio_from_pypi_and_skips_the_pi_boot_settings(tmp_pa
     assert any("lgpio from PyPI" in line for line in plan)  # the closing report says so
 
 
+def test_gpiod_comes_from_pypi_once(tmp_path: Path) -> None:
+    # libgpiod v2's bindings (the default pin factory) come from PyPI into the venv, before
+    # the package; a venv that has them (a second run) is left as it is.
+    box = Sandbox(tmp_path)
+    plan = box.plan()
+    venv = box.root / "opt/orbito-hw/venv"
+    step = f"{venv}/bin/pip install --quiet gpiod\\>=2.1"
+    assert plan.index(step) < plan.index(f"{venv}/bin/pip install --upgrade {ROOT}")
+    assert any("gpiod from PyPI in" in line for line in plan)  # the closing report says so
+    python = venv / "bin/python"
+    python.parent.mkdir(parents=True)
+    python.write_text("#!/bin/sh\nexit 0\n")  # "import gpiod" answers: it is there
+    python.chmod(0o755)
+    again = box.plan()
+    assert not planned(again, f"{venv}/bin/pip install --quiet gpiod")
+    assert f"==> gpiod (libgpiod v2) in {venv}" in again
+    python.write_text("#!/bin/sh\nexit 1\n")  # v1's bindings, or none
+    assert planned(box.plan(), f"{venv}/bin/pip install --quiet gpiod")
+
+
 def test_a_package_that_cannot_be_had_stops_the_install_before_any_change(tmp_path: Path) -> None:
     box = Sandbox(tmp_path)
     box.set_packages(installed=[], unavailable=["python3-spidev"])

@@ -15,7 +15,9 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "orbito_hw"
-HARDWARE = {"gpiozero", "neopixel", "board", "serial", "RPi", "lgpio", "adafruit_pixelbuf", "busio"}
+HARDWARE = {
+    "gpiozero", "gpiod", "neopixel", "board", "serial", "RPi", "lgpio", "adafruit_pixelbuf", "busio"
+}  # fmt: skip
 FIRMWARE = {"orbito_fw"}  # the Pico's logic, a package of the same distribution
 # The mechanics' model (hardware/orbito_cad, the cad extra): only `cad build` imports it, and
 # it sees the package only through the rules (the squares) and the config's schema.

@@ -7,10 +7,11 @@ that chose it (a ``HardwareError``), never as a traceback.
 
 from __future__ import annotations
 
+import logging
 import warnings
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from orbito_hw.app.config import Config
 from orbito_hw.doctor.checks import PINNED_PARTS, Wiring
@@ -29,6 +30,8 @@ from orbito_hw.hw.interfaces import (
 if TYPE_CHECKING:
     from orbito_hw.hw.gpio import GpioPins, PinError
     from orbito_hw.hw.serial_backend import SerialRingDrive
+
+log = logging.getLogger(__name__)
 
 
 class Part(Protocol):
@@ -138,40 +141,75 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
     way; the service opens each part as it can: app/devices.py)."""
     check_backends(config)
     opened: list[Part] = []
+    factory = open_pin_factory(config)
     try:
         sensors: SquareSensors | None = None
         if config.backends.sensors == "gpio":
-            opened.append(sensors := open_sensors(config, clock))
-        drive, pico_sensors = open_drive(config, clock, realtime)
+            opened.append(sensors := open_sensors(config, clock, factory))
+        drive, pico_sensors = open_drive(config, clock, realtime, factory)
         opened.append(drive)
         sensors = pico_sensors or sensors
         assert sensors is not None  # gpio or serial: check_backends allows no other
-        opened.append(button := open_button(config, clock))
+        opened.append(button := open_button(config, clock, factory))
         lights = open_lights(config)
     except BaseException:
         for part in reversed(opened):
             part.close()
+        if factory is not None:
+            factory.close()
         raise
-    return Board(clock, sensors, button, drive, lights)
+    say_pin_library(config, factory)
+    return Board(clock, sensors, button, drive, lights, factory.close if factory else None)
 
 
-def open_sensors(config: Config, clock: Clock) -> SquareSensors:
-    """The squares' sensors on the Pi's pins (``backends.sensors = "gpio"``)."""
+def open_pin_factory(config: Config) -> Any:
+    """The gpio parts' pin factory, as ``backends.gpio`` chooses (hw/gpio.py's
+    ``pin_factory``); None: gpiozero's own (``Device.pin_factory``). A library that cannot
+    run here is a HardwareError naming the key."""
+    from orbito_hw.hw.gpio import pin_factory  # gpiozero only when a gpio part is chosen
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return pin_factory(config.backends.gpio)
+    except Exception as exc:  # ImportError (lgpio absent), OSError (no chip), BadPinFactory
+        raise HardwareError(
+            f"{config.source}: backends.gpio = {config.backends.gpio!r}: cannot drive the "
+            f"pins with it here: {type(exc).__name__}: {exc}"
+        ) from None
+
+
+def say_pin_library(config: Config, factory: Any) -> None:
+    """Log which pin library the gpio parts run on ("auto" chose it, or gpiozero did)."""
+    from gpiozero import Device
+
+    from orbito_hw.hw.gpio import factory_name
+
+    used = factory if factory is not None else Device.pin_factory
+    if used is not None:
+        log.info(
+            "GPIO pins through %s (backends.gpio = %s)", factory_name(used), config.backends.gpio
+        )
+
+
+def open_sensors(config: Config, clock: Clock, factory: Any = None) -> SquareSensors:
+    """The squares' sensors on the Pi's pins (``backends.sensors = "gpio"``), through
+    ``factory`` (``open_pin_factory``'s; None: gpiozero's own)."""
     from orbito_hw.hw.gpio import GpioSensors  # gpiozero only when a gpio part is chosen
 
     pins = gpio_pins(config)
-    return _open("sensors.pins", lambda: GpioSensors(pins, clock), config)
+    return _open("sensors.pins", lambda: GpioSensors(pins, clock, factory), config)
 
 
-def open_button(config: Config, clock: Clock) -> Button:
+def open_button(config: Config, clock: Clock, factory: Any = None) -> Button:
     from orbito_hw.hw.gpio import GpioButton
 
     pins = gpio_pins(config)
-    return _open("button.pin", lambda: GpioButton(pins, clock), config)
+    return _open("button.pin", lambda: GpioButton(pins, clock, factory), config)
 
 
 def open_drive(
-    config: Config, clock: Clock, realtime: bool = True
+    config: Config, clock: Clock, realtime: bool = True, factory: Any = None
 ) -> tuple[RingDrive, SquareSensors | None]:
     """The ring drive; with the Pico, its square sensors too when it reads them."""
     if config.backends.drive == "serial":
@@ -183,7 +221,13 @@ def open_drive(
     drive = _open(
         "drive",
         lambda: GpioDrive(
-            pins, clock, d.steps_per_place, d.max_speed, d.acceleration, realtime=realtime
+            pins,
+            clock,
+            d.steps_per_place,
+            d.max_speed,
+            d.acceleration,
+            factory=factory,
+            realtime=realtime,
         ),
         config,
     )

@@ -56,6 +56,9 @@ SENSOR_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "serial", "sim")
 BUTTON_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "sim")
 DRIVE_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "serial", "sim")
 LIGHT_BACKENDS: Final[tuple[LightsBackend, ...]] = ("neopixel", "sim", "none")
+# gpiozero's pin factory for the gpio parts: "auto" is gpiod where it imports and the machine
+# has a GPIO chip (GPIOZERO_PIN_FACTORY, when set, chooses instead), else gpiozero's own order.
+GPIO_LIBRARIES: Final = ("auto", "gpiod", "lgpio", "rpigpio", "mock")
 LEVELS: Final = ("low", "high")
 PULLS: Final = ("up", "down", "off")
 PIXEL_ORDERS: Final = ("GRB", "RGB", "GRBW", "RGBW")
@@ -124,6 +127,7 @@ class BackendsConfig:
     button: Backend = "gpio"
     drive: Backend = "gpio"
     lights: LightsBackend = "neopixel"
+    gpio: str = "auto"  # the pin library of the gpio parts (GPIO_LIBRARIES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,12 +410,12 @@ class _Reader:
         return GameConfig(opponent or d.opponent, Colour(colour or d.board_colour), hints)
 
     def backends(self, top: dict[str, Any]) -> BackendsConfig:
-        t = self.table(top, "backends", ("sensors", "button", "drive", "lights"))
+        t = self.table(top, "backends", ("sensors", "button", "drive", "lights", "gpio"))
         # An unusable backend stands in as sim, so it adds no "missing pin" problems on top.
         d = (
             BackendsConfig()
             if isinstance(top.get("backends", {}), dict)
-            else BackendsConfig("sim", "sim", "sim", "sim")
+            else BackendsConfig("sim", "sim", "sim", "sim", "auto")
         )
         return BackendsConfig(
             sensors=self.get(t, "backends.sensors", checks.choice(SENSOR_BACKENDS), d.sensors)
@@ -420,6 +424,7 @@ class _Reader:
             or "sim",
             drive=self.get(t, "backends.drive", checks.choice(DRIVE_BACKENDS), d.drive) or "sim",
             lights=self.get(t, "backends.lights", checks.choice(LIGHT_BACKENDS), d.lights) or "sim",
+            gpio=self.get(t, "backends.gpio", checks.choice(GPIO_LIBRARIES), d.gpio) or d.gpio,
         )
 
     def sensors(self, top: dict[str, Any], gpio: bool) -> SensorsConfig:

@@ -28,7 +28,9 @@ from orbito_hw.app.assemble import (
     open_button,
     open_drive,
     open_lights,
+    open_pin_factory,
     open_sensors,
+    say_pin_library,
 )
 from orbito_hw.app.config import Config
 from orbito_hw.errors import ConfigError, HardwareError
@@ -60,7 +62,11 @@ class Devices:
         self.button = StandInButton()
         self.lights = StandInLights()
         self.drive = StandInDrive(clock, "the board is starting")
-        self.board = Board(clock, self.sensors, self.button, self.drive, self.lights)
+        self._factory: Any = None  # the gpio parts' pin factory, opened with the first
+        self._factory_open = False
+        self.board = Board(
+            clock, self.sensors, self.button, self.drive, self.lights, self._close_factory
+        )
         # In the order tried: the lights first, so that they show what else is missing.
         self._openers: dict[str, Callable[[], None]] = {
             "lights": self._open_lights,
@@ -177,14 +183,31 @@ class Devices:
     def _open_lights(self) -> None:
         self.lights.attach(open_lights(self.config))
 
+    def _pins(self) -> Any:
+        """The pin factory the gpio parts share, opened once (a HardwareError naming
+        ``backends.gpio`` until it can be)."""
+        if not self._factory_open:
+            self._factory = open_pin_factory(self.config)
+            self._factory_open = True
+            say_pin_library(self.config, self._factory)
+        return self._factory
+
+    def _close_factory(self) -> None:
+        if self._factory is not None:
+            self._factory.close()
+            self._factory = None
+
     def _open_drive(self) -> None:
-        drive, pico_sensors = open_drive(self.config, self.board.clock)
+        gpio = self.config.backends.drive != "serial"
+        drive, pico_sensors = open_drive(
+            self.config, self.board.clock, factory=self._pins() if gpio else None
+        )
         if pico_sensors is not None:
             self.sensors.attach(pico_sensors)
         self.drive.attach(drive)
 
     def _open_sensors(self) -> None:
-        self.sensors.attach(open_sensors(self.config, self.board.clock))
+        self.sensors.attach(open_sensors(self.config, self.board.clock, self._pins()))
 
     def _open_button(self) -> None:
-        self.button.attach(open_button(self.config, self.board.clock))
+        self.button.attach(open_button(self.config, self.board.clock, self._pins()))

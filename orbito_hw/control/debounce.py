@@ -40,15 +40,22 @@ class Debouncer:
         self._raw = self._stable = self._sensors.read()
 
     def _raw_change(self, square: int, present: bool, when: float) -> None:
-        self._raw = self._raw | 1 << square if present else self._raw & ~(1 << square)
-        self._since[square] = when
         old = self._timers.pop(square, None)
         if old is not None:
             old.cancel()
+            # The change before this one stayed the delay by the stamps: the loop got to both
+            # late (a busy loop, the kernel's queue), it happened all the same.
+            if when - self._since[square] >= self.delay:
+                self._settle(square)
+        self._raw = self._raw | 1 << square if present else self._raw & ~(1 << square)
+        self._since[square] = when
         if self.delay == 0:
             self._settle(square)
             return
-        self._timers[square] = self.clock.call_later(self.delay, lambda: self._settle(square))
+        # Counted from the change itself: a GPIO edge comes stamped by the kernel, maybe a
+        # little before the loop got to it (hw/gpio.py); elsewhere ``when`` is now.
+        wait = max(0.0, self.delay - (self.clock.now() - when))
+        self._timers[square] = self.clock.call_later(wait, lambda: self._settle(square))
 
     def _settle(self, square: int) -> None:
         self._timers.pop(square, None)

@@ -328,7 +328,8 @@ class Referee:
                 self._press()
                 return
             self._held = False
-            self._hold_timer = self.clock.call_later(self.settings.hold_time, self._on_hold)
+            held = self.settings.hold_time - (self.clock.now() - when)  # from the edge's stamp
+            self._hold_timer = self.clock.call_later(max(0.0, held), self._on_hold)
             if self._hold_action == "new game" and self.settings.make_player and self.menu is None:
                 self.opponent_menu.set_timer(self.settings.menu_hold, self._open_menu)
             return  # short press or hold: decided on release

@@ -82,6 +82,10 @@ class VirtualClock:
 class LoopClock:
     """The clock of an asyncio event loop: the loop waits on I/O and timers, never polls."""
 
+    monotonic = True
+    """Its time is CLOCK_MONOTONIC's (asyncio's ``loop.time()`` is ``time.monotonic()``), the
+    clock the kernel stamps GPIO edges with: hw/gpio.py takes those stamps as they are."""
+
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
 

@@ -10,19 +10,27 @@ system test's idle measurement found it), for a ``when_held`` nobody uses.
 
 A pin that cannot be opened is a ``PinError`` naming it, whatever the pin library raised
 (lgpio raises its own ``lgpio.error``, e.g. 'GPIO busy' for a line another process holds or
-the kernel claimed); the devices a part had opened before are closed again.
+the kernel claimed; the gpiod factory a ``PinLineBusy``, 'GPIO8 is busy: ...'); the devices
+a part had opened before are closed again.
+
+With the gpiod factory (hw/gpiod_factory.py, the default where it can be had: ``pin_factory``)
+an edge's time is the kernel's timestamp of it, on the clock of the controller's event loop,
+not the moment the callback ran.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
+from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Any, TypeVar
 
-from gpiozero import BadPinFactory, DigitalInputDevice, GPIOZeroError, OutputDevice
+from gpiozero import BadPinFactory, Device, DigitalInputDevice, GPIOZeroError, OutputDevice
 
 from orbito_hw.errors import HardwareError
 from orbito_hw.hw.interfaces import ButtonListener, Clock, SquareListener
@@ -60,6 +68,40 @@ class PinError(HardwareError):
         self.reason = reason
         self.busy = "busy" in reason.lower()
         super().__init__(f"GPIO {pin}: {reason}")
+
+
+def gpiod_usable() -> bool:
+    """Whether the gpiod factory can run here: Linux, a GPIO chip, libgpiod v2's bindings."""
+    if not sys.platform.startswith("linux") or not any(Path("/dev").glob("gpiochip*")):
+        return False
+    try:
+        import gpiod  # only here: ``import orbito_hw`` never loads it
+    except ImportError:
+        return False
+    return hasattr(gpiod, "LineSettings")  # v1's bindings (Debian bookworm's) have none
+
+
+def pin_factory(library: str) -> Any:
+    """gpiozero's pin factory for ``library`` (the config's ``backends.gpio``), by the name
+    gpiozero's ``gpiozero_pin_factories`` entry points give it ("gpiod", "lgpio", "rpigpio",
+    "mock"). None: gpiozero's own choice. "auto" is gpiod where it can run, unless a factory
+    was chosen already (``Device.pin_factory``, as the tests do, or GPIOZERO_PIN_FACTORY)."""
+    if library == "auto":
+        if Device.pin_factory is not None or os.environ.get("GPIOZERO_PIN_FACTORY"):
+            return None
+        if not gpiod_usable():
+            return None  # gpiozero's order: lgpio, RPi.GPIO, ...
+        library = "gpiod"
+    for entry in entry_points(group="gpiozero_pin_factories"):
+        if entry.name == library:
+            return entry.load()()
+    raise BadPinFactory(f"no gpiozero pin factory named {library!r} is installed")
+
+
+def factory_name(factory: Any) -> str:
+    """The pin library a factory drives the pins with, as a log line says it."""
+    chip = getattr(factory, "chip_path", None)
+    return type(factory).__name__ + (f" on {chip}" if chip is not None else "")
 
 
 def _library_error(exc: Exception) -> bool:
@@ -114,8 +156,27 @@ def _pull(active_high: bool, pull: str) -> dict[str, Any]:
     return {"pull_up": None, "active_state": active_high}  # "off", or a pull gpiozero can't pair
 
 
-def _input(pin: int, active_high: bool, factory: Any, pull: str = "auto") -> DigitalInputDevice:
-    return DigitalInputDevice(pin, pin_factory=factory, **_pull(active_high, pull))
+class _Input(DigitalInputDevice):  # type: ignore[misc]  # gpiozero is untyped
+    """gpiozero's input, keeping the tick of the change it last fired for."""
+
+    tick: float | None = None
+
+    def _fire_events(self, ticks: Any, new_active: bool) -> None:
+        self.tick = ticks
+        super()._fire_events(ticks, new_active)
+
+
+def _input(pin: int, active_high: bool, factory: Any, pull: str = "auto", **more: Any) -> _Input:
+    return _Input(pin, pin_factory=factory, **_pull(active_high, pull), **more)
+
+
+def _stamper(device: _Input, clock: Clock) -> Callable[[], float]:
+    """When a change happened: the kernel's timestamp where the factory has one and it is
+    on the clock's own time (CLOCK_MONOTONIC, the event loop's); else the clock's now."""
+    kernel = getattr(device.pin_factory, "kernel_timestamps", False)
+    if kernel and getattr(clock, "monotonic", False):
+        return lambda: device.tick if device.tick is not None else clock.now()
+    return clock.now
 
 
 class GpioSensors:
@@ -130,12 +191,15 @@ class GpioSensors:
         self._devices = dict(zip(SQUARES, opened, strict=True))
         self._listeners: list[SquareListener] = []
         for sq, device in self._devices.items():
-            device.when_activated = self._handler(sq, True)
-            device.when_deactivated = self._handler(sq, False)
+            stamp = _stamper(device, clock)
+            device.when_activated = self._handler(sq, True, stamp)
+            device.when_deactivated = self._handler(sq, False, stamp)
 
-    def _handler(self, square: int, present: bool) -> Callable[[], None]:
+    def _handler(
+        self, square: int, present: bool, stamp: Callable[[], float]
+    ) -> Callable[[], None]:
         def changed() -> None:
-            when = self.clock.now()
+            when = stamp()
             self.clock.post(lambda: self._tell(square, present, when))
 
         return changed
@@ -163,18 +227,20 @@ class GpioButton:
     def __init__(self, pins: GpioPins, clock: Clock, factory: Any = None) -> None:
         self.clock = clock
         with _opening(pins.button):
-            self._device = DigitalInputDevice(
+            self._device = _input(
                 pins.button,
+                pins.button_active_high,
+                factory,
+                pins.button_pull,
                 bounce_time=pins.button_bounce,
-                pin_factory=factory,
-                **_pull(pins.button_active_high, pins.button_pull),
             )
+        self._stamp = _stamper(self._device, clock)
         self._listeners: list[ButtonListener] = []
         self._device.when_activated = lambda: self._post(True)
         self._device.when_deactivated = lambda: self._post(False)
 
     def _post(self, pressed: bool) -> None:
-        when = self.clock.now()
+        when = self._stamp()
         self.clock.post(lambda: self._tell(pressed, when))
 
     def _tell(self, pressed: bool, when: float) -> None:

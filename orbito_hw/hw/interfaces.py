@@ -192,6 +192,8 @@ class Board:
     button: Button
     drive: RingDrive
     lights: Lights
+    pins: Callable[[], None] | None = field(default=None, compare=False)
+    """Closes what the parts' pins came from (the gpio parts' pin factory), after them."""
     closed: bool = field(default=False, init=False, compare=False)
 
     def close(self) -> None:
@@ -199,6 +201,8 @@ class Board:
             return
         self.closed = True
         with ExitStack() as parts:  # every part is closed, even after one fails
+            if self.pins is not None:
+                parts.callback(self.pins)
             for part in (self.sensors, self.button, self.drive, self.lights):
                 parts.callback(part.close)  # run last in, first out: the lights first
 

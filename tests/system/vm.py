@@ -31,6 +31,7 @@ import urllib.request
 from pathlib import Path
 
 import device_checks as devices
+import gpiod_checks
 from machine import (
     CHECKOUT,
     EXTRA,
@@ -447,6 +448,7 @@ def play(vm: VM, report: Report, only: list[str] | None = None) -> None:
                 lambda: devices.busy_line_freed(vm, report),
             )
             report.check("idle CPU (defect 4)", lambda: idle_cpu(vm, report))
+            gpiod_checks.play(vm, report, CheckFailed)  # issue 24: the pins through gpiod
             if (CHECKOUT / "orbito_hw/web/server.py").exists():
                 report.check("the web page through a forwarded port", lambda: web_page(vm))
     if wanted(only, "devices"):

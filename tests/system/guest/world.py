@@ -106,6 +106,9 @@ class World:
         self.pressed = False
         self.levels: dict[int, bool] = {}  # outputs as last set by the service
         self.last_step = 0.0
+        # When the button's line was last pressed and released (time.monotonic(): the
+        # journal's monotonic stamps are on its clock): gpiod_checks.py's press latency.
+        self.button_at = {"press": 0.0, "release": 0.0}
         self.saved_steps = 0
         self.step_count = 0
         self.pico: Any = None  # the Pico on USB (pico.py), made by serve()
@@ -212,6 +215,7 @@ class World:
             "pulses": self.step_count,
             "present": [SQUARE_NAMES[sq] for sq in self.sensor_pin if self.present(sq)],
             "enabled": self.levels.get(self.enable_pin) == self.enable_level,
+            "button_at": dict(self.button_at),
         }
 
     # --- what a hand does -----------------------------------------------------------------
@@ -232,11 +236,13 @@ class World:
         elif verb in ("press", "release", "tap"):
             with self.lock:
                 self.pressed = verb != "release"
+                self.button_at["press" if self.pressed else "release"] = time.monotonic()
                 self.apply({self.button_pin})
             if verb == "tap":
                 time.sleep(TAP_S)
                 with self.lock:
                     self.pressed = False
+                    self.button_at["release"] = time.monotonic()
                     self.apply({self.button_pin})
         elif verb == "wait-still":
             deadline = time.monotonic() + float(args[0] if args else 60)

@@ -1,0 +1,408 @@
+"""A gpiozero pin factory on the kernel's GPIO character device, through libgpiod v2's Python
+bindings (``gpiod`` on PyPI): ``pin_factory=GpiodFactory()``, or by name,
+``GPIOZERO_PIN_FACTORY=gpiod`` (pyproject.toml registers it under gpiozero's
+``gpiozero_pin_factories`` entry point).
+
+Why another factory: a board waits almost all its life, and lgpio's alert thread wakes
+some 2,000 times a second to look for edges (a fixed 0.5 ms ``ppoll`` timeout) whenever one
+is armed. The kernel already queues each edge on the line request's file descriptor, with
+its own timestamp; here one thread sleeps in ``epoll_wait`` on those descriptors with no
+timeout, so an idle board costs no wake-ups at all.
+
+- Each pin is a line request of its own (so pins open and fail one at a time, naming the
+  pin, as with the other factories), claimed when the pin is made and released when it is
+  closed. It is changed in place (``reconfigure_lines``), never released and claimed again,
+  so no other process can take the line in between.
+- Inputs: the kernel's bias (pull-up, pull-down, off) and debounce (``debounce_period``,
+  from gpiozero's ``bounce``: the kernel passes an edge on once the line has been steady
+  that long); edges come with the kernel's CLOCK_MONOTONIC timestamp, the clock of the
+  factory's ``ticks()`` (``time.monotonic``) and of the controller's event loop.
+- Outputs (STEP, DIR, ENABLE): one ``GPIO_V2_LINE_SET_VALUES`` ioctl per level, as lgpio's
+  ``gpio_write``, so a step train keeps today's timing; ``output_with_state`` switches a
+  line to output at its first level in one ioctl (no glitch on an active-low ENABLE).
+- A line another process holds (or the kernel claimed for a bus) is a ``PinLineBusy``
+  naming the pin and the holder; any other refusal a ``PinLineError`` naming the pin.
+- ``close()`` (the factory's or a pin's) releases what it opened, and may be called again.
+
+The module imports ``gpiod`` at once: it is imported only when this factory is chosen.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import logging
+import os
+import select
+import threading
+from contextlib import suppress
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Final
+
+import gpiod
+from gpiod.line import Bias, Direction, Edge, Value
+from gpiozero.exc import (
+    PinError,
+    PinFixedPull,
+    PinInvalidBounce,
+    PinInvalidEdges,
+    PinInvalidFunction,
+    PinInvalidPin,
+    PinInvalidPull,
+    PinSetInput,
+)
+from gpiozero.pins.local import LocalPiFactory, LocalPiPin
+
+from orbito_hw.errors import HardwareError
+
+log = logging.getLogger(__name__)
+
+CONSUMER: Final = "orbito-hw"
+# The labels of the Raspberry Pis' own GPIO chips: a Pi 5's RP1, a Pi 4's BCM2711, the
+# BCM2835 driver of the older Pis (Zero 2 W, 3). Any other machine: gpiochip0.
+PI_CHIP_LABELS: Final = ("pinctrl-rp1", "pinctrl-bcm2712", "pinctrl-bcm2711", "pinctrl-bcm2835")
+BIAS: Final = {"up": Bias.PULL_UP, "down": Bias.PULL_DOWN, "floating": Bias.DISABLED}
+EDGES: Final = {
+    "both": Edge.BOTH, "rising": Edge.RISING, "falling": Edge.FALLING, "none": Edge.NONE
+}  # fmt: skip
+
+
+# gpiozero's PinError (what its callers catch) and the package's HardwareError (an OSError:
+# the machine's doing, not a bad value), as every error of orbito-hw is (tests/test_errors.py).
+class PinLineBusy(PinError, HardwareError):  # type: ignore[misc]  # gpiozero is untyped
+    """The line is held by another process, or the kernel claimed it (an SPI chip select)."""
+
+
+class PinLineError(PinError, HardwareError):  # type: ignore[misc]
+    """The kernel refused a line for another reason (permissions, a chip gone)."""
+
+
+def chips() -> list[Path]:
+    """The machine's GPIO chips, in number order."""
+    found = Path("/dev").glob("gpiochip*")
+    return sorted(found, key=lambda p: int(p.name[8:]) if p.name[8:].isdigit() else 1 << 30)
+
+
+def default_chip() -> Path:
+    """The Pi's own GPIO chip (the header's pins), found by its label; else gpiochip0."""
+    for path in chips():
+        try:
+            with gpiod.Chip(str(path)) as chip:
+                label = chip.get_info().label
+        except OSError:
+            continue
+        if label in PI_CHIP_LABELS:
+            return path
+    return Path("/dev/gpiochip0")
+
+
+def _name_thread(name: bytes) -> None:
+    """The calling thread's name in /proc/*/task/*/comm, for ``top -H`` and the system test's
+    per-thread figures (Python before 3.14 names only its own ``threading`` objects)."""
+    with suppress(OSError, AttributeError):  # no libc to be found: the name is a nicety
+        ctypes.CDLL(None).prctl(15, name)  # PR_SET_NAME
+
+
+class _EdgeReader:
+    """One thread for every input's edges, asleep in ``epoll_wait`` with no timeout until
+    the kernel queues an edge on a request's descriptor, or ``stop`` writes to an eventfd.
+
+    A request's events are read under ``lock`` (the factory's, which every use of a request
+    takes), so a pin closed meanwhile is never read; the callbacks run outside it, so a
+    callback may close pins."""
+
+    def __init__(self, lock: threading.RLock) -> None:
+        self.lock = lock
+        self._epoll = select.epoll()
+        self._wake = os.eventfd(0, os.EFD_CLOEXEC | os.EFD_NONBLOCK)
+        self._epoll.register(self._wake, select.EPOLLIN)
+        self._pins: dict[int, GpiodPin] = {}  # the request's fd -> its pin
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+
+    def watch(self, fd: int, pin: GpiodPin) -> None:
+        with self.lock:
+            if fd in self._pins:
+                return
+            self._pins[fd] = pin
+            self._epoll.register(fd, select.EPOLLIN)
+            if self._thread is None:  # only once an edge is wanted: outputs need no thread
+                self._thread = threading.Thread(target=self._run, name="gpiod-edges", daemon=True)
+                self._thread.start()
+
+    def unwatch(self, fd: int) -> None:
+        with self.lock:
+            if self._pins.pop(fd, None) is not None:
+                self._epoll.unregister(fd)
+
+    def _run(self) -> None:
+        _name_thread(b"gpiod-edges")
+        while True:
+            try:
+                ready = self._epoll.poll()  # no timeout: the kernel wakes us, nothing else
+            except (OSError, ValueError):  # closed under us (ValueError): the factory closed
+                return
+            for fd, _ in ready:
+                if fd == self._wake:
+                    if self._stopping:
+                        return
+                    continue
+                with self.lock:
+                    pin = self._pins.get(fd)
+                    if pin is None:
+                        continue
+                    try:
+                        events = pin._pending_events()
+                    except OSError as exc:  # the chip gone: that line is lost, not the others
+                        log.error("%r: its edges cannot be read: %s", pin, exc)
+                        self.unwatch(fd)  # else a descriptor in error wakes us for ever
+                        continue
+                for event in events:
+                    pin._edge(event)
+
+    def stop(self) -> None:
+        """Wake the thread to end, wait for it, close the descriptors. Idempotent."""
+        if self._stopping:
+            return
+        self._stopping = True
+        os.eventfd_write(self._wake, 1)
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=5)
+        self._epoll.close()
+        os.close(self._wake)
+
+
+class GpiodFactory(LocalPiFactory):  # type: ignore[misc]  # gpiozero is untyped
+    """gpiozero's pins on a GPIO chip through libgpiod v2. ``chip``: a path or a number
+    (``/dev/gpiochipN``); None: the Pi's own chip (``default_chip``)."""
+
+    kernel_timestamps: Final = True
+    """Edge ticks are the kernel's CLOCK_MONOTONIC timestamps, in seconds (hw/gpio.py)."""
+
+    def __init__(self, chip: int | str | Path | None = None) -> None:
+        super().__init__()
+        if chip is None:
+            path = default_chip()
+        elif isinstance(chip, int) or str(chip).isdigit():
+            path = Path(f"/dev/gpiochip{chip}")
+        else:
+            path = Path(chip)
+        self.chip_path = path
+        self.lock = threading.RLock()
+        self._chip: gpiod.Chip | None = gpiod.Chip(str(path))
+        self._reader = _EdgeReader(self.lock)
+        self.pin_class = GpiodPin
+
+    @property
+    def chip(self) -> gpiod.Chip:
+        if self._chip is None:
+            raise PinLineError(f"{self.chip_path}: the pin factory is closed")
+        return self._chip
+
+    def close(self) -> None:
+        # Every pin first (each releases its line), then the edge thread, then the chip.
+        for pin in list(self.pins.values()):
+            pin.close()
+        self.pins.clear()
+        self._reader.stop()
+        if self._chip is not None:
+            self._chip.close()
+            self._chip = None
+
+
+def _value(state: Any) -> Value:
+    return Value.ACTIVE if state else Value.INACTIVE
+
+
+class GpiodPin(LocalPiPin):  # type: ignore[misc]
+    """One GPIO line, one line request. The line is claimed as it is (its direction and
+    bias untouched) until a device says what it wants: ``output_with_state`` or
+    ``input_with_pull`` then sets it up in one step."""
+
+    def __init__(self, factory: GpiodFactory, info: Any) -> None:
+        super().__init__(factory, info)
+        self._offset: int = int(info.name[4:])
+        self._edges = "both"
+        self._bounce: float | None = None
+        self._watching = False
+        self._request: gpiod.LineRequest | None = None
+        with factory.lock:
+            line = self._call(lambda: factory.chip.get_line_info(self._offset))
+            self._function = "output" if line.direction is Direction.OUTPUT else "input"
+            self._pull = {Bias.PULL_UP: "up", Bias.PULL_DOWN: "down"}.get(line.bias, "floating")
+            self._output = False
+            self._request = self._claim(line)
+
+    # --- the line ------------------------------------------------------------------------
+    @property
+    def _owner(self) -> GpiodFactory:
+        factory: GpiodFactory = self.factory
+        return factory
+
+    def _call(self, action: Any) -> Any:
+        """``action()``, with the kernel's refusal as an error naming the pin."""
+        try:
+            return action()
+        except ValueError as exc:  # an offset the chip does not have
+            raise PinInvalidPin(f"{self!r}: not a line of {self._owner.chip_path}") from exc
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            raise PinLineError(f"{self!r}: {reason}") from exc
+
+    def _claim(self, line: Any) -> gpiod.LineRequest:
+        factory = self._owner
+        try:
+            return factory.chip.request_lines({self._offset: gpiod.LineSettings()}, CONSUMER)
+        except OSError as exc:
+            if exc.errno == errno.EBUSY:
+                holder = f"held by {line.consumer!r}" if line.consumer else "in use"
+                raise PinLineBusy(
+                    f"{self!r} is busy: line {self._offset} of {factory.chip_path} is {holder}"
+                ) from exc
+            raise PinLineError(
+                f"{self!r}: cannot claim line {self._offset} of {factory.chip_path}: "
+                f"{exc.strerror or exc}"
+            ) from exc
+
+    @property
+    def request(self) -> gpiod.LineRequest:
+        if self._request is None:
+            raise PinLineError(f"{self!r}: the pin is closed")
+        return self._request
+
+    def _settings(self) -> gpiod.LineSettings:
+        if self._function == "output":
+            return gpiod.LineSettings(direction=Direction.OUTPUT, output_value=_value(self._output))
+        return gpiod.LineSettings(
+            direction=Direction.INPUT,
+            bias=BIAS[self._pull],
+            edge_detection=EDGES[self._edges] if self._watching else Edge.NONE,
+            debounce_period=timedelta(seconds=self._bounce or 0),
+        )
+
+    def _apply(self) -> None:
+        with self._owner.lock:
+            request = self.request
+            self._call(lambda: request.reconfigure_lines({self._offset: self._settings()}))
+
+    def close(self) -> None:
+        factory = self._owner
+        with factory.lock:
+            request, self._request = self._request, None
+            if request is None:
+                return
+            self._watching = False
+            factory._reader.unwatch(request.fd)
+            request.release()
+            # A closed pin is done with: the next device on this pin gets a new one.
+            if factory.pins.get(self.info) is self:
+                del factory.pins[self.info]
+
+    # --- gpiozero's pin ------------------------------------------------------------------
+    def output_with_state(self, state: Any) -> None:
+        self._function, self._output = "output", bool(state)
+        self._apply()
+
+    def input_with_pull(self, pull: str) -> None:
+        self._check_pull(pull, "input")
+        self._function, self._pull = "input", pull
+        self._apply()
+
+    def _get_function(self) -> str:
+        return self._function
+
+    def _set_function(self, value: str) -> None:
+        if value not in ("input", "output"):
+            raise PinInvalidFunction(f'invalid function "{value}" for pin {self!r}')
+        if value == "output" and self._function != "output":
+            self._watching = False  # gpiozero's when_changed is for inputs only
+            self._output = self._get_state()  # an output at the level the line had
+        self._function = value
+        self._apply()
+
+    def _get_state(self) -> bool:
+        request = self.request
+        return bool(self._call(lambda: request.get_value(self._offset)) is Value.ACTIVE)
+
+    def _set_state(self, value: Any) -> None:
+        if self._function != "output":
+            raise PinSetInput(f"cannot set state of pin {self!r}")
+        # The step train's hot path: one ioctl, no lock (set_value on a request is atomic
+        # in the kernel, and only close() replaces the request).
+        self._output = bool(value)
+        request = self.request
+        try:
+            request.set_value(self._offset, Value.ACTIVE if value else Value.INACTIVE)
+        except OSError as exc:
+            raise PinLineError(f"{self!r}: {exc.strerror or exc}") from exc
+
+    def _get_pull(self) -> str:
+        return self._pull
+
+    def _check_pull(self, value: str, function: str) -> None:
+        if function != "input":
+            raise PinFixedPull(f"cannot set pull on non-input pin {self!r}")
+        if value not in BIAS:
+            raise PinInvalidPull(f'invalid pull "{value}" for pin {self!r}')
+        if self.info.pull not in (value, ""):
+            raise PinFixedPull(f"{self!r} has a physical pull-{self.info.pull} resistor")
+
+    def _set_pull(self, value: str) -> None:
+        self._check_pull(value, self._function)
+        self._pull = value
+        self._apply()
+
+    def _get_bounce(self) -> float | None:
+        return self._bounce
+
+    def _set_bounce(self, value: float | None) -> None:
+        if value is not None and value < 0:
+            raise PinInvalidBounce("bounce must be 0 or greater")
+        self._bounce = value or None
+        if self._function == "input":
+            self._apply()
+
+    def _get_edges(self) -> str:
+        return self._edges
+
+    def _set_edges(self, value: str) -> None:
+        if value not in EDGES:
+            raise PinInvalidEdges(f'invalid edge specification "{value}" for pin {self!r}')
+        self._edges = value
+        if self._watching:
+            self._apply()
+
+    def _enable_event_detect(self) -> None:
+        with self._owner.lock:
+            self._watching = True
+            self._apply()
+            self._owner._reader.watch(self.request.fd, self)
+
+    def _disable_event_detect(self) -> None:
+        with self._owner.lock:
+            self._watching = False
+            if self._request is None:
+                return
+            self._owner._reader.unwatch(self._request.fd)
+            self._apply()
+
+    # --- the edge thread's side ----------------------------------------------------------
+    def _pending_events(self) -> list[gpiod.EdgeEvent]:
+        """The edges queued on the request, without blocking (called under the lock)."""
+        request = self._request
+        if request is None or not request.wait_edge_events(0):
+            return []
+        events: list[gpiod.EdgeEvent] = request.read_edge_events()
+        return events
+
+    def _edge(self, event: gpiod.EdgeEvent) -> None:
+        """One edge to gpiozero: the kernel's timestamp as the tick, the level it went to."""
+        if self._when_changed is None:  # stopped listening since the edge was read
+            return
+        rising = event.event_type is gpiod.EdgeEvent.Type.RISING_EDGE
+        try:
+            self._call_when_changed(event.timestamp_ns / 1e9, rising)
+        except Exception:  # the thread serves every pin: one callback's bug stops no other
+            log.exception("%r: the edge callback failed", self)
