@@ -140,7 +140,10 @@ class Soak:
             if not self.make(mover, turn, len(turns) + 1):
                 continue
             other = mover.other
-            if not self.until(lambda: bool(self.state(other)["leds"])):  # noqa: B023
+            # The other board lights the turn to make there; a press alone (``*``, a full
+            # board) lights no square: it is pressed for until it counts (``make``).
+            lit = turn.is_extra_press or self.until(lambda: bool(self.state(other)["leds"]))  # noqa: B023
+            if not lit:
                 self.wrong.append(f"turn {turn} never lit on {mover.other}'s board")
                 self.new_game()
                 continue

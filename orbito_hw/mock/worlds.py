@@ -76,6 +76,7 @@ def serve_mock(
         board = RemoteMock(
             *remote, where, backend=backend, settings=settings, seed=seed, on_event=archive,
             on_boot=archive.boot, wake=lambda: clock.wake() if clock else None,
+            keep_events=False,
         )  # fmt: skip
         run = board.run
     server: WebServer | None = None
@@ -147,6 +148,7 @@ def serve_remote(
         on_event=show,
         on_boot=on_boot,
         wake=lambda: clock[0].wake() if clock else None,
+        keep_events=False,
     )
     try:
         put_back(board.run)
