@@ -90,7 +90,7 @@ measure() {
 def idle(vm: Any, report: Any, failed: type[Exception]) -> str:
     measure = MEASURE % {"cgroup": CGROUP, "seconds": IDLE_S}
     out = vm.ssh(
-        f"{measure}; sleep 5; echo '== gpiod'; measure; "
+        f"{measure.strip()}\nsleep 5; echo '== gpiod'; measure; "
         f"{USE_LGPIO}{RESTART}; sleep 5; echo '== lgpio'; measure; {USE_DEFAULT}{RESTART}",
         timeout=IDLE_S * 2 + 300,
     ).stdout
