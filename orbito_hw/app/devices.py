@@ -5,7 +5,7 @@ is transient until proven otherwise: a Pico plugged in after the start, a GPIO l
 another program at boot, a strip whose SPI is not there yet. So the controller starts on
 stand-ins (``hw/standby.py``), the referee shows what is missing as a fault (the status
 pixel, the page, the log, systemd's status line), and this supervisor tries each missing
-part again with a back-off (1 s, doubling to 30 s) until the board is whole. Then the
+part again with a back-off (1 s, doubling to 8 s) until the board is whole. Then the
 referee carries on from the journal as after a restart: it homes the rings and checks the
 board before play goes on.
 
@@ -46,8 +46,10 @@ log = logging.getLogger(__name__)
 
 FIRST_RETRY_S = 1.0
 """The first wait before a missing part is tried again; it doubles up to ``LAST_RETRY_S``."""
-LAST_RETRY_S = 30.0
-"""The longest wait between tries: a Pico plugged in is found within this, at worst."""
+LAST_RETRY_S = 8.0
+"""The longest wait between tries: a Pico plugged in is found within this and its
+handshake, at worst (under 10 s, as a person plugging it in waits); a try of a missing
+part is cheap (a port not there is a stat), so waiting longer would save nothing."""
 
 
 class Devices:
@@ -156,7 +158,7 @@ class Devices:
                 log.info("the board's %s: open", name)
 
     def _failed(self, name: str, why: str) -> None:
-        if self.missing.get(name) != why:  # once per new reason: no flood every 30 s
+        if self.missing.get(name) != why:  # once per new reason: no flood every 8 s
             log.warning("the board's %s cannot be opened yet: %s; trying again", name, why)
         self.missing[name] = why
 
