@@ -251,16 +251,21 @@ def test_a_pico_plugged_in_late_is_picked_up_and_the_game_played(
     assert service.archived_turns() == ["a1"]
 
 
+def plugged_pico(tmp_path: Path) -> tuple[SimBoard, FakePico, Any]:
+    """A Pico plugged in from the start (udev's link to it) and the board's config."""
+    physics, pico, port = pico_board(tmp_path)
+    pico.start()
+    port.symlink_to(pico.path)
+    return physics, pico, pico_config(port, tmp_path / "state")
+
+
 def test_a_pico_restarted_during_a_ring_move_the_turn_counts_once(
     tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The Pico loses power while the rings turn: its link comes back with another boot, the
     # move is lost on its side. The rings are homed (which finishes the place they were on)
     # and the board checked: the turn stands once, and the next one is played.
-    physics, pico, port = pico_board(tmp_path)
-    pico.start()
-    port.symlink_to(pico.path)
-    config = pico_config(port, tmp_path / "state")
+    physics, pico, config = plugged_pico(tmp_path)
     service = Service(tmp_path, monkeypatch)
     button = mock_pins.pin(17)
 
@@ -290,10 +295,7 @@ def test_a_pico_restarted_during_a_ring_move_the_turn_counts_once(
 def test_a_pico_pulled_while_idle_is_a_fault_and_the_game_goes_on_when_it_is_back(
     tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    physics, pico, port = pico_board(tmp_path)
-    pico.start()
-    port.symlink_to(pico.path)
-    config = pico_config(port, tmp_path / "state")
+    physics, pico, config = plugged_pico(tmp_path)
     service = Service(tmp_path, monkeypatch)
     button = mock_pins.pin(17)
 

@@ -151,15 +151,20 @@ def test_the_wheel_holds_the_web_page(wheel: Path) -> None:
         assert archive.read(f"orbito_hw/web/static/{name}") == (static / name).read_bytes(), name
 
 
-def test_a_plain_install_pulls_in_no_numpy(wheel: Path) -> None:
-    """NumPy is the solve's alone (the ``solve`` extra): ``pip install .`` on a Pi pulls none."""
+def requirements(wheel: Path) -> list[str]:
+    """The wheel's ``Requires-Dist`` lines, as its metadata lists them."""
     with zipfile.ZipFile(wheel) as archive:
         metadata = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
-        requires = [
+        return [
             line.removeprefix("Requires-Dist:").strip()
             for line in archive.read(metadata).decode().splitlines()
             if line.startswith("Requires-Dist:")
         ]
+
+
+def test_a_plain_install_pulls_in_no_numpy(wheel: Path) -> None:
+    """NumPy is the solve's alone (the ``solve`` extra): ``pip install .`` on a Pi pulls none."""
+    requires = requirements(wheel)
     numpy = [r for r in requires if r.lower().startswith("numpy")]
     assert numpy and all("extra ==" in r for r in numpy), numpy
     assert any('extra == "solve"' in r for r in numpy)
@@ -168,13 +173,7 @@ def test_a_plain_install_pulls_in_no_numpy(wheel: Path) -> None:
 def test_build123d_is_the_cad_extras_alone(wheel: Path) -> None:
     """The mechanics' model is an extra (``pip install '.[cad]'``): a board's install pulls
     in no CAD library."""
-    with zipfile.ZipFile(wheel) as archive:
-        metadata = next(n for n in archive.namelist() if n.endswith(".dist-info/METADATA"))
-        requires = [
-            line.removeprefix("Requires-Dist:").strip()
-            for line in archive.read(metadata).decode().splitlines()
-            if line.startswith("Requires-Dist:")
-        ]
+    requires = requirements(wheel)
     cad = [r for r in requires if r.lower().startswith(("build123d", "matplotlib"))]
     assert len(cad) == 2 and all('extra == "cad"' in r for r in cad), cad
 
