@@ -323,6 +323,8 @@ class Soak:
         print(f"controller's stderr: {len(lines)} lines, {len(tracebacks)} tracebacks")
         for wrong in self.wrong[:5]:
             print("wrong:", wrong)
+        for at in [i for i, line in enumerate(lines) if "Traceback" in line][:3]:
+            print("\n".join(["traceback:", *lines[max(0, at - 2) : at + 30]]))
         bad = self.wrong or tracebacks or p99 >= P99_GOAL_MS or last - first >= MEMORY_GOAL_MB
         return 1 if bad else 0
 
