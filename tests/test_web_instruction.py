@@ -4,6 +4,8 @@ glows (web/glows.py) that draw the lights as rings, with the move's arrow."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from orbito_hw.control.events import (
     BlunderWarning,
     Fault,
@@ -201,3 +203,30 @@ def test_a_glow_is_a_kind_a_colour_a_blink_and_words_and_a_move_has_an_arrow() -
     correction = View("correction", W, missing=((0, B),), extra=(1,))
     assert kinds_of(correction) == {0: "back", 1: "fix"}
     assert [row["key"] for row in legend(palette)][:2] == ["black", "white"]
+
+
+def test_a_marble_knocked_while_the_board_checks_itself_asks_for_it_off() -> None:
+    """In the page's snapshot (what a reload shows): the board's check after the rings'
+    move finds a marble it did not expect, and the line names the square to empty."""
+    from orbito_hw.sim.script import parse_line
+
+    from .test_web import serve
+
+    async def test(client: Any, run: Any) -> None:
+        run.run(parse_line("put a1"))
+        run.finger(True)
+        run.advance(0.05)
+        run.finger(False)
+        for _ in range(5000):
+            if run.referee.state is State.VERIFYING:
+                break
+            run.advance(0.005)
+        assert run.referee.state is State.VERIFYING
+        run.physics.put(sq("b4"), W)  # knocked in while the rings settle
+        run.wait_for_rings()
+        snapshot = await (await client.get("/state")).json()
+        assert snapshot["phase"] == "correction"
+        assert snapshot["instruction"] == "Take the marble off b4"
+        assert snapshot["glows"]["b4"]["kind"] == "fix"
+
+    serve(test)
