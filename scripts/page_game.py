@@ -71,12 +71,14 @@ def make(url: str, turn: Turn, press: bool = True) -> None:
 
 
 def asked(snapshot: dict[str, Any]) -> Turn:
-    """The turn the board asks for (its glows: from, to, place; none: a press)."""
+    """The turn the board asks for: its move's arrow, then the square its glows ask to
+    place on (the square the move left may be the place: its glow is then "place")."""
     kinds = {glow["kind"]: name for name, glow in snapshot["glows"].items()}
     if "place" not in kinds:
         return Turn(None)
-    if "from" in kinds:
-        return Turn.from_notation(f"{kinds['from']}-{kinds['to']}:{kinds['place']}")
+    if snapshot["arrow"]:
+        start, end = snapshot["arrow"]
+        return Turn.from_notation(f"{start}-{end}:{kinds['place']}")
     return Turn.from_notation(kinds["place"])
 
 
