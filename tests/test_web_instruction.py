@@ -54,6 +54,11 @@ def test_a_lifted_opponent_marble_is_put_on_a_neighbour_first() -> None:
     assert text.startswith("White to move: put the black marble you lifted")
 
 
+def test_a_new_game_on_a_board_still_full_asks_to_clear_it() -> None:
+    _, text = said(state=State.TURN.value, view=View("play", W), on_board=("a1", "b2", "c3"))
+    assert text == "Clear the board for the new game: take the marbles off a1, b2 and c3"
+
+
 def test_a_full_board_asks_for_an_extra_press_in_words() -> None:
     full = Position(black=0x00FF, white=0xFF00, to_move=B, extra_presses=2)
     _, text = said(view=View("play", B), position=full)

@@ -80,6 +80,7 @@ class Situation:
     opponent: Colour | None = None  # the colour the board (or the other board) plays
     opponent_by: str = "board"  # "board" or "remote"
     level: str = ""  # the board's level ("3", "perfect"), "" for a remote player
+    on_board: tuple[str, ...] = ()  # the squares that hold a marble now, as the board reads them
     memory: Memory = field(default_factory=Memory)
 
 
@@ -96,6 +97,7 @@ def read(referee: Referee, memory: Memory) -> Situation:
         opponent=opponent.colour if opponent else None,
         opponent_by=opponent.by if opponent else "board",
         level=level,
+        on_board=tuple(square_name(sq) for sq in sorted(referee.model)),
         memory=memory,
     )
 
@@ -145,6 +147,9 @@ def _your_turn(s: Situation) -> str:
             f"{title(colour)} to move: the board is full, so just press "
             f"(extra press {done + 1} of {EXTRA_PRESSES}: the first line wins)"
         )
+    if s.position.placed == 0 and len(s.on_board) > 1:
+        # A new game on a board that still holds the last one's marbles (a real board).
+        return f"Clear the board for the new game: take the marbles off {names(list(s.on_board))}"
     if s.hand:
         held = s.hand[-1].value
         if held != colour.value:
