@@ -100,7 +100,8 @@ def test_the_instruction_line_through_a_game_against_the_board(
     with board(free_port(), "--opponent", "3:black", "--state-dir", str(tmp_path)) as url:
         page = open_page(browser, url, size)
         page.evaluate(RECORD_PHASES)
-        assert page.locator("#who").inner_text() == "White: you · Black: the board (level 3)"
+        who = page.locator("#who").inner_text()
+        assert who == "White: you · Black: the board (level 3), to move"
         assert page.locator("#instruction").get_attribute("aria-live") == "polite"
         # The board's turn, in words.
         text = wait_phase(page, "board-turn")
@@ -193,7 +194,7 @@ WATCHED = {
          "first": "black", "moves": "b2 a1", "number": 2, "board": "..../..../.B../W...",
          "to_move": "black", "result": None, "lines": []},
         {"game": "garden-table-long-name", "online": {"black": True, "white": True},
-         "round": 1, "first": "white", "moves": "", "number": 0,
+         "round": 1, "first": "white", "moves": "", "number": 9,
          "board": "BBBB/W.W./.W../....", "to_move": None, "result": "black",
          "lines": [["a4", "b4", "c4", "d4"]]},
     ],

@@ -186,7 +186,28 @@ function drawInstruction(s) {
   if (change(line.dataset, "instruction", s.instruction || "")) {
     line.textContent = s.instruction || "";
   }
-  change($("who"), "textContent", s.who || "");
+  drawWho(s);
+}
+
+function drawWho(s) {
+  // Who plays what, in words (the board's "who"), one element per colour: the one to move
+  // is marked (data-to-move), in words too.
+  const who = $("who");
+  const key = `${s.who}|${s.to_move}`;
+  if (who.dataset.key === key) return;
+  who.dataset.key = key;
+  const parts = (s.who || "").split(" · ");
+  who.replaceChildren();
+  parts.forEach((part, i) => {
+    const colour = part.split(":")[0].toLowerCase();
+    const span = document.createElement("span");
+    span.className = "player";
+    span.dataset.colour = colour;
+    span.dataset.toMove = String(s.to_move === colour);
+    span.textContent = part + (s.to_move === colour ? ", to move" : "");
+    if (i) who.append(" · ");
+    who.append(span);
+  });
 }
 
 function drawLegend(rows) {
