@@ -31,12 +31,9 @@ from orbito_hw.control.events import (
 from orbito_hw.control.lights import View
 from orbito_hw.control.menu import CHOICES
 from orbito_hw.control.referee import Referee, State
-from orbito_hw.rules.game import Colour, Position, Result
+from orbito_hw.rules.game import EXTRA_PRESSES, Colour, Position, Result
 from orbito_hw.rules.squares import line_names, square_name
 from orbito_hw.rules.turn import Turn
-
-EXTRA_PRESSES: Final = 5
-"""Presses with a full board before a game with no line is a draw (SPEC.md)."""
 
 
 @dataclass
