@@ -1,9 +1,11 @@
 """How hard a puzzle is, measured exactly from the solved table.
 
 A puzzle is solved by playing, at each of the solver's turns, a turn that keeps the win in
-the plies left, while the board defends perfectly (the longest loss, ties at random). How
-likely a player is to do that is a sum over the tree of those lines, which the table gives
-exactly: no sampling, so the grade of a position is the same on every machine.
+the plies left, while the board defends perfectly. The measures follow the *main line*:
+both sides play ``analyse``'s ``move`` (the first perfect turn in notation order) from the
+puzzle to the end. At each of the solver's positions on it, a player's chance to keep the
+win is read from the table; the chance to solve is their product. No sampling, and a line of
+at most 21 plies, so a grade costs a few table reads and is the same on every machine.
 
 The players measured:
 
@@ -11,11 +13,11 @@ The players measured:
   can bring (takes a line at once, never hands the opponent one), and otherwise cannot tell
   turns apart: it picks uniformly among the turns whose outcome lies beyond its look. The
   wrong turns among those are the *tempting* ones. ``bits`` is -log2 of its chance to solve
-  the whole puzzle: 0 for a win within its look, about log2(tempting + 1) for a unique first
-  turn, more for each further turn where it must find the way again.
+  the puzzle: 0 for a win within its look, log2((tempting + s) / s) for a win in 3 with s
+  solutions, more for each further turn where it must find the way again.
 - the board's levels (``solver/opponents.py``): ``random`` (any legal turn) and 1 to 5 (the
   perfect turn with probability KEEP[N], else a mistake); ``misses`` is each one's chance to
-  fail, as many seeded games between it and the perfect defence would measure.
+  miss the win somewhere on the main line against the perfect defence.
 
 The grade is read off ``bits``: ``GRADES`` gives each grade's lowest bits.
 """
@@ -36,10 +38,10 @@ from orbito_hw.solver.table import Solution
 
 LOOK: Final = 2  # the careful player's horizon: its own turn and the reply
 GRADES: Final[tuple[tuple[str, float], ...]] = (
-    ("easy", 0.0),  # within the careful player's look, or found one time in 2 or more
-    ("medium", 1.0),
-    ("hard", 3.0),  # the careful player finds it less than one time in 8
-    ("expert", 6.0),  # less than one time in 64
+    ("easy", 0.0),  # the careful player finds it at least one time in 4
+    ("medium", 2.0),
+    ("hard", 6.0),  # less than one time in 64
+    ("expert", 12.0),  # less than one time in 4096: long wins, found by reading them out
 )
 LEVEL_NAMES: Final[tuple[str, ...]] = ("random", *sorted(KEEP))  # the weakest first
 _DIGITS: Final = 4  # figures rounded so a line is the same on every machine
@@ -76,17 +78,15 @@ def grade_of(bits: float) -> str:
 
 
 # A policy: given a position's (turn, byte) list, its top byte and the plies to win, the
-# chance it picks each turn that keeps the win in those plies (the rest fail).
+# chance it plays a turn that keeps the win in those plies (any other turn fails).
 Policy = Callable[[list[tuple[Turn, int]], int, int], float]
 
 
 def _careful(turns: list[tuple[Turn, int]], top: int, plies: int) -> float:
-    """Each solution turn's chance under the careful player."""
+    if plies <= LOOK:  # it sees the quickest win and takes it
+        return 1.0
     solutions = sum(1 for _, byte in turns if byte == top)
-    if plies <= LOOK:  # it sees the quickest win and takes one of them
-        return 1 / solutions
-    unseen = sum(1 for _, byte in turns if decode(byte).plies > LOOK)
-    return 1 / unseen
+    return solutions / sum(1 for _, byte in turns if decode(byte).plies > LOOK)
 
 
 def _level(keep: float) -> Policy:
@@ -95,78 +95,59 @@ def _level(keep: float) -> Policy:
         # A mistake needs a turn that throws the win away; where none does, level N's
         # "mistake" is any legal turn, which may still be a solution (opponents.py).
         no_mistake = all(byte >> 6 == top >> 6 for _, byte in turns)
-        return keep / solutions + ((1 - keep) / len(turns) if no_mistake else 0.0)
+        return keep + ((1 - keep) * solutions / len(turns) if no_mistake else 0.0)
 
     return choose
 
 
 def _random(turns: list[tuple[Turn, int]], top: int, plies: int) -> float:
-    return 1 / len(turns)
+    return sum(1 for _, byte in turns if byte == top) / len(turns)
 
 
 POLICIES: Final[dict[str, Policy]] = {
+    "careful": _careful,
     "random": _random,
     **{name: _level(KEEP[name]) for name in sorted(KEEP)},
 }
 
 
-class _Lines:
-    """The tree of the puzzle's winning lines (the solver's solution turns, the defender's
-    best replies), each position's turns read from the table once."""
-
-    def __init__(self, solution: Solution) -> None:
-        self.solution = solution
-        self._turns: dict[Position, list[tuple[Turn, int]]] = {}
-
-    def turns(self, position: Position) -> list[tuple[Turn, int]]:
-        if position not in self._turns:
-            self._turns[position] = self.solution.turn_bytes(position)
-        return self._turns[position]
-
-    def chance(self, position: Position, policy: Policy, memo: dict[Position, float]) -> float:
-        """The chance that ``policy``, to move in ``position`` (a win), wins in its plies."""
-        if position in memo:
-            return memo[position]
-        turns = self.turns(position)
+def main_line(solution: Solution, position: Position) -> list[list[tuple[Turn, int]]]:
+    """The turns of each position where the solver is to move along the main line: both
+    sides play ``analyse``'s ``move`` (the first perfect turn in notation order: the
+    solver's quickest win, the defender's longest loss) to the end of the game."""
+    solver = position.to_move
+    nodes = []
+    while True:  # ends: a game is at most 21 plies
+        turns = sorted(solution.turn_bytes(position), key=lambda tb: tb[0].notation())
         top = max(byte for _, byte in turns)
-        plies = decode(top).plies
-        each = policy(turns, top, plies)
-        total = 0.0
-        for turn, byte in turns:
-            if byte == top:
-                total += each * self._after(position.play_unchecked(turn), policy, memo)
-        memo[position] = total
-        return total
+        if position.to_move is solver:
+            nodes.append(turns)
+        position = position.play_unchecked(next(t for t, byte in turns if byte == top))
+        if position.result is not None:
+            return nodes
 
-    def _after(self, position: Position, policy: Policy, memo: dict[Position, float]) -> float:
-        """The solver's chance once the defender is to move, on a line that keeps the win:
-        the defender's best replies (the longest loss), each as likely as the others."""
-        if position.result is not None:  # the solution turn won at once
-            return 1.0
-        replies = self.turns(position)
-        best = max(byte for _, byte in replies)
-        chosen = [turn for turn, byte in replies if byte == best]
-        total = 0.0
-        for turn in chosen:
-            after = position.play_unchecked(turn)
-            total += 1.0 if after.result is not None else self.chance(after, policy, memo)
-        return total / len(chosen)
+
+def chance(nodes: list[list[tuple[Turn, int]]], policy: Policy) -> float:
+    """The chance that ``policy`` keeps the win at every node of the main line."""
+    total = 1.0
+    for turns in nodes:
+        top = max(byte for _, byte in turns)
+        total *= policy(turns, top, decode(top).plies)
+    return total
 
 
 def measure(solution: Solution, position: Position) -> Difficulty:
     """The difficulty of ``position``, a win for the side to move (PuzzleError if not)."""
-    lines = _Lines(solution)
-    turns = lines.turns(position)
+    turns = solution.turn_bytes(position)
     top = max(byte for _, byte in turns)
     score = decode(top)
     if score.value is not Value.WIN:
         raise PuzzleError(f"{position.board()} is no win for {position.to_move}: not a puzzle")
-    careful = lines.chance(position, _careful, {})
-    bits = max(0.0, round(-math.log2(careful), 2))  # never -0.0 from a sum a hair over 1
+    nodes = main_line(solution, position)
+    bits = max(0.0, round(-math.log2(chance(nodes, _careful)), 2))  # never -0.0
     unseen = [byte for _, byte in turns if decode(byte).plies > LOOK]
     tempting = sum(1 for byte in unseen if byte != top) if score.plies > LOOK else 0
     misses = tuple(
-        (name, round(1 - lines.chance(position, POLICIES[name], {}), _DIGITS))
-        for name in LEVEL_NAMES
+        (name, round(1 - chance(nodes, POLICIES[name]), _DIGITS)) for name in LEVEL_NAMES
     )
     return Difficulty(grade_of(bits), bits, len(turns), tempting, misses)

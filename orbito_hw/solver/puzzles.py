@@ -12,7 +12,7 @@ The generator plays games between the board's levels 1 to 5 (``solver/opponents.
 side's level and seed drawn from the seed, and takes a position of such a game whose side to
 move wins in exactly P plies, has a wrong turn to make, and has not been given already;
 among a game's positions it prefers one with a single solution, and takes one with s
-solutions only with chance 1/s. Everything is drawn from ``random.Random`` seeded with a
+solutions only with chance 1/s^2. Everything is drawn from ``random.Random`` seeded with a
 string (SHA-512 of it, never ``hash()``) and nothing iterates over a set, so a seed gives
 the same puzzles on every run and machine.
 
@@ -215,7 +215,7 @@ def _from_game(
 ) -> tuple[Colour, tuple[str, ...], Position] | None:
     """A position of one game between two levels that makes a puzzle in ``target`` plies:
     the first with a single solution, else the one with the fewest (s), taken with chance
-    1/s; None if the game has none."""
+    1/s^2; None if the game has none."""
     rng = random.Random(game_seed)
     first = rng.choice((Colour.BLACK, Colour.WHITE))
     players = {
@@ -239,7 +239,7 @@ def _from_game(
         turn = players[position.to_move].choose(position)
         tokens.append(turn.notation())
         position = position.play_unchecked(turn)
-    if fallback is not None and rng.random() < 1 / fallback[0]:
+    if fallback is not None and rng.random() < 1 / fallback[0] ** 2:
         return first, fallback[1], fallback[2]
     return None
 
