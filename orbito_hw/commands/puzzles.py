@@ -71,4 +71,4 @@ def _words(puzzle: Puzzle) -> str:
     """``ID  grade  White to play and win in 3 turns, after black a1 b3 (board ...)``."""
     record = f"after {puzzle.first} {puzzle.moves}" if puzzle.moves else "on the empty board"
     board = puzzle.position().board()
-    return f"{puzzle.id:<14} {puzzle.difficulty.grade:<6} {puzzle.goal()}, {record} ({board})"
+    return f"{puzzle.id:<18} {puzzle.difficulty.grade:<6} {puzzle.goal()}, {record} ({board})"
