@@ -237,7 +237,8 @@ def solves(table: Solution, puzzle: Puzzle, player: object, defender: PerfectOpp
 def test_misses_are_what_seeded_games_against_the_perfect_defence_measure(
     table: Solution, level: str
 ) -> None:
-    """The exact chance a level fails, against 400 seeded tries of the level itself."""
+    """The chance a level misses, read off the main line, against 400 seeded games of the
+    level itself from the puzzle against the perfect defence (whatever line they take)."""
     tries = 400
     for puzzle in generate(2, 5, 41, table):
         expected = dict(puzzle.difficulty.misses)[level]
