@@ -126,6 +126,10 @@ class ArchiveError(OrbitoError, ValueError):
     """The archive cannot be read (none there, unreadable, not ours): one line, exit 2."""
 
 
+class NoSuchGame(ArchiveError):
+    """An id the archive has no game of: said as it is, never as damage."""
+
+
 class ArchiveDamage(OrbitoError, ValueError):
     """Why a file at the archive's name is not an archive this orbito-hw can write to."""
 
@@ -256,6 +260,8 @@ def damage_told(path: Path) -> Iterator[None]:
 
     try:
         yield
+    except NoSuchGame:
+        raise
     except ArchiveError as exc:
         raise ArchiveError(f"the game archive {path} is damaged: {exc}; it was left as it is") \
             from None  # fmt: skip
