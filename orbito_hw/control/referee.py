@@ -108,7 +108,7 @@ for _state in IDLE:
     TRANSITIONS[(_state, "fault")] = S.FAULT
 
 
-HoldAction = Literal["new game", "take-back", "menu"]
+HoldAction = Literal["new game", "take-back", "menu", "set-up"]
 
 
 class TransitionError(OrbitoError, RuntimeError):
@@ -358,6 +358,8 @@ class Referee:
         nothing, and the press counts at once."""
         if self.menu is not None:
             return "menu"
+        if self.state is S.CORRECTION:
+            return "set-up"  # a board knocked over: set it up again where the journal has it
         if self._board_empty():
             return "new game"
         if self.can_take_back:
@@ -387,6 +389,8 @@ class Referee:
             self.new_game(self.settings.first)
         elif self._hold_action == "take-back":
             self.take_backs.ask()
+        elif self._hold_action == "set-up":
+            self.setups.again()
         elif self._hold_action == "menu":
             assert self.settings.make_player is not None
             self.players.take_choice(self.opponent_menu.take(), self.settings.make_player)
@@ -587,9 +591,8 @@ class Referee:
     @guarded("a set-up")
     def set_up(self, first: Colour, tokens: list[str], next_game: bool | None = None,
                origin: str | None = None) -> None:  # fmt: skip
-        """A new game from the position the record ``tokens`` reaches (``setup.check_record``
-        first), set up by the LEDs; counted as ``new_game`` counts. Not while the rings turn."""
-        if not self.busy or self.state is S.STARTING:
+        """A new game from the position ``tokens`` reach, set up by the LEDs (setup.py)."""
+        if not self.busy:
             self.setups.begin(first, tokens, next_game, origin)
 
     @guarded("a set-up again")
@@ -674,16 +677,13 @@ class Referee:
     # --- lights ------------------------------------------------------------------
     def view(self) -> View:
         to_move = self.position.to_move
-        if self.state is S.CORRECTION:
-            return self.corrections.view()
-        if self.state is S.SETTING_UP:
-            return self.setups.view()
-        if self.state is S.GAME_OVER and self.position.result is not None:
-            return View(
-                "result", None, result=self.position.result, lines=tuple(self.position.lines())
-            )
-        if self.state is S.UNDOING:
-            return self.take_backs.view()
+        parts: dict[State, Corrections | SetUps | TakeBacks] = {S.CORRECTION: self.corrections,
+                 S.SETTING_UP: self.setups, S.UNDOING: self.take_backs}  # fmt: skip
+        part = parts.get(self.state)
+        if part is not None:  # the parts that draw their own state
+            return part.view()
+        if self.state is S.GAME_OVER and (result := self.position.result) is not None:
+            return View("result", None, result=result, lines=tuple(self.position.lines()))
         if self.state in (S.ROTATING, S.VERIFYING, S.TAKING_BACK):
             return View("rotating", to_move)
         if self.state in (S.STARTING, S.FAULT):

@@ -127,6 +127,9 @@ class Asks(Protocol):
 
     saved: Saved
 
+    @property
+    def busy(self) -> bool: ...
+
     def set_up(
         self, first: Colour, tokens: list[str], next_game: bool | None = None,
         origin: str | None = None,
@@ -139,7 +142,10 @@ class Asks(Protocol):
 
 def serve_request(referee: Asks, directory: str | os.PathLike[str]) -> bool:
     """Take the request waiting in ``directory`` and set it up; whether there was one. A bad
-    one is a fault the players hear of (and is gone): play goes on as it was."""
+    one is a fault the players hear of (and is gone): play goes on as it was. Not while the
+    rings turn or home (the request waits for the next look)."""
+    if referee.busy:
+        return False
     try:
         request = take_request(directory)
     except RequestError as exc:
