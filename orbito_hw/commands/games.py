@@ -113,7 +113,7 @@ def _moves(archive: Archive, game: GameRow) -> list[str]:
 def _resume(args: argparse.Namespace) -> int:
     from orbito_hw.commands.resume import cmd_resume
 
-    return cmd_resume(args)
+    return cmd_resume(args, state_dir(args))
 
 
 # --- list ---------------------------------------------------------------------------------

@@ -25,13 +25,16 @@ def resume_request(directory: Path, game_id: str, at: str | None) -> tuple[Setup
     """The request setting game ``game_id`` of the archive in ``directory`` up after its turn
     ``at`` (all its standing turns by default), and that turn's number; UsageError (or the
     archive's ArchiveError) saying why it cannot be."""
-    from orbito_hw.archive.store import Archive, damage_told
-    from orbito_hw.commands.games import _game, _moves
+    from orbito_hw.archive.store import GAME_ID_DIGITS, Archive, NoSuchGame, damage_told
     from orbito_hw.control.setup import SetupError, check_record
 
+    if not game_id.isascii() or not game_id.isdigit():
+        raise UsageError(f"game id {echo(game_id)} is not a number (see `orbito-hw games list`)")
     with Archive.read(directory) as archive, damage_told(archive.path):
-        game = _game(archive, game_id)
-        moves = _moves(archive, game)
+        game = archive.game(int(game_id)) if len(game_id.lstrip("0")) <= GAME_ID_DIGITS else None
+        if game is None:
+            raise NoSuchGame(f"no game {echo(game_id)} in the archive {archive.path}")
+        moves = [t.turn for t in archive.turns(game.id)]
     if at is None:
         turn = len(moves)
     elif at.isascii() and at.isdigit() and len(at) <= 3 and int(at) <= len(moves):
@@ -66,11 +69,10 @@ def controller_on(directory: Path) -> str | None:
     return None
 
 
-def cmd_resume(args: argparse.Namespace) -> int:
-    from orbito_hw.commands.games import state_dir
+def cmd_resume(args: argparse.Namespace, directory: Path) -> int:
+    """``games resume``, for the archive in ``directory`` (``games``' --state-dir)."""
     from orbito_hw.rules.game import replay
 
-    directory = state_dir(args)
     if args.id == "current":
         if args.at is not None:
             raise UsageError("--at goes with an archived game's ID, not with current")
