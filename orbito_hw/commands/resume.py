@@ -33,7 +33,7 @@ def resume_request(directory: Path, game_id: str, at: str | None) -> tuple[Setup
     with Archive.read(directory) as archive, damage_told(archive.path):
         game = archive.game(int(game_id)) if len(game_id.lstrip("0")) <= GAME_ID_DIGITS else None
         if game is None:
-            raise NoSuchGame(f"no game {echo(game_id)} in the archive {archive.path}")
+            raise NoSuchGame(f"no game {game_id.lstrip('0')[:24]} in the archive {archive.path}")
         moves = [t.turn for t in archive.turns(game.id)]
     if at is None:
         turn = len(moves)
