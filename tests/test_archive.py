@@ -445,8 +445,9 @@ def test_an_archive_written_by_schema_version_1_is_migrated(tmp_path: Path) -> N
     db.close()
     archive = Archive.open(tmp_path)
     try:
-        assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA == 2
+        assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA == 3
         (game,) = archive.games()
+        assert (game.setup_turns, game.origin) == (0, None)  # version 3: started from empty
         assert (game.journal_game, game.first, game.white, game.result, game.turns) == (
             7,
             "white",

@@ -24,6 +24,8 @@ from orbito_hw.control.events import (
     OpponentChosen,
     Rejected,
     RemoteStatus,
+    SetupAsked,
+    SetupDone,
     TakeBack,
     TakenBack,
     TurnPlayed,
@@ -78,6 +80,16 @@ WIRE: list[tuple[Event, str]] = [
         '"leds": {"a1": "#005aff", "b2": "#005aff", "c3": "#005aff", "d4": "#005aff"}}',
     ),
     (NewGame(4, Colour.WHITE), '{"event": "new-game", "game": 4, "first": "white"}'),
+    (
+        SetupAsked(3, ((0, Colour.BLACK), (10, Colour.WHITE)), Colour.WHITE),
+        '{"event": "setup", "game": 3, "squares": {"a1": "black", "c3": "white"}, '
+        '"to_move": "white"}',
+    ),
+    (
+        SetupDone(3, "..../..W./..../B...", Colour.WHITE, 3),
+        '{"event": "setup-done", "game": 3, "board": "..../..W./..../B...", "to_move": "white", '
+        '"number": 3}',
+    ),
     (FirstChosen(1, Colour.WHITE), '{"event": "first", "game": 1, "colour": "white"}'),
     (
         BoardTurn(1, 3, Colour.WHITE, Turn.from_notation("b2-b3:c2")),

@@ -38,6 +38,7 @@ from orbito_hw.app import devices as app_devices
 from orbito_hw.app.config import BackendsConfig, load_config
 from orbito_hw.app.service import Service
 from orbito_hw.cli import main
+from orbito_hw.control.correction import Corrections
 from orbito_hw.control.events import Event, Fault
 from orbito_hw.control.guard import (
     BoundaryError,
@@ -686,7 +687,7 @@ RAISERS = [
     (Referee, "_verify"),
     (Referee, "_commit"),
     (Referee, "_draw"),
-    (Referee, "_check_correction"),
+    (Corrections, "check"),
     (Referee, "_refuse"),
 ]
 VALUES = st.one_of(

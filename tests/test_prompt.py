@@ -154,6 +154,8 @@ def test_every_event_kind_is_a_sentence() -> None:
         events.TakeBack(1, 2, Turn.from_notation("c1-c2:a2")),
         events.TakenBack(1, 2, "..../..../..../..W.", Colour.BLACK),
         events.Fault(None, "homing timed out"),
+        events.SetupAsked(2, ((b1, Colour.BLACK),), Colour.WHITE),
+        events.SetupDone(2, "..../..../..../.B..", Colour.WHITE, 2),
         events.RemoteStatus(1, "opponent-offline"),
     ]
     kinds = {cls.kind for cls in events.Event.__args__}  # type: ignore[attr-defined]

@@ -29,6 +29,8 @@ from orbito_hw.control.events import (
     OpponentChosen,
     Rejected,
     RemoteStatus,
+    SetupAsked,
+    SetupDone,
     TakeBack,
     TakenBack,
     TurnPlayed,
@@ -212,6 +214,13 @@ def describe(event: Event | Mapping[str, object]) -> tuple[int, str]:
         return logging.INFO, f"{text}: make it on the board and press"
     if isinstance(event, Fault):
         return logging.ERROR, f"{game}: fault: {event.reason}"
+    if isinstance(event, SetupAsked):
+        marbles = ", ".join(f"{square_name(sq)} {c}" for sq, c in event.squares) or "none"
+        text = f"{game}: set this position up by the LEDs ({marbles}; the rest empty)"
+        return logging.INFO, f"{text}, {event.to_move} to move"
+    if isinstance(event, SetupDone):
+        text = f"{game}: set up ({event.board}): {event.to_move} plays turn {event.number}"
+        return logging.INFO, text
     sentence = _sentence(event)
     if sentence is not None:
         return logging.DEBUG, f"{game}: {sentence}"

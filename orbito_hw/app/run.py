@@ -7,6 +7,7 @@ import logging
 import signal
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orbito_hw.app.assemble import build_board, doctor_wiring, open_lights
@@ -20,6 +21,7 @@ from orbito_hw.control.guard import cut
 from orbito_hw.control.journal import Journal
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.referee import Referee
+from orbito_hw.control.requests import POLL, serve_request
 from orbito_hw.control.settings import Settings
 from orbito_hw.doctor.checks import CheckResult, Doctor, Person, Runner
 from orbito_hw.hw.clock import LoopClock, close_loop
@@ -97,6 +99,7 @@ def run_board(config: Config) -> int:
             loop.add_signal_handler(sig, loop.stop)
         referee.start()
         archive.boot(referee)  # catches up from the journal just read
+        _take_requests(loop, referee, config.board.state_dir)
         if link is not None:
             referee.add_listener(link.game.on_event)
             link.game.attach(referee)
@@ -124,6 +127,18 @@ def run_board(config: Config) -> int:
         journal.close()
         close_loop(loop)
     return 0
+
+
+def _take_requests(loop: asyncio.AbstractEventLoop, referee: Referee, directory: Path) -> None:
+    """A set-up asked for by ``orbito-hw games resume`` (control/requests.py): the request
+    file in the state directory, looked for every ``POLL`` seconds (one stat of a file)."""
+
+    def look() -> None:
+        if referee.healthy:
+            serve_request(referee, directory)
+        loop.call_later(POLL, look)
+
+    loop.call_later(POLL, look)
 
 
 def _whole_again(service: Service, fault: str) -> None:

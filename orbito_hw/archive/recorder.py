@@ -36,6 +36,7 @@ from orbito_hw.control.events import (
     GameOver,
     NewGame,
     Rejected,
+    SetupAsked,
     TakenBack,
     TurnPlayed,
 )
@@ -183,6 +184,9 @@ class Recorder:
         if isinstance(event, NewGame):
             self._open_game(archive, event.game, event.first, at)
             return
+        if isinstance(event, SetupAsked):
+            self._set_up(archive, event, at)
+            return
         game = archive.current()
         if game is None or game.journal_game != event.game:
             if self._referee is None:  # events without a board (tests): take them as they come
@@ -217,9 +221,27 @@ class Recorder:
             and standing[event.number - 1].turn == event.turn.notation()
         ):
             return  # the same turn told again (after a power cut)
-        if game.turns == 0:  # who plays is read when the game's first turn is played
+        if game.turns == game.setup_turns:  # who plays is read at the game's first turn
             archive.set_players(game.id, self._players())
         archive.add_turn(game.id, event.number, event.colour, event.turn.notation(), at)
+
+    def _set_up(self, archive: Archive, event: SetupAsked, at: str) -> None:
+        """A game set up from a record: a new game whose first turns are the record's (the
+        journal has them), unless it is the game the archive has (set up again)."""
+        if self._referee is None:
+            return  # events without a board (tests): no record to keep
+        saved = self._referee.saved
+        game = archive.current()
+        if (
+            game is not None
+            and game.journal_game == event.game
+            and ([t.turn for t in archive.turns(game.id)] == saved.turns)
+        ):
+            return
+        game_id = self._open_game(archive, event.game, saved.first, at)
+        game = archive.game(game_id)
+        assert game is not None
+        self._carry_on(archive, game, saved, 0, at)
 
     def _open_game(self, archive: Archive, journal_game: int, first: Colour, at: str) -> int:
         """A row for the game starting now: the newest one if nothing happened in it yet,
@@ -260,6 +282,8 @@ class Recorder:
         if game.turns == 0:
             archive.set_first(game.id, saved.first)
             archive.set_players(game.id, self._players())
+        if (saved.base, saved.origin) != (game.setup_turns, game.origin):
+            archive.set_setup(game.id, saved.base, saved.origin)
         archive.take_back(game.id, same + 1, at)
         for number, token in enumerate(saved.turns[same:], same + 1):
             archive.add_turn(game.id, number, colour_of(saved.first, number), token, at)

@@ -31,6 +31,7 @@ from orbito_hw.control.events import (
     GameOver,
     NewGame,
     Rejected,
+    SetupAsked,
     TakenBack,
     TurnPlayed,
 )
@@ -102,6 +103,14 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     CREATE UNIQUE INDEX standing_turns ON turns (game, number) WHERE taken_back IS NULL;
     CREATE TABLE facts (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
     """,
+    # 3: games set up from a record (issue 28): their first ``setup_turns`` turns are the
+    # record they were set up from (kept as turns, so the game replays from the empty board),
+    # and ``origin`` says where it came from ("archive:ID:N": game ID after its turn N).
+    # Columns added with defaults: every game before it reads as one started from empty.
+    """
+    ALTER TABLE games ADD COLUMN setup_turns INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE games ADD COLUMN origin TEXT;
+    """,
 )
 SCHEMA: Final = len(MIGRATIONS)
 
@@ -115,6 +124,10 @@ SQLITE_NOTADB: Final = 26
 
 class ArchiveError(OrbitoError, ValueError):
     """The archive cannot be read (none there, unreadable, not ours): one line, exit 2."""
+
+
+class NoSuchGame(ArchiveError):
+    """An id the archive has no game of: said as it is, never as damage."""
 
 
 class ArchiveDamage(OrbitoError, ValueError):
@@ -134,9 +147,12 @@ class GameRow:
     result: str | None
     lines: list[list[str]]
     turns: int  # standing turns: accepted turns and extra presses, take-backs deducted
+    setup_turns: int = 0  # a game set up from a record: its first turns were that record's
+    origin: str | None = None  # where a set-up game came from ("archive:ID:N", "journal"...)
 
     def as_json(self) -> dict[str, object]:
-        """SPEC.md's ``games list`` line."""
+        """SPEC.md's ``games list`` line (and, for a game set up from a record, where it
+        came from: keys readers that do not know them ignore)."""
         return {
             "id": self.id,
             "started": self.started,
@@ -146,7 +162,22 @@ class GameRow:
             "white": self.white,
             "result": self.result,
             "turns": self.turns,
+            **self.setup_json(),
         }
+
+    def setup_json(self) -> dict[str, object]:
+        """``{"setup": N, "from": {"game": ID, "turn": N}|ORIGIN}`` for a set-up game, else {}."""
+        if not self.setup_turns and self.origin is None:
+            return {}
+        return {"setup": self.setup_turns, "from": origin_json(self.origin)}
+
+
+def origin_json(origin: str | None) -> object:
+    """An origin as JSON: ``{"game": ID, "turn": N}`` for "archive:ID:N", else as kept."""
+    parts = (origin or "").split(":")
+    if len(parts) == 3 and parts[0] == "archive" and all(p.isdigit() for p in parts[1:]):
+        return {"game": int(parts[1]), "turn": int(parts[2])}
+    return origin
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,7 +200,8 @@ class TurnRow:
 
 _GAME_COLUMNS = (
     "g.id, g.journal_game, g.first, g.black, g.white, g.started, g.ended, g.result, g.lines, "
-    "(SELECT count(*) FROM turns t WHERE t.game = g.id AND t.taken_back IS NULL)"
+    "(SELECT count(*) FROM turns t WHERE t.game = g.id AND t.taken_back IS NULL), "
+    "g.setup_turns, g.origin"
 )
 
 
@@ -177,13 +209,15 @@ def _game_row(row: tuple[Any, ...]) -> GameRow:
     """A row of ``games``, each value checked: SQLite keeps whatever a file holds (text in
     an integer column, a ``lines`` that is not JSON), and a damaged or edited archive must be
     told in one line, never read as a game or a traceback."""
-    game_id, journal_game, first, black, white, started, ended, result, lines, turns = row
+    game_id, journal_game, first, black, white, started, ended, result, lines, turns = row[:10]
+    setup_turns, origin = row[10:]
     where = f"game {shown(game_id)}"
     for column, value, kind in (
         ("id", game_id, int), ("journal_game", journal_game, int), ("turns", turns, int),
         ("first", first, str), ("black", black, str), ("white", white, str),
         ("started", started, str), ("ended", ended, (str, type(None))),
         ("result", result, (str, type(None))), ("lines", lines, str),
+        ("setup_turns", setup_turns, int), ("origin", origin, (str, type(None))),
     ):  # fmt: skip
         _check(isinstance(value, kind), where, column, value)
     _check(first in ("black", "white"), where, "first", first)
@@ -193,7 +227,7 @@ def _game_row(row: tuple[Any, ...]) -> GameRow:
         parsed = None
     _check(_is_lines(parsed), where, "lines", lines)
     return GameRow(game_id, journal_game, first, black, white, started, ended, result, parsed,
-                   turns)  # fmt: skip
+                   turns, setup_turns, origin)  # fmt: skip
 
 
 def _turn_row(row: tuple[Any, ...]) -> TurnRow:
@@ -226,6 +260,8 @@ def damage_told(path: Path) -> Iterator[None]:
 
     try:
         yield
+    except NoSuchGame:
+        raise
     except ArchiveError as exc:
         raise ArchiveError(f"the game archive {path} is damaged: {exc}; it was left as it is") \
             from None  # fmt: skip
@@ -394,12 +430,19 @@ class Archive:
         """A blank game becomes the game that starts now (nothing of it is lost)."""
         self.db.execute(
             "UPDATE games SET journal_game = ?, first = ?, black = ?, white = ?, started = ?, "
-            "ended = NULL WHERE id = ?",
+            "ended = NULL, setup_turns = 0, origin = NULL WHERE id = ?",
             (journal_game, first.value, *players, at, game_id),
         )
 
     def set_first(self, game_id: int, first: Colour) -> None:
         self.db.execute("UPDATE games SET first = ? WHERE id = ?", (first.value, game_id))
+
+    def set_setup(self, game_id: int, setup_turns: int, origin: str | None) -> None:
+        """The game was set up from a record: its first ``setup_turns`` turns, from ``origin``."""
+        self.db.execute(
+            "UPDATE games SET setup_turns = ?, origin = ? WHERE id = ?",
+            (setup_turns, origin, game_id),
+        )
 
     def set_players(self, game_id: int, players: tuple[str, str]) -> None:
         self.db.execute("UPDATE games SET black = ?, white = ? WHERE id = ?", (*players, game_id))
@@ -564,5 +607,5 @@ def move_aside(path: Path) -> Path:
     return kept
 
 
-KEPT = (NewGame, FirstChosen, TurnPlayed, Rejected, GameOver, TakenBack)
+KEPT = (NewGame, FirstChosen, TurnPlayed, Rejected, GameOver, TakenBack, SetupAsked)
 """The events the archive keeps something of."""

@@ -37,7 +37,7 @@ def register(sub: Any) -> None:
     p = sub.add_parser("games", help="the game archive: list, show, review, export, stats")
     games = p.add_subparsers(
         dest="games_command",
-        metavar="list|show|review|export|stats",
+        metavar="list|show|review|resume|export|stats",
         required=True,
         parser_class=Parser,
     )
@@ -55,6 +55,13 @@ def register(sub: Any) -> None:
         q = games.add_parser(name, parents=[common], help=what)
         q.add_argument("id", metavar="ID", help="the game's id (games list)")
         q.set_defaults(func=func)
+    q = games.add_parser(
+        "resume", parents=[common], help="set an archived game up on the board to play on"
+    )
+    q.add_argument("id", metavar="ID", help="the game's id (games list), or current: set "
+                   "the game on the board up again")  # fmt: skip
+    q.add_argument("--at", metavar="N", help="after its turn N (default: all its turns)")
+    q.set_defaults(func=_resume)
     games.add_parser(
         "export", parents=[common], help="one JSON line per game, which replay --batch reads"
     ).set_defaults(func=cmd_export)
@@ -87,20 +94,26 @@ def _archive(args: argparse.Namespace) -> Iterator[Archive]:
 
 
 def _game(archive: Archive, text: str) -> GameRow:
-    from orbito_hw.archive.store import GAME_ID_DIGITS, ArchiveError
+    from orbito_hw.archive.store import GAME_ID_DIGITS, NoSuchGame
 
     if not text.isascii() or not text.isdigit():
         raise UsageError(f"game id {echo(text)} is not a number (see `orbito-hw games list`)")
     if len(text.lstrip("0")) > GAME_ID_DIGITS:
-        raise ArchiveError(f"no game {echo(text)} in the archive {archive.path}")
+        raise NoSuchGame(f"no game {echo(text)} in the archive {archive.path}")
     game = archive.game(int(text))
     if game is None:
-        raise ArchiveError(f"no game {int(text)} in the archive {archive.path}")
+        raise NoSuchGame(f"no game {int(text)} in the archive {archive.path}")
     return game
 
 
 def _moves(archive: Archive, game: GameRow) -> list[str]:
     return [t.turn for t in archive.turns(game.id)]
+
+
+def _resume(args: argparse.Namespace) -> int:
+    from orbito_hw.commands.resume import cmd_resume
+
+    return cmd_resume(args, state_dir(args))
 
 
 # --- list ---------------------------------------------------------------------------------

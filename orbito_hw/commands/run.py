@@ -61,6 +61,11 @@ def register(sub: Any) -> None:
         help="a press before any touch shows the best turn; a blunder is held back once",
     )
     p.add_argument(
+        "--resume",
+        metavar="ID[@N]",
+        help="set game ID of --state-dir's archive up (after its turn N) and play on",
+    )
+    p.add_argument(
         "--remote",
         metavar="mqtt://HOST:PORT/GAME",
         help="join the remote game GAME on the MQTT broker (with --plays; mqtts:// for TLS)",
@@ -114,6 +119,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 ("--web", args.web),
                 ("--port", args.port is not None),
                 ("--remote", args.remote),
+                ("--resume", args.resume),
                 ("--plays", args.plays),
             )
             if given
@@ -130,6 +136,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.events and args.interactive:
         raise UsageError("--events and --interactive do not go together")
     settings = _mock_settings(args.opponent, args.seed, args.hints)
+    if args.resume is not None:
+        _ask_resume(args)
     if args.remote or args.plays:
         return run_remote(args, settings)
     if args.web or args.port is not None:
@@ -152,6 +160,24 @@ def cmd_run(args: argparse.Namespace) -> int:
         fail(f"the controller failed: {exc}", status=1)
     finally:
         archive.close()
+
+
+def _ask_resume(args: argparse.Namespace) -> None:
+    """``--resume ID[@N]``: the set-up request a real board gets from ``games resume``, left
+    in the state directory for the simulated controller to take at its start."""
+    if not args.state_dir:
+        raise UsageError("--resume reads the archive of --state-dir DIR: give it")
+    if not (args.events or args.interactive or args.web):
+        raise UsageError("--resume goes with --events, --interactive or --web")
+    from orbito_hw.commands.resume import resume_request
+    from orbito_hw.control.requests import write_request
+
+    game_id, _, at = args.resume.partition("@")
+    request, _ = resume_request(Path(args.state_dir), game_id, at or None)
+    try:
+        write_request(args.state_dir, request)
+    except OSError as exc:
+        raise UsageError(f"cannot leave the set-up request in {args.state_dir}: {exc}") from None
 
 
 def _mock_settings(opponent: str | None, seed: int | None, hints: bool) -> Settings | None:

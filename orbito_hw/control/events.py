@@ -253,6 +253,47 @@ class TakenBack:
 
 
 @dataclass(frozen=True)
+class SetupAsked:
+    """The board asks for a position to be set up (SPEC.md's ``setup`` event): ``squares``
+    every square that must hold a marble, with its colour (lowest square first); the others
+    must be empty. ``to_move`` plays next once it is there."""
+
+    kind: ClassVar[str] = "setup"
+    game: int
+    squares: tuple[tuple[int, Colour], ...]
+    to_move: Colour
+
+    def to_json(self) -> Json:
+        return {
+            "event": self.kind,
+            "game": self.game,
+            "squares": {square_name(sq): colour.value for sq, colour in self.squares},
+            "to_move": self.to_move.value,
+        }
+
+
+@dataclass(frozen=True)
+class SetupDone:
+    """The sensors read exactly the squares asked for: play goes on from ``board`` (SPEC.md's
+    POSITION), ``to_move`` to play turn ``number`` (the record's turns + 1)."""
+
+    kind: ClassVar[str] = "setup-done"
+    game: int
+    board: str
+    to_move: Colour
+    number: int
+
+    def to_json(self) -> Json:
+        return {
+            "event": self.kind,
+            "game": self.game,
+            "board": self.board,
+            "to_move": self.to_move.value,
+            "number": self.number,
+        }
+
+
+@dataclass(frozen=True)
 class Fault:
     """The board cannot go on by itself (homing failed, the journal is unreadable...).
 
@@ -303,6 +344,8 @@ Event = (
     | OpponentChosen
     | TakeBack
     | TakenBack
+    | SetupAsked
+    | SetupDone
     | Fault
     | RemoteStatus
 )
@@ -360,6 +403,12 @@ def _leds(value: object) -> tuple[tuple[int, RGB], ...]:
     if not isinstance(value, Mapping):
         raise ValueError(f"leds {value!r} is not an object of squares and colours")
     return tuple(sorted((parse_square(str(sq)), parse_rgb(str(c))) for sq, c in value.items()))
+
+
+def _setup_squares(value: object) -> tuple[tuple[int, Colour], ...]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"squares {value!r} is not an object of squares and colours")
+    return tuple(sorted((parse_square(str(sq)), Colour.parse(str(c))) for sq, c in value.items()))
 
 
 def _remote_state(o: Mapping[str, object]) -> str:
@@ -421,6 +470,12 @@ _READERS: dict[str, Callable[[Mapping[str, object]], Event]] = {
     ),
     TakenBack.kind: lambda o: TakenBack(
         _int(o, "game"), _int(o, "number"), _str(o, "board"), Colour.parse(_str(o, "to_move"))
+    ),
+    SetupAsked.kind: lambda o: SetupAsked(
+        _int(o, "game"), _setup_squares(o["squares"]), Colour.parse(_str(o, "to_move"))
+    ),
+    SetupDone.kind: lambda o: SetupDone(
+        _int(o, "game"), _str(o, "board"), Colour.parse(_str(o, "to_move")), _int(o, "number")
     ),
     Fault.kind: lambda o: Fault(_int(o, "game") if "game" in o else None, _str(o, "reason")),
     RemoteStatus.kind: lambda o: RemoteStatus(_int(o, "game"), _remote_state(o)),

@@ -113,6 +113,20 @@ class Saved:
     """A take-back of the last of ``turns`` under way: "turning" once it began (the rings may
     not have turned back yet), "turned" once they have; the turn stays in ``turns`` until the
     board shows the position before it."""
+    base: int = 0
+    """The game started from a set-up: its first ``base`` turns are the record it was set up
+    from (they stand, numbered as in that record); a take-back never goes back past them."""
+    setting_up: bool = False
+    """The board asks for the position after ``turns`` to be set up (``control/setup.py``):
+    after a power cut the set-up goes on, the sensors saying what is still to do."""
+    origin: str | None = None
+    """Where a set-up game came from, as the archive keeps it: "archive:ID:N" (an archived
+    game ID, after its turn N), "journal" (set up again), "script", "puzzle:ID"..."""
+
+    @property
+    def own_turns(self) -> int:
+        """The turns played on this board since the game began (after its set-up)."""
+        return len(self.turns) - self.base
 
     def add_touch(self, reader: TurnReader, square: int, present: bool) -> None:
         """A lift or put of the turn in progress, as ``reader`` has taken it in: journaled
@@ -152,6 +166,10 @@ class Saved:
             **({"placed_first": True} if self.placed_first else {}),
             **({"undo_one": True} if self.undo_one else {}),
             **({"opponent": self.opponent} if self.opponent is not None else {}),
+            # Only for a game set up from a record: other journals are as they always were.
+            **({"base": self.base} if self.base else {}),
+            **({"setting_up": True} if self.setting_up else {}),
+            **({"origin": self.origin} if self.origin is not None else {}),
         }
 
     @classmethod
@@ -169,6 +187,8 @@ class Saved:
             raise JournalDamage(f"first {_shown(first)} is not black or white")
         saved = cls(game, Colour(first), _strings(data.get("turns"), "turns"))
         position = saved._replay()
+        saved.base = _base(data.get("base", 0), len(saved.turns))
+        saved.origin = _origin(data.get("origin"))
         # Journals written before "announced" was kept: a finished game in them had been
         # announced before the cut.
         announced = data.get("announced", position.is_over)
@@ -185,8 +205,12 @@ class Saved:
             saved.placed_first = _flag(data.get("placed_first", False), "placed_first")
             saved.opponent = _opponent(data.get("opponent"))
             saved.undo_one = _flag(data.get("undo_one", False), "undo_one")
+            saved.setting_up = _flag(data.get("setting_up", False), "setting_up")
+            if saved.setting_up and (saved.pending or saved.touches or saved.undo):
+                raise JournalDamage("a set-up with a turn or a take-back under way")
         except JournalDamage as exc:
-            raise JournalDamage(str(exc), recovered=cls(game, saved.first, saved.turns)) from None
+            recovered = cls(game, saved.first, saved.turns, base=saved.base, origin=saved.origin)
+            raise JournalDamage(str(exc), recovered=recovered) from None
         return saved
 
     def _replay(self) -> Position:
@@ -254,6 +278,21 @@ def _opponent(value: object) -> str | None:
 def _flag(value: object, name: str) -> bool:
     if type(value) is not bool:
         raise JournalDamage(f"{name} {_shown(value)} is not true or false")
+    return value
+
+
+def _base(value: object, turns: int) -> int:
+    """How many of the turns a set-up game started from: 0 to all of them."""
+    if type(value) is not int or not 0 <= value <= turns:
+        raise JournalDamage(f"base {_shown(value)} is not a number of turns (0 to {turns})")
+    return value
+
+
+def _origin(value: object) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not 0 < len(value) <= 64 or not value.isprintable():
+        raise JournalDamage(f"origin {_shown(value)} is not where a set-up came from")
     return value
 
 
@@ -472,6 +511,8 @@ class Journal:
                 "first": saved.first.value,
                 "moves": " ".join(saved.turns),
                 "result": result,
+                # a game set up from a record: its first turns were that record's
+                **({"setup": saved.base} if saved.base else {}),
             }
         )
         history = self.directory / self.HISTORY

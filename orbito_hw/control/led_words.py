@@ -32,6 +32,7 @@ COLOUR_NAMES = {
     "hint_loss": "orange",
     "warning": "pink",
     "undo": "cyan",
+    "setup": "lime",
 }
 
 
@@ -99,6 +100,15 @@ def view_words(view: View | None, palette: Palette, who: str = "the board") -> l
             for sq in view.extra:
                 light(sq, "take this marble off", p.undo, True)
             status = Lit("status", "take-back: undo the lit squares", p.undo, True)
+    elif mode == "setup":
+        for sq, colour in view.later:
+            light(sq, f"then put a {colour} marble here (dim)", p.marble(colour))
+        for sq, colour in view.missing:
+            light(sq, f"put a {colour} marble here", p.marble(colour))
+        for sq in view.extra:
+            light(sq, "take this marble off: this square stays empty", p.error, True)
+        now = f"{view.to_move} marbles first" if view.missing else "clear the red squares"
+        status = Lit("status", f"setting up: {now}", p.setup, True)
     elif mode == "menu" and view.menu is not None:
         choice = view.menu
         if choice.colour is None:

@@ -28,6 +28,7 @@ ViewMode = Literal[
     "warning",
     "undo",
     "menu",
+    "setup",
 ]
 """What the board is showing: each mode is drawn its own way (``LightShow._compose``)."""
 
@@ -60,6 +61,10 @@ class Palette:
     # to show that marble's colour, and the status pixel blinks in it until the board shows
     # the position before the turn taken back.
     undo: RGB = (0, 200, 255)  # #00c8ff, blinking
+    # Setting a position up: the status pixel alternates between this colour and the colour
+    # of the marbles to put on now; the squares for them show their colour, the other
+    # colour's squares dimly, the squares to clear blink in ``error``.
+    setup: RGB = (128, 255, 0)  # #80ff00, alternating
 
     def hint(self, value: str) -> RGB:
         """The status pixel for a hint worth ``value`` ("win", "draw" or "loss")."""
@@ -69,13 +74,19 @@ class Palette:
         return self.black if colour is Colour.BLACK else self.white
 
 
+SETUP_LATER = 0.25
+"""How bright a square to fill later in a set-up shows (the other colour's), of its colour."""
+
+
 @dataclass(frozen=True)
 class View:
     """What the board should show now.
 
     ``mode``: one of ``ViewMode``.
     ``squares``: squares at fault ("refused"), ``missing``/``extra``: squares that should
-    hold a marble (with its colour) / should be empty ("correction", "undo").
+    hold a marble (with its colour) / should be empty ("correction", "undo", "setup");
+    ``later``: "setup", squares to fill after the ``missing`` ones (shown dimly), and
+    ``to_move`` there is the colour of the marbles to put on now.
     """
 
     mode: ViewMode
@@ -89,6 +100,7 @@ class View:
     value: str | None = None  # "hint": what the best turn is worth; "warning": after the turn
     hint_turn: Turn | None = None  # "hint": the best turn, shown like the board's own
     menu: Choice | None = None  # "menu": the choice of opponent shown
+    later: tuple[tuple[Square, Colour], ...] = ()  # "setup": the other colour's, dimly
 
 
 def result_frame(result: Result, lines: tuple[Mask, ...], palette: Palette) -> dict[Square, RGB]:
@@ -173,6 +185,12 @@ class LightShow:
             lit = {sq: p.marble(c) for sq, c in view.missing}
             lit.update(dict.fromkeys(view.extra, p.undo) if on else {})
             return lit, p.undo if on else None, True
+        if view.mode == "setup":
+            on = self._phase % 2 == 0
+            lit = {sq: _dim(p.marble(c), SETUP_LATER) for sq, c in view.later}
+            lit.update({sq: p.marble(c) for sq, c in view.missing})
+            lit.update(dict.fromkeys(view.extra, p.error) if on else {})
+            return lit, p.setup if on else turn_colour, True
         if view.mode == "result" and view.result is not None:
             lit = result_frame(view.result, view.lines, p)
             if view.result is Result.DRAW:

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from orbito_hw.control.core import Core
-from orbito_hw.control.events import BoardTurn
+from orbito_hw.control.events import BoardTurn, OpponentChosen
+from orbito_hw.control.menu import Choice
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import mask_of, square_name
 from orbito_hw.rules.turn import Turn
@@ -133,6 +134,14 @@ class Players:
         self.rechoose()
         self.referee._save()
         self.offer()
+
+    def take_choice(self, choice: Choice, make: Callable[[str, Colour], BoardPlayer]) -> None:
+        """The opponent menu's choice taken (a hold): two people, or the board at a level."""
+        player = None
+        if choice.level is not None and choice.colour is not None:
+            player = make(choice.level, choice.colour)
+        self.referee._emit(OpponentChosen(self.referee.saved.game, choice.player, choice.colour))
+        self.set_opponent(player)
 
     def restore(self, make: Callable[[str, Colour], BoardPlayer] | None) -> None:
         """Who plays, as the journal says it was chosen at the board (else as it was)."""

@@ -15,17 +15,15 @@ from collections.abc import Mapping
 from enum import Enum
 from typing import Literal
 
+from orbito_hw.control.correction import Corrections
 from orbito_hw.control.debounce import Debouncer
 from orbito_hw.control.events import (
-    Corrected,
-    Correction,
     Event,
     EventListener,
     Fault,
     FirstChosen,
     GameOver,
     NewGame,
-    OpponentChosen,
     Rejected,
     TurnPlayed,
 )
@@ -37,6 +35,7 @@ from orbito_hw.control.menu import CHOICES, OpponentMenu
 from orbito_hw.control.players import BoardPlayer, Players
 from orbito_hw.control.reading import Marble, TurnReader
 from orbito_hw.control.settings import Settings
+from orbito_hw.control.setup import SetUps
 from orbito_hw.control.takeback import MAX_FINISHING_MOVES, TakeBacks
 from orbito_hw.errors import IllegalTurnError, OrbitoError
 from orbito_hw.hw.interfaces import Board, MoveReport, TimerHandle
@@ -58,6 +57,7 @@ class State(Enum):
     TAKING_BACK = "turning the rings back"
     UNDOING = "waiting for the turn to be undone"
     FAULT = "fault"
+    SETTING_UP = "setting up"  # a position asked for, by the LEDs (setup.py)
 
 
 S = State
@@ -90,20 +90,25 @@ TRANSITIONS: dict[tuple[State, str], State] = {
     (S.TAKING_BACK, "fault"): S.FAULT,
     (S.UNDOING, "undone"): S.WAITING,
     (S.UNDOING, "take_back_too"): S.TAKING_BACK,  # against the board: the person's turn too
+    (S.STARTING, "resume_setup"): S.SETTING_UP,
+    (S.SETTING_UP, "set_up_done"): S.WAITING,
 }
 # A hold may take back the last turn whenever the board is still and the game has one
 # (it is refused, the squares at fault lit, unless the board shows the game as it stands).
 for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER):
     TRANSITIONS[(_state, "take_back")] = S.TAKING_BACK
-# A new game may start from any state but the ring moves.
-for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER, S.FAULT, S.STARTING, S.UNDOING):
+# A new game, or a set-up of a position, may start from any state but the ring moves.
+for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER, S.FAULT, S.STARTING, S.UNDOING,
+               S.SETTING_UP):  # fmt: skip
     TRANSITIONS[(_state, "new_game")] = S.WAITING
+    TRANSITIONS[(_state, "set_up")] = S.SETTING_UP
 # The drive may fail between moves (a ring controller unplugged while the rings are idle).
-for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER, S.UNDOING):
+IDLE = (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER, S.UNDOING, S.SETTING_UP)
+for _state in IDLE:
     TRANSITIONS[(_state, "fault")] = S.FAULT
 
 
-HoldAction = Literal["new game", "take-back", "menu"]
+HoldAction = Literal["new game", "take-back", "menu", "set-up"]
 
 
 class TransitionError(OrbitoError, RuntimeError):
@@ -134,6 +139,8 @@ class Referee:
         self.players = Players(self, self.settings.opponent)
         self.hinter = Hints(self, self.settings.hints)
         self.take_backs = TakeBacks(self)
+        self.corrections = Corrections(self)
+        self.setups = SetUps(self)
         self.opponent_menu = OpponentMenu(self.clock, self._draw)
         # The light show's own timers are not the referee's: the fault still blinks after
         # the guard has stopped the referee.
@@ -270,6 +277,8 @@ class Referee:
             return self._fault(report.fault)
         self.sensors.resync()
         reading = self.sensors.read()
+        if self.saved.setting_up:
+            return self.setups.resume()
         if self.saved.undo is not None:
             return self.take_backs.resume(reading)
         if self.pending is not None:
@@ -280,7 +289,7 @@ class Referee:
                 return
             self._emit(self._commit(self.pending))  # the rings had turned: the turn stands
         if reading != self._expected():
-            return self._enter_correction("mismatch")
+            return self.corrections.enter("mismatch")
         if self.position.is_over:
             self._go("resume_over")
             self._announce()  # unless it was, before the cut
@@ -307,7 +316,9 @@ class Referee:
             else:
                 self._draw()
         elif self.state is S.CORRECTION:
-            self._check_correction()
+            self.corrections.check()
+        elif self.state is S.SETTING_UP:
+            self.setups.touched()
 
     def _touched(self) -> bool:
         """Whether the board differs from the position at the start of the turn."""
@@ -347,6 +358,8 @@ class Referee:
         nothing, and the press counts at once."""
         if self.menu is not None:
             return "menu"
+        if self.state is S.CORRECTION:
+            return "set-up"  # a board knocked over: set it up again where the journal has it
         if self._board_empty():
             return "new game"
         if self.can_take_back:
@@ -376,8 +389,11 @@ class Referee:
             self.new_game(self.settings.first)
         elif self._hold_action == "take-back":
             self.take_backs.ask()
+        elif self._hold_action == "set-up":
+            self.setups.again()
         elif self._hold_action == "menu":
-            self._take_choice()
+            assert self.settings.make_player is not None
+            self.players.take_choice(self.opponent_menu.take(), self.settings.make_player)
 
     def _short_press_on_empty_board(self) -> None:
         # Hints on, the press asks for the hint (SPEC.md; README's gestures).
@@ -395,6 +411,8 @@ class Referee:
     def _press(self) -> None:
         if self.state in (S.WAITING, S.TURN):
             self._referee_press()
+        elif self.state is S.SETTING_UP:
+            self.setups.press()
         elif self.state is S.FAULT:
             self._go("retry")
             self.board.drive.home(self._started)
@@ -485,7 +503,7 @@ class Referee:
         turn_event = self._commit(self.pending)
         if reading != self._expected():
             self._emit(turn_event)
-            return self._enter_correction("mismatch")
+            return self.corrections.enter("mismatch")
         self._go("over" if self.position.is_over else "match")
         self._emit(turn_event)  # after the transition, so the lights already show the next turn
         if self.position.is_over:
@@ -521,24 +539,6 @@ class Referee:
         self.saved.announced = True
         self._save()
 
-    # --- correction -------------------------------------------------------------------
-    def _enter_correction(self, trigger: str) -> None:
-        self._go(trigger)
-        wrong = tuple(squares_of(self.board.sensors.read() ^ self._expected()))
-        self._emit(Correction(self.saved.game, wrong))
-
-    def _check_correction(self) -> None:
-        if self.sensors.read() != self._expected():
-            self._draw()
-            return
-        self._emit(Corrected(self.saved.game))
-        if self.position.is_over:
-            self._go("fixed_over")
-            self._announce()
-        else:
-            self._go("fixed_turn" if self._touched() else "fixed")
-            self._offer()
-
     def _fault(self, reason: str) -> None:
         self._emit(Fault(self.saved.game, reason))
         self._go("fault")
@@ -549,7 +549,7 @@ class Referee:
         read; or "" when it is back, and the board recovers as after a restart (home the
         rings, check the board). A move or homing under way ends with its own report."""
         self._drive_fault = fault
-        if fault and self.state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER):
+        if fault and self.state in IDLE and self.state is not S.UNDOING:
             self._fault(fault)
         elif not fault and self.state is S.FAULT:
             self._go("retry")
@@ -586,6 +586,20 @@ class Referee:
         if self.sensors.read():
             self._enter_board_not_empty()
         self._offer()
+
+    # --- set-ups (setup.py) -------------------------------------------------------------
+    @guarded("a set-up")
+    def set_up(self, first: Colour, tokens: list[str], next_game: bool | None = None,
+               origin: str | None = None) -> None:  # fmt: skip
+        """A new game from the position ``tokens`` reach, set up by the LEDs (setup.py)."""
+        if not self.busy:
+            self.setups.begin(first, tokens, next_game, origin)
+
+    @guarded("a set-up again")
+    def set_up_again(self) -> None:
+        """Set the game up again where the journal has it (a board knocked over)."""
+        if not self.busy:
+            self.setups.again()
 
     # --- the board as a player (players.py) ------------------------------------------
     @property
@@ -640,20 +654,11 @@ class Referee:
         self.opponent_menu.open(opponent.player if opponent else None,
                                 opponent.colour if opponent else None)  # fmt: skip
 
-    def _take_choice(self) -> None:
-        assert self.settings.make_player is not None
-        choice = self.opponent_menu.take()
-        player = None
-        if choice.level is not None and choice.colour is not None:
-            player = self.settings.make_player(choice.level, choice.colour)
-        self._emit(OpponentChosen(self.saved.game, choice.player, choice.colour))
-        self.set_opponent(player)
-
     # --- take-backs (takeback.py) -------------------------------------------------------
     @property
     def can_take_back(self) -> bool:
         """Whether the game has a turn to take back and the board is still enough for it."""
-        return bool(self.saved.turns) and (self.state, "take_back") in TRANSITIONS
+        return self.saved.own_turns > 0 and (self.state, "take_back") in TRANSITIONS
 
     @property
     def board_as_it_stands(self) -> bool:
@@ -672,18 +677,13 @@ class Referee:
     # --- lights ------------------------------------------------------------------
     def view(self) -> View:
         to_move = self.position.to_move
-        if self.state is S.CORRECTION:
-            reading, expected = self.sensors.read(), self._expected()
-            missing = self.reader.colours(squares_of(expected & ~reading))
-            return View(
-                "correction", to_move, missing=missing, extra=tuple(squares_of(reading & ~expected))
-            )
-        if self.state is S.GAME_OVER and self.position.result is not None:
-            return View(
-                "result", None, result=self.position.result, lines=tuple(self.position.lines())
-            )
-        if self.state is S.UNDOING:
-            return self.take_backs.view()
+        parts: dict[State, Corrections | SetUps | TakeBacks] = {S.CORRECTION: self.corrections,
+                 S.SETTING_UP: self.setups, S.UNDOING: self.take_backs}  # fmt: skip
+        part = parts.get(self.state)
+        if part is not None:  # the parts that draw their own state
+            return part.view()
+        if self.state is S.GAME_OVER and (result := self.position.result) is not None:
+            return View("result", None, result=result, lines=tuple(self.position.lines()))
         if self.state in (S.ROTATING, S.VERIFYING, S.TAKING_BACK):
             return View("rotating", to_move)
         if self.state in (S.STARTING, S.FAULT):

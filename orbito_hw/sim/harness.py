@@ -18,6 +18,7 @@ from orbito_hw.control.guard import timer_name
 from orbito_hw.control.journal import Journal
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.referee import Referee
+from orbito_hw.control.requests import serve_request
 from orbito_hw.control.settings import Settings
 from orbito_hw.errors import OrbitoError
 from orbito_hw.hw.interfaces import RGB, Backend
@@ -92,6 +93,11 @@ class MockRun:
         if self._on_boot is not None:
             self._on_boot(self.referee)
         self.advance(0.0)
+        self.wait_for_rings()
+        # A set-up asked for from outside (``games resume``, ``--resume``), as a real board
+        # takes it: the request file in the state directory.
+        serve_request(self.referee, self.state_dir)
+        self.advance(0.0)
         self.wait_for_rings()  # a failure here is surfaced by the command that booted it
 
     def power_cut(self) -> None:
@@ -158,7 +164,7 @@ class MockRun:
         self.commands_run += 1
 
     def _do(self, c: Command, first_command: bool) -> None:
-        if c.name in ("lift", "put", "bounce", "reset", "press", "hold", "slip"):
+        if c.name in ("lift", "put", "bounce", "reset", "press", "hold", "slip", "setup"):
             # A person waits for the rings to stop (a slip makes them home for longer)
             # before touching the board or pressing again; a slip is for the NEXT ring
             # move (SPEC.md), not the one still turning.
@@ -198,6 +204,13 @@ class MockRun:
             if self._next_opponent:
                 self._play_opponent(self._next_opponent[0], now=False)
             self.referee.new_game(c.colour, next_game=not first_command)
+        elif c.name == "setup":
+            # A new game as a reset starts one, from a position: the marbles stay where they
+            # are (the script puts and lifts them to match the LEDs).
+            assert c.colour is not None
+            if self._next_opponent:
+                self._play_opponent(self._next_opponent[0], now=False)
+            self.referee.set_up(c.colour, list(c.moves), next_game=not first_command)
         self.advance(HUMAN_GAP)
 
     def play_given_opponent(self) -> None:
@@ -221,7 +234,7 @@ class MockRun:
             assert c.colour is not None
             player = board_player(parse_level(c.level), c.colour, self.seed)
         referee = self.referee
-        if referee.saved.turns or referee.pending is not None or referee.reader.touched:
+        if referee.saved.own_turns or referee.pending is not None or referee.reader.touched:
             self._next_opponent = (player,)
         else:
             self._play_opponent(player, now=True)

@@ -28,6 +28,7 @@ COMMANDS = (
     "reset",
     "opponent",
     "hints",
+    "setup",
 )
 MAX_SECONDS = 3600.0
 MAX_SLIP = 100_000
@@ -53,6 +54,7 @@ class Command:
     steps: int = 0
     level: str | None = None  # opponent: the level's name; None (with no colour): nobody
     on: bool = False  # hints: on or off
+    moves: tuple[str, ...] = ()  # setup: the record whose position is set up
 
     def text(self) -> str:
         parts = [self.name]
@@ -64,6 +66,7 @@ class Command:
             parts.append(square_name(self.square))
         if self.colour is not None:
             parts.append(self.colour.value)
+        parts += self.moves
         if self.name in ("hold", "wait"):
             parts.append(f"{self.seconds:g}")
         if self.name == "slip":
@@ -105,8 +108,25 @@ def parse_line(text: str, line: int = 0) -> Command | None:
         if args[0] not in ("on", "off"):
             raise ValueError(f"hints {echo(args[0])}: expected on or off")
         return Command(name, line, on=args[0] == "on")
+    if name == "setup":
+        return _setup(line, args)
     _arity(name, args, 1, 1, "black or white")
     return Command(name, line, colour=_colour(args[0]))
+
+
+def _setup(line: int, args: list[str]) -> Command:
+    """``setup COLOUR TOKENS...``: the record is checked here, so a bad one stops the script
+    before it runs, by its line, as any bad command does."""
+    from orbito_hw.control.setup import SetupError, check_record
+
+    if not args:
+        raise ValueError("setup takes the first player (black or white) and a game record")
+    colour, moves = _colour(args[0]), tuple(args[1:])
+    try:
+        check_record(colour, moves)
+    except SetupError as exc:
+        raise ValueError(f"setup: {exc}") from None
+    return Command("setup", line, colour=colour, moves=moves)
 
 
 def decode_line(raw: bytes) -> str:

@@ -1,0 +1,103 @@
+"""``games resume ID [--at N]``: a game of the archive set up on the board again, to play on.
+
+The command and the board's service share only the state directory (the service holds its
+lock and may run as its own user): the command writes a set-up request there
+(``control/requests.py``), which the controller takes at its start and, while it runs,
+within a couple of seconds. ``games resume current`` asks for the game on the board to be set
+up again where its journal has it (a board knocked over). ``run --mock --resume ID[@N]``
+writes the same request before the simulated board starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+from pathlib import Path
+
+from orbito_hw.commands import UsageError, emit
+from orbito_hw.control.requests import SetupRequest, write_request
+from orbito_hw.errors import echo
+from orbito_hw.rules.game import Colour
+
+
+def resume_request(directory: Path, game_id: str, at: str | None) -> tuple[SetupRequest, int]:
+    """The request setting game ``game_id`` of the archive in ``directory`` up after its turn
+    ``at`` (all its standing turns by default), and that turn's number; UsageError (or the
+    archive's ArchiveError) saying why it cannot be."""
+    from orbito_hw.archive.store import GAME_ID_DIGITS, Archive, NoSuchGame, damage_told
+    from orbito_hw.control.setup import SetupError, check_record
+
+    if not game_id.isascii() or not game_id.isdigit():
+        raise UsageError(f"game id {echo(game_id)} is not a number (see `orbito-hw games list`)")
+    with Archive.read(directory) as archive, damage_told(archive.path):
+        game = archive.game(int(game_id)) if len(game_id.lstrip("0")) <= GAME_ID_DIGITS else None
+        if game is None:
+            raise NoSuchGame(f"no game {game_id.lstrip('0')[:24]} in the archive {archive.path}")
+        moves = [t.turn for t in archive.turns(game.id)]
+    if at is None:
+        turn = len(moves)
+    elif at.isascii() and at.isdigit() and len(at) <= 3 and int(at) <= len(moves):
+        turn = int(at)
+    else:
+        raise UsageError(
+            f"--at {echo(at)} is not a turn of game {game.id} (0 to {len(moves)}: "
+            "the position after that turn)"
+        )
+    try:
+        check_record(Colour(game.first), moves[:turn])
+    except SetupError as exc:
+        more = f" (--at {turn - 1} or before)" if "over" in str(exc) and turn else ""
+        raise UsageError(f"game {game.id} cannot be set up after turn {turn}: {exc}{more}") \
+            from None  # fmt: skip
+    return SetupRequest(Colour(game.first), tuple(moves[:turn]), f"archive:{game.id}:{turn}"), turn
+
+
+def controller_on(directory: Path) -> str | None:
+    """Who holds the state directory's lock (a controller runs on it), None if nobody does."""
+    try:
+        fd = os.open(directory / ".lock", os.O_RDONLY)
+    except OSError:
+        return None  # no lock file: no controller ever ran here
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        note = os.pread(fd, 256, 0).decode("utf-8", "replace").split("\n")[0].strip()
+        return "".join(c if c.isprintable() else "?" for c in note)[:80] or "pid unknown"
+    finally:
+        os.close(fd)  # a lock we got goes with the descriptor
+    return None
+
+
+def cmd_resume(args: argparse.Namespace, directory: Path) -> int:
+    """``games resume``, for the archive in ``directory`` (``games``' --state-dir)."""
+    from orbito_hw.rules.game import replay
+
+    if args.id == "current":
+        if args.at is not None:
+            raise UsageError("--at goes with an archived game's ID, not with current")
+        request, turn = SetupRequest(Colour.BLACK, (), "journal", again=True), -1
+    else:
+        request, turn = resume_request(directory, args.id, args.at)
+    try:
+        path = write_request(directory, request)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot leave the set-up request in {directory}: {exc.strerror or exc}"
+        ) from None
+    holder = controller_on(directory)
+    if args.json:
+        out: dict[str, object] = {"request": str(path), "running": holder is not None}
+        if not request.again:
+            position = replay(request.first, list(request.moves))
+            out |= {"id": int(args.id), "at": turn, "first": request.first.value,
+                    "moves": " ".join(request.moves), "board": position.board(),
+                    "to_move": position.to_move.value}  # fmt: skip
+        emit(out)
+        return 0
+    what = "the game on the board, again" if request.again else f"game {args.id} after turn {turn}"
+    if holder is not None:
+        print(f"asked the board ({holder}) to set up {what}: follow its LEDs")
+    else:
+        print(f"no controller runs on {directory} now: it sets up {what} when it starts")
+    return 0
