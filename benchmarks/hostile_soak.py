@@ -63,6 +63,18 @@ def call(url: str, method: str = "GET", body: bytes | None = None) -> tuple[int,
         return error.code, error.read()
 
 
+def ask(url: str, method: str = "GET", body: bytes | None = None) -> tuple[int, bytes]:
+    """``call`` as the person's page does it: a connection the board turned away (its cap on
+    connections reached by the hostile ones) is tried again, as the page's fetch is; 599
+    when it never got through. The requests are idempotent (a second press on a turn
+    already made is refused as a press with nothing changed)."""
+    for attempt in range(20):
+        with contextlib.suppress(ConnectionError, urllib.error.URLError, TimeoutError):
+            return call(url, method, body)
+        time.sleep(0.05 * (attempt + 1))
+    return 599, b""
+
+
 class Soak:
     def __init__(self, seconds: float, work: Path) -> None:
         self.seconds = seconds
@@ -118,7 +130,7 @@ class Soak:
     def state(self, colour: Colour) -> dict[str, object]:
         """The board's snapshot; asked again while the page is busy (503)."""
         for _ in range(100):
-            status, body = call(f"{self.pages[colour]}/state")
+            status, body = ask(f"{self.pages[colour]}/state")
             if status == 200:
                 loaded: dict[str, object] = json.loads(body)
                 return loaded
@@ -143,6 +155,8 @@ class Soak:
             # The other board lights the turn to make there; a press alone (``*``, a full
             # board) lights no square: it is pressed for until it counts (``make``).
             lit = turn.is_extra_press or self.until(lambda: bool(self.state(other)["leds"]))  # noqa: B023
+            if not lit and self.stop.is_set():
+                break  # the soak's time ran out while the turn was on its way: not wrong
             if not lit:
                 self.wrong.append(f"turn {turn} never lit on {mover.other}'s board")
                 self.new_game()
@@ -162,22 +176,22 @@ class Soak:
         """A new game on black's board (white's follows), and both boards cleared: the page's
         new game clears its own simulated board, the other board's person lifts the marbles
         left on theirs, as people at two real boards would."""
-        call(f"{self.base}/api/new-game", "POST", b"first=black")
+        ask(f"{self.base}/api/new-game", "POST", b"first=black")
         self.games += 1
         self.until(lambda: all(not self.state(c)["turns"] for c in Colour))
         for colour in Colour:
             for square in self.state(colour)["marbles"]:  # type: ignore[attr-defined]
-                call(f"{self.pages[colour]}/api/square/{square}", "POST")
+                ask(f"{self.pages[colour]}/api/square/{square}", "POST")
 
     def make(self, colour: Colour, turn: Turn, number: int) -> bool:
         page = self.pages[colour]
         squares = [] if turn.is_extra_press else [turn.move_from, turn.move_to, turn.place]
         for square in squares:
             if square is not None:
-                call(f"{page}/api/square/{square_name(square)}", "POST")
+                ask(f"{page}/api/square/{square_name(square)}", "POST")
         for _ in range(50):  # the other board's turn may still be on its way: press again
             start = time.perf_counter()
-            status, _ = call(f"{page}/api/press", "POST")
+            status, _ = ask(f"{page}/api/press", "POST")
             self.presses_ms.append((time.perf_counter() - start) * 1000)
             turns = list(self.state(colour)["turns"])  # type: ignore[call-overload]
             if len(turns) == number:
@@ -323,6 +337,8 @@ class Soak:
         print(f"controller's stderr: {len(lines)} lines, {len(tracebacks)} tracebacks")
         for wrong in self.wrong[:5]:
             print("wrong:", wrong)
+        for at in [i for i, line in enumerate(lines) if "Traceback" in line][:3]:
+            print("\n".join(["traceback:", *lines[max(0, at - 2) : at + 30]]))
         bad = self.wrong or tracebacks or p99 >= P99_GOAL_MS or last - first >= MEMORY_GOAL_MB
         return 1 if bad else 0
 

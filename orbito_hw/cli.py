@@ -26,6 +26,7 @@ COMMAND_MODULES = [
     "orbito_hw.commands.doctor",
     "orbito_hw.commands.firmware",
     "orbito_hw.commands.games",
+    "orbito_hw.commands.puzzles",
     "orbito_hw.commands.web",
     "orbito_hw.commands.cad",
 ]

@@ -98,6 +98,8 @@ def test_the_wheel_holds_the_table_the_config_the_firmware_and_every_module(whee
     assert {"orbito_fw/main.py", "orbito_fw/__init__.py", "orbito_hw/config.example.toml"} <= names
     table = zipfile.ZipFile(wheel).read("orbito_hw/data/solution.bin")
     assert table == (ROOT / "orbito_hw/data/solution.bin").read_bytes()
+    puzzles = zipfile.ZipFile(wheel).read("orbito_hw/data/puzzles.jsonl")  # the shipped set
+    assert puzzles == (ROOT / "orbito_hw/data/puzzles.jsonl").read_bytes()
 
 
 def test_the_installed_package_runs_from_its_own_files(venv: Path, tmp_path: Path) -> None:
@@ -138,6 +140,9 @@ def test_the_installed_package_runs_from_its_own_files(venv: Path, tmp_path: Pat
     here = subprocess.run([sys.executable, "-m", "orbito_hw", *analyse], capture_output=True)
     assert run_installed(venv, "orbito-hw", *analyse, cwd=tmp_path) == here.stdout.decode()
     assert json.loads(here.stdout)["value"] in ("win", "draw", "loss")
+    # The shipped puzzles, read from the venv's own file.
+    shipped = run_installed(venv, "orbito-hw", "puzzles", "--json", cwd=tmp_path)
+    assert shipped == (ROOT / "orbito_hw/data/puzzles.jsonl").read_text()
 
 
 def test_the_wheel_holds_the_web_page(wheel: Path) -> None:

@@ -717,3 +717,50 @@ def test_the_same_game_name_played_again_starts_afresh(broker: Broker, tmp_path:
             assert_records(both, Colour.BLACK, turns[:2])
 
     scenario(body)
+
+
+def test_a_spectator_stopped_while_it_connects_leaves_no_descriptor_to_chance(
+    broker: Broker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A watch page closed while its broker connection is still being made (aiomqtt connects
+    in a thread that a cancellation does not stop): the socket's callbacks, which the thread
+    hands the loop late, never act on a closed descriptor, or on the socket that reuses its
+    number, and the socket is closed once they have landed. The hostile soak saw 'add_reader
+    ... Bad file descriptor' five times in 150 s; here the thread is slowed to make it sure."""
+    import paho.mqtt.client as paho
+
+    from orbito_hw.remote.spectator import Spectator
+
+    opened: list[paho.Client] = []
+    late = paho.Client._call_socket_open
+
+    def slow_open(self: paho.Client, sock: object) -> None:
+        opened.append(self)
+        time.sleep(0.3)  # the socket is made; its callbacks reach the loop only now
+        late(self, sock)
+
+    monkeypatch.setattr(paho.Client, "_call_socket_open", slow_open)
+
+    async def body() -> list[dict[str, object]]:
+        faults: list[dict[str, object]] = []
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(lambda _, context: faults.append(context))
+        for _ in range(3):
+            spectator = Spectator(broker.url(), GAME, lambda *_: None)
+            spectator.start()
+            for _ in range(500):
+                if opened:
+                    break
+                await asyncio.sleep(0.01)
+            await spectator.stop()  # in the thread's 0.3 s
+            # The page's next socket takes the number the broker connection would free.
+            with socket.socket() as neighbour:
+                await asyncio.sleep(0.6)
+                selector = loop._selector  # type: ignore[attr-defined]
+                with pytest.raises(KeyError):
+                    selector.get_key(neighbour.fileno())  # nobody reads the page's socket
+            assert opened.pop()._sock is None  # closed once the thread was done
+        return faults
+
+    faults = asyncio.run(body())
+    assert faults == []

@@ -182,6 +182,9 @@ def test_a_control_without_the_access_code_is_refused(browser: Any, tmp_path: Pa
         page.wait_for_selector('body[data-refused="403"]', timeout=WAIT_MS)
         assert "access code" in page.inner_text("#notice")
         assert page.get_attribute('[data-colour="black"]', "data-to-move") == "true"
+        state = page.locator("#controls-state")  # read-only, and why, in words
+        assert state.get_attribute("data-controls") == "read-only"
+        assert "access code" in state.inner_text()
         page.fill("#code", "letmein42")
         page.click('[data-control="new-game"]')
         page.wait_for_selector('[data-colour="white"][data-to-move="true"]', timeout=WAIT_MS)

@@ -228,11 +228,45 @@ async def end_task(task: asyncio.Task[None], what: str) -> None:
 async def session(client: aiomqtt.Client) -> AsyncIterator[aiomqtt.Client]:
     """``async with client``, and after it, however it ended, what the client leaves
     behind closed while the loop still runs (``_abandon``)."""
+    connected = _connect_watched(client)
     try:
         async with client:
             yield client
     finally:
-        await _abandon(client)
+        if connected is None or connected.done():
+            await _abandon(client)
+        else:
+            # Stopped while aiomqtt's connect still runs in its executor thread: that thread
+            # will hand the loop the new socket's descriptor (add_reader, add_writer, the
+            # timer task). Closing the socket before those land would let them act on a
+            # closed descriptor, or on whatever socket reuses its number (the page's, the
+            # journal's). The leftovers are closed once the thread is done, after them.
+            connected.add_done_callback(lambda _: _close_leftovers(client))
+
+
+def _connect_watched(client: aiomqtt.Client) -> asyncio.Future[None] | None:
+    """A future done once aiomqtt's blocking connect (``_client_connect``, run in an executor
+    thread that a cancellation does not stop) has returned, told through the loop after
+    every callback the thread queued. None if this aiomqtt has no such method."""
+    connect = getattr(client, "_client_connect", None)
+    if connect is None:
+        return None
+    loop = asyncio.get_running_loop()
+    returned: asyncio.Future[None] = loop.create_future()
+
+    def settle() -> None:
+        if not returned.done():
+            returned.set_result(None)
+
+    def connect_then_tell() -> None:
+        try:
+            connect()
+        finally:
+            with contextlib.suppress(RuntimeError):  # the loop closed meanwhile: nothing to do
+                loop.call_soon_threadsafe(settle)
+
+    client._client_connect = connect_then_tell  # type: ignore[method-assign]
+    return returned
 
 
 async def _abandon(client: aiomqtt.Client) -> None:
@@ -240,16 +274,25 @@ async def _abandon(client: aiomqtt.Client) -> None:
     connected (a broker that accepts and never answers) or after a disconnect it could not
     make gracefully: paho's socket and aiomqtt's timer task, which would fail after the
     loop has closed ("Event loop is closed", "Task was destroyed but it is pending"). Both
-    are closed here, on the running loop. aiomqtt has no public way to do it: the names
-    are looked up, and a version without them leaves nothing to close."""
+    are closed here, on the running loop."""
+    task = _close_leftovers(client)
+    if task is not None:
+        with contextlib.suppress(BaseException):
+            await task
+
+
+def _close_leftovers(client: aiomqtt.Client) -> asyncio.Task[None] | None:
+    """Close paho's socket and cancel aiomqtt's timer task; the task, to wait for.
+    aiomqtt has no public way to do it: the names are looked up, and a version without them
+    leaves nothing to close."""
     paho = getattr(client, "_client", None)
     with contextlib.suppress(Exception):
         getattr(paho, "_reset_sockets", lambda: None)()
     task = getattr(client, "_misc_task", None)
     if isinstance(task, asyncio.Task) and not task.done():
         task.cancel()
-        with contextlib.suppress(BaseException):
-            await task
+        return task
+    return None
 
 
 def raw_payload(payload: object) -> bytes:

@@ -26,6 +26,8 @@ from orbito_hw.rules.squares import (
     square_name,
 )
 from orbito_hw.web.controls import BoardControls
+from orbito_hw.web.glows import arrow, glows, legend, status_words
+from orbito_hw.web.instruction import Memory, instruction, players_text, read
 
 log = logging.getLogger(__name__)
 
@@ -117,6 +119,7 @@ class Feed:
         self._heartbeat: asyncio.TimerHandle | None = None
         self._eval: tuple[Position, dict[str, object] | None] | None = None
         self._watched: Referee | None = None
+        self.memory = Memory()  # what the instruction line needs of the events
 
     def watch(self) -> None:
         """Follow the controls' referee: its events, its lights and its squares."""
@@ -167,6 +170,7 @@ class Feed:
     def _on_event(self, event: Event) -> None:
         # Called inside the referee: nothing may raise back into it.
         try:
+            self.memory.hear(event)
             self._news.append(sse(event.to_json()))
             self.changed()
         except Exception:
@@ -198,6 +202,9 @@ class Feed:
         squares, status = referee.show.lights.shown()
         opponent = referee.opponent
         result = position.result
+        situation = read(referee, self.memory)
+        palette = referee.settings.palette
+        phase, sentence = instruction(situation)
         return {
             "event": "snapshot",
             "game": saved.game,
@@ -222,6 +229,13 @@ class Feed:
             "take_back": hasattr(referee, "take_back"),
             "hold_after_ms": round(HOLD_AFTER_S * 1000),
             "rings": {square_name(sq): square_name(PRESS_TO[sq]) for sq in SQUARES},
+            "instruction": sentence,
+            "phase": phase,
+            "who": players_text(situation),
+            "glows": glows(situation.view, palette),
+            "arrow": arrow(situation.view),
+            "status_text": status_words(situation.view, palette),
+            "legend": legend(palette),
         }
 
     def _evaluation(self, position: Position) -> dict[str, object] | None:

@@ -30,7 +30,7 @@ from urllib.parse import urlsplit
 from aiohttp import web
 
 from orbito_hw.errors import OrbitoError, shown
-from orbito_hw.rules.game import Colour
+from orbito_hw.rules.game import Colour, replay
 from orbito_hw.rules.squares import (
     is_square_name,
     parse_square,
@@ -257,7 +257,7 @@ class WebServer:
             games = await self.watch.list_games()
         except Exception as exc:  # aiomqtt.MqttError and OSError: the broker is away
             raise problem(web.HTTPBadGateway, f"the broker {self.watch.host}: {exc}") from None
-        return web.json_response({"available": True, "games": games})
+        return web.json_response({"available": True, "games": [standing(g) for g in games]})
 
     async def _watch_events(self, request: web.Request) -> web.StreamResponse:
         """One game's live events, as its boards publish them (their publishing on), each
@@ -387,6 +387,24 @@ class WebServer:
             raise problem(web.HTTPConflict, str(exc)) from None
         self.feed.watch()  # a new controller after a power cut: follow it
         return web.json_response({"ok": True})
+
+
+def standing(game: dict[str, object]) -> dict[str, object]:
+    """A broker's game with where it stands, for the watch page's words: whose turn it is
+    (``to_move``), the result and its lines; None each while the record names no game."""
+    to_move: str | None = None
+    result: str | None = None
+    lines: list[list[str]] = []
+    if game.get("first") in ("black", "white"):
+        try:
+            position = replay(Colour(str(game["first"])), str(game.get("moves") or "").split())
+        except OrbitoError:
+            position = None  # a record that is not a game: shown without words
+        if position is not None:
+            result = position.result.value if position.result else None
+            to_move = None if result else position.to_move.value
+            lines = position.line_names() if result else []
+    return {**game, "to_move": to_move, "result": result, "lines": lines}
 
 
 async def _write(response: web.StreamResponse, chunk: bytes) -> None:

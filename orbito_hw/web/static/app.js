@@ -50,7 +50,7 @@ function squareNames(rings) {
 
 function buildLiveBoard(snapshot) {
   const board = $("board");
-  if (board.childElementCount) return;
+  if (board.querySelector("[data-square]")) return;
   for (const name of squareNames(snapshot.rings)) {
     const square = document.createElement("button");
     square.type = "button";
@@ -58,17 +58,48 @@ function buildLiveBoard(snapshot) {
     square.dataset.square = name;
     square.dataset.marble = "";
     square.dataset.led = "";
+    square.dataset.glow = "";
     square.setAttribute("aria-label", name);
-    square.innerHTML = '<span class="led"></span><span class="marble"></span>';
+    // The glow is a ring around the pocket, never a disc: it cannot pass for a marble. The
+    // mark says what the glow asks (+ place, ! fix, x take off, back: put back).
+    square.innerHTML =
+      '<span class="led" aria-hidden="true"></span><span class="marble" aria-hidden="true"></span>' +
+      '<span class="mark" aria-hidden="true"></span>';
     const label = document.createElement("span");
     label.className = "name";
+    label.setAttribute("aria-hidden", "true");
     label.textContent = name;
     square.append(label);
     square.addEventListener("click", () => {
       if (last && last.simulated) post(`/api/square/${name}`);
     });
+    square.addEventListener("keydown", (event) => moveFocus(event, name));
     board.append(square);
   }
+}
+
+const STEPS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
+
+function moveFocus(event, name) {
+  // The arrow keys go from square to square, as on the board seen from above.
+  const step = STEPS[event.key];
+  if (!step) return;
+  const file = String.fromCharCode(name.charCodeAt(0) + step[0]);
+  const rank = String(Number(name[1]) + step[1]);
+  const next = $("board").querySelector(`[data-square="${file}${rank}"]`);
+  if (next) {
+    event.preventDefault();
+    next.focus();
+  }
+}
+
+const MARKS = { place: "+", fix: "!", undo: "\u00d7", back: "\u21a9", warning: "!" };
+
+function squareLabel(name, marble, glow) {
+  // What a screen reader says of a square: its name, its marble, what its light asks.
+  let text = `${name}: ${marble ? `${marble} marble` : "empty"}`;
+  if (glow) text += `; light: ${glow.meaning}` + (glow.blink ? " (blinking)" : "");
+  return text;
 }
 
 function draw(s) {
@@ -81,23 +112,42 @@ function draw(s) {
   turned = false;
   last = s;
   change(document.body.dataset, "simulated", String(s.simulated));
-  for (const square of $("board").children) {
+  for (const square of $("board").querySelectorAll("[data-square]")) {
     const name = square.dataset.square;
     const led = s.leds[name] || "";
-    change(square.dataset, "marble", s.marbles[name] || "");
+    const glow = (s.glows || {})[name] || null;
+    const marble = s.marbles[name] || "";
+    change(square.dataset, "marble", marble);
     if (change(square.dataset, "led", led)) square.style.setProperty("--led", led || "transparent");
+    const kind = glow ? glow.kind : led ? "lit" : "";
+    if (change(square.dataset, "glow", kind)) {
+      square.querySelector(".mark").textContent = MARKS[kind] || "";
+    }
+    change(square.dataset, "blink", String(Boolean(glow && glow.blink)));
+    const ring = glow ? glow.colour : led || "transparent";
+    if (square.dataset.ring !== ring) {
+      square.dataset.ring = ring;
+      square.style.setProperty("--glow", ring);
+    }
+    const label = squareLabel(name, marble, glow);
+    if (square.getAttribute("aria-label") !== label) square.setAttribute("aria-label", label);
+    const inert = String(!s.simulated);
+    if (square.getAttribute("aria-disabled") !== inert) square.setAttribute("aria-disabled", inert);
   }
+  drawArrow(s.arrow);
   if (slide) slideMarbles(before, s);
   const status = $("status");
   if (change(status.dataset, "statusLed", s.status)) {
     status.style.setProperty("--led", s.status || "transparent");
   }
-  change($("state"), "textContent", s.state);
-  change($("hand"), "textContent", s.hand.length ? `in the hand: ${s.hand.join(", ")}` : "");
+  change($("status-text"), "textContent", s.status_text || "");
+  change($("hand"), "textContent", s.hand.length ? `In the hand: ${s.hand.join(", ")}` : "");
+  drawInstruction(s);
+  drawLegend(s.legend || []);
   drawResult(s);
   drawPlayers(s);
   drawEval(s.eval);
-  drawTurns(s.turns);
+  drawTurns(s);
   drawControls(s);
 }
 
@@ -129,6 +179,72 @@ function slideMarbles(before, now) {
   }
 }
 
+function drawInstruction(s) {
+  // The line computed on the board (web/instruction.py): what the board wants now.
+  const line = $("instruction");
+  change(line.dataset, "phase", s.phase || "");
+  if (change(line.dataset, "instruction", s.instruction || "")) {
+    line.textContent = s.instruction || "";
+  }
+  drawWho(s);
+}
+
+function drawWho(s) {
+  // Who plays what, in words (the board's "who"), one element per colour: the one to move
+  // is marked (data-to-move), in words too.
+  const who = $("who");
+  const key = `${s.who}|${s.to_move}`;
+  if (who.dataset.key === key) return;
+  who.dataset.key = key;
+  const parts = (s.who || "").split(" · ");
+  who.replaceChildren();
+  parts.forEach((part, i) => {
+    const colour = part.split(":")[0].toLowerCase();
+    const span = document.createElement("span");
+    span.className = "player";
+    span.dataset.colour = colour;
+    span.dataset.toMove = String(s.to_move === colour);
+    span.textContent = part + (s.to_move === colour ? ", to move" : "");
+    if (i) who.append(" · ");
+    who.append(span);
+  });
+}
+
+function drawLegend(rows) {
+  const legend = $("legend");
+  if (legend.childElementCount || !rows.length) return;
+  for (const row of rows) {
+    const item = document.createElement("li");
+    item.dataset.legend = row.key;
+    const swatch = document.createElement("span");
+    swatch.className = "swatch";
+    swatch.setAttribute("aria-hidden", "true");
+    swatch.style.setProperty("--glow", row.colour);
+    item.append(swatch, row.text);
+    legend.append(item);
+  }
+}
+
+function drawArrow(pair) {
+  // The move the board asks for: an arrow from the marble to lift to where it goes.
+  const arrow = $("arrow");
+  const key = pair ? pair.join("-") : "";
+  if (arrow.dataset.move === key) return;
+  arrow.dataset.move = key;
+  arrow.setAttribute("visibility", pair ? "visible" : "hidden");
+  if (!pair) return;
+  const at = (name) => [name.charCodeAt(0) - 97 + 0.5, 4 - Number(name[1]) + 0.5];
+  const [x1, y1] = at(pair[0]);
+  const [x2, y2] = at(pair[1]);
+  // Stop short of the target's centre: the head sits on the ring, not on the marble.
+  const shorten = 0.28;
+  const dx = Math.sign(x2 - x1) * shorten;
+  const dy = Math.sign(y2 - y1) * shorten;
+  for (const [key2, value] of [["x1", x1 + dx], ["y1", y1 + dy], ["x2", x2 - dx], ["y2", y2 - dy]]) {
+    arrow.setAttribute(key2, String(value));
+  }
+}
+
 function drawResult(s) {
   const result = $("result");
   change(result.dataset, "result", s.result || "");
@@ -138,24 +254,25 @@ function drawResult(s) {
   }
   const lines = s.lines.map((line) => line.join(" ")).join("; ");
   const what = s.result === "draw" ? "a draw" : `${s.result} wins`;
-  change(result, "textContent", `Game ${s.game}: ${what}` + (lines ? ` (${lines})` : ""));
+  const again = s.simulated || !s.locked || code ? " For another, hold the button or use New game below." : "";
+  change(result, "textContent", `Game ${s.game} is over: ${what}` + (lines ? ` (${lines}).` : ".") + again);
 }
 
 function drawPlayers(s) {
-  const players = $("players");
-  const key = `${s.players.black}|${s.players.white}|${s.to_move}`;
-  if (players.dataset.key === key) return;
-  players.dataset.key = key;
-  players.replaceChildren();
+  // The opponent's choice shows who plays now: never "nobody" while a level plays.
+  const key = `${s.players.black}|${s.players.white}`;
+  const players = $("controls");
+  if (players.dataset.players === key) return;
+  players.dataset.players = key;
   for (const colour of ["black", "white"]) {
-    const row = document.createElement("div");
-    row.className = "player";
-    row.dataset.colour = colour;
-    row.dataset.toMove = s.to_move === colour;
-    const who = s.players[colour] === "person" ? "a person" : `the board (${s.players[colour]})`;
-    row.textContent = `${colour}: ${who}` + (s.to_move === colour ? " (to move)" : "");
-    players.append(row);
+    const player = s.players[colour];
+    if (player.startsWith("board:")) {
+      $("level").value = player.slice("board:".length);
+      $("colour").value = colour;
+      return;
+    }
   }
+  $("level").value = "none";
 }
 
 function drawEval(evaluation) {
@@ -169,29 +286,60 @@ function drawEval(evaluation) {
   change($("eval-black").style, "width", `${Math.round(black * 100)}%`);
   change(box.dataset, "value", evaluation.value);
   const mover = evaluation.to_move;
-  const text = { win: `${mover} wins`, draw: "a draw", loss: `${mover} loses` }[evaluation.value];
-  change($("eval-text"), "textContent", `with perfect play: ${text} (${evaluation.plies} plies)`);
+  const other = mover === "black" ? "white" : "black";
+  const n = evaluation.plies;
+  const within = `within ${n} more turn${n === 1 ? "" : "s"} (or presses)`;
+  const text = {
+    win: `${mover}, to move, can force a win ${within}`,
+    draw: "best play by both ends in a draw",
+    loss: `${other} can force a win ${within}, whatever ${mover} does`,
+  }[evaluation.value];
+  change($("eval-text"), "textContent", text);
 }
 
-function drawTurns(turns) {
+function drawTurns(s) {
   const list = $("turns");
+  const turns = s.turns;
   const shown = Array.from(list.children, (item) => item.dataset.turn);
   if (shown.join(" ") === turns.join(" ")) return;
   list.replaceChildren(
-    ...turns.map((token) => {
+    ...turns.map((token, i) => {
       const item = document.createElement("li");
       item.dataset.turn = token;
-      item.textContent = token;
+      const colour = (i % 2 === 0) === (s.first === "black") ? "black" : "white";
+      item.textContent = `${colour} ${token === "*" ? "* (a press, board full)" : token}`;
       return item;
     }),
   );
 }
 
+let refusedCode = false; // the last control was refused for want of the code
+
 function drawControls(s) {
   change($("press"), "hidden", !s.simulated);
+  change($("how"), "hidden", !s.simulated);
   change($("code-form"), "hidden", !s.locked);
   change($("hints"), "checked", s.hints);
   change($("take-back"), "hidden", !s.take_back);
+  change($("take-back"), "disabled", !s.turns.length);
+  // Enabled, or read-only and why: said in words, not only by a greyed look.
+  let state = "enabled";
+  let text = "The controls are enabled.";
+  if (s.locked && (!code || refusedCode)) {
+    state = "read-only";
+    text = refusedCode
+      ? "Read-only: the board refused this access code. Type the code that `orbito-hw web code` prints."
+      : "Read-only: these controls need the board's access code (`orbito-hw web code` prints it).";
+  } else if (s.locked) {
+    text = "Enabled with the access code typed below.";
+  }
+  if (s.turns.length && !s.result) {
+    text += " A game is in progress: a new opponent plays from the next game.";
+  }
+  if (!s.turns.length) text += " No turn to take back yet.";
+  const box = $("controls-state");
+  change(box.dataset, "controls", state);
+  change(box, "textContent", text);
 }
 
 // --- the log ------------------------------------------------------------------------------
@@ -200,7 +348,7 @@ function describe(e) {
   switch (e.event) {
     case "turn": return `turn ${e.number}: ${e.colour} ${e.turn}`;
     case "board-turn": return `the board's turn ${e.number} (${e.colour}): ${e.turn}, make it`;
-    case "rejected": return `refused: ${e.reason}` + (squares ? ` (${squares})` : "");
+    case "rejected": return `not accepted: ${e.reason}` + (squares ? ` (${squares})` : "");
     case "correction": return `the board does not match: ${squares}`;
     case "corrected": return "the board matches again";
     case "result": return e.result === "draw" ? "a draw" : `${e.result} wins`;
@@ -241,6 +389,7 @@ function post(path, fields = {}) {
       if (response.ok) return;
       const why = await errorOf(response);
       document.body.dataset.refused = response.status;
+      if (response.status === 403) refusedCode = true;
       if (last) drawControls(last); // a refused switch goes back to how the board stands
       notice(response.status === 403 ? `${why}: the page is a view only without it` : why);
     } catch (error) {
@@ -291,7 +440,9 @@ function setUpControls() {
   $("code").value = code;
   $("code").addEventListener("input", (event) => {
     code = event.target.value.trim();
+    refusedCode = false;
     localStorage.setItem(CODE_KEY, code);
+    if (last) drawControls(last);
   });
   $("code-form").addEventListener("submit", (event) => event.preventDefault());
   $("new-game").addEventListener("click", () => control("/api/new-game", { first: $("first").value }));

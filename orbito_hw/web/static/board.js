@@ -37,36 +37,77 @@ function cell(row, text) {
   return td;
 }
 
-function buildPositionBoard() {
+function buildPositionBoard(board = $("board")) {
   // Rank 4 at the top, files a..d left to right, as seen from above: the order of a
-  // position string's cells.
-  const board = $("board");
+  // position string's cells. The board is a group of 16 pictures, each named with its
+  // square and what is on it.
+  board.setAttribute("role", "group");
   for (const rank of "4321") {
     for (const file of "abcd") {
       const square = document.createElement("div");
       square.className = "square";
+      square.setAttribute("role", "img");
       square.dataset.square = file + rank;
       square.dataset.marble = "";
       square.dataset.led = ""; // the archive and the watchers see no LEDs
-      square.innerHTML = '<span class="led"></span><span class="marble"></span>';
+      square.dataset.glow = "";
+      square.setAttribute("aria-label", `${file}${rank}: empty`);
+      square.innerHTML =
+        '<span class="led"></span><span class="marble"></span>' +
+        `<span class="name">${file}${rank}</span>`;
       board.append(square);
     }
   }
+  return board;
 }
 
-function showBoard(position) {
-  // A position string: ranks 4 down to 1, files a to d, B, W or "."
+function showBoard(position, board = $("board"), line = []) {
+  // A position string: ranks 4 down to 1, files a to d, B, W or "."; ``line``: the squares
+  // of the winning line(s) to ring.
   const cells = position.replaceAll("/", "");
-  const squares = $("board").children;
+  const squares = board.querySelectorAll("[data-square]");
   for (let i = 0; i < squares.length; i++) {
+    const square = squares[i];
     const marble = MARBLES[cells[i]] || "";
-    if (squares[i].dataset.marble !== marble) squares[i].dataset.marble = marble;
+    const inLine = line.includes(square.dataset.square);
+    if (square.dataset.marble !== marble) square.dataset.marble = marble;
+    square.dataset.glow = inLine ? "line" : "";
+    square.style.setProperty("--glow", inLine ? "#6fd36f" : "transparent");
+    const what = marble ? `${marble} marble` : "empty";
+    square.setAttribute("aria-label", `${square.dataset.square}: ${what}${inLine ? ", in the winning line" : ""}`);
   }
 }
 
-function showResult(result) {
+function showResult(result, lines = []) {
   // The result line: "" for a game not over.
   const box = $("result");
   box.dataset.result = result || "";
-  box.textContent = !result ? "" : result === "draw" ? "a draw" : `${result} wins`;
+  const where = lines.map((l) => l.join(" ")).join("; ");
+  box.textContent = !result
+    ? ""
+    : result === "draw"
+      ? "Draw" + (where ? `: both have a line (${where})` : "")
+      : `${result[0].toUpperCase()}${result.slice(1)} wins` + (where ? `: ${where}` : "");
+}
+
+function playerWords(player) {
+  // The archive's PLAYER ("person", "board:LEVEL", "remote") in words.
+  if (!player || player === "person") return "a person";
+  if (player === "remote") return "the other board";
+  const level = player.startsWith("board:") ? player.slice(6) : player;
+  const words = /^\d$/.test(level) ? `level ${level}` : level === "perfect" ? "perfect play" : level;
+  return `the board (${words})`;
+}
+
+function timeElement(iso) {
+  // A <time> with the ISO UTC instant in its datetime, shown in this browser's local time.
+  const time = document.createElement("time");
+  if (!iso) {
+    time.textContent = "";
+    return time;
+  }
+  time.dateTime = iso;
+  const date = new Date(iso);
+  time.textContent = isNaN(date) ? iso : date.toLocaleString([], { dateStyle: "medium", timeStyle: "short" });
+  return time;
 }

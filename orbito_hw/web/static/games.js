@@ -23,29 +23,38 @@ async function listGames() {
   }
   status.textContent = "";
   const body = $("games").tBodies[0];
+  const heads = Array.from($("games").tHead.rows[0].cells, (th) => th.textContent);
   for (const game of answer.games.slice().reverse()) {
     const row = document.createElement("tr");
     const link = document.createElement("a");
     link.href = `/games/${encodeURIComponent(game.id)}`;
-    link.textContent = game.id;
+    link.textContent = `Game ${game.id}`;
     cell(row, "").append(link);
-    cell(row, game.started);
-    cell(row, game.black);
-    cell(row, game.white);
-    cell(row, game.result || "not finished");
+    cell(row, "").append(timeElement(game.started));
+    cell(row, playerWords(game.black));
+    cell(row, playerWords(game.white));
+    cell(row, resultWords(game.result));
     cell(row, game.turns);
+    // On a phone each row is a card: each cell says what it is (style.css shows it).
+    Array.from(row.cells).forEach((td, i) => (td.dataset.label = heads[i]));
     body.append(row);
   }
   $("games").hidden = false;
 }
 
+function resultWords(result) {
+  if (!result) return "not finished";
+  return result === "draw" ? "draw" : `${result} won`;
+}
+
 // --- one game, replayed -------------------------------------------------------------------
 let boards = [];
+let lines = []; // the winning line(s), ringed on the last board
 let at = 0;
 
 function show(index) {
   at = Math.max(0, Math.min(boards.length - 1, index));
-  showBoard(boards[at]);
+  showBoard(boards[at], $("board"), at === boards.length - 1 ? lines.flat() : []);
   for (const item of $("turns").children) {
     item.dataset.current = Number(item.dataset.number) === at;
   }
@@ -62,8 +71,15 @@ async function showGame(id) {
   }
   const game = answer.game;
   $("title").textContent = `Game ${game.id}`;
-  showResult(game.result);
-  if (!game.result) $("result").textContent = "not finished";
+  document.title = `Orbito game ${game.id}`;
+  lines = game.lines || [];
+  showResult(game.result, lines);
+  if (!game.result) $("result").textContent = "Not finished";
+  $("game-players").textContent =
+    `Black: ${playerWords(game.black)} · White: ${playerWords(game.white)} · ${game.first} moved first`;
+  const date = $("game-date");
+  date.replaceChildren("Started ", timeElement(game.started));
+  if (game.ended) date.append(", ended ", timeElement(game.ended));
   const marks = {};
   for (const turn of (answer.review && answer.review.turns) || []) marks[turn.number] = turn;
   if (!answer.review) $("review-status").textContent = "no review for this game";
@@ -73,11 +89,22 @@ async function showGame(id) {
     const mark = marks[i + 1];
     item.dataset.turn = token;
     item.dataset.number = i + 1;
-    item.textContent = token;
+    // A button per turn: the keyboard reaches it, and its value is text, not a tooltip.
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "turn-button";
+    const colour = (game.turns[i] && game.turns[i].colour) || "";
+    button.textContent = `${i + 1}. ${colour} ${token === "*" ? "* (a press)" : token}`;
+    item.append(button);
     if (mark) {
       item.dataset.mistake = mark.mistake;
-      item.title = `${mark.before} -> ${mark.after}; best: ${mark.best.join(" ")}`;
-      if (mark.mistake) item.textContent += ` ?  (best: ${mark.best.slice(0, 3).join(" ")})`;
+      const value = document.createElement("span");
+      value.className = "value";
+      const change = mark.before === mark.after ? `keeps a ${mark.after}` : `${mark.before} to ${mark.after}`;
+      value.textContent = mark.mistake
+        ? ` mistake: ${change}; best was ${mark.best.slice(0, 3).join(" ")}`
+        : ` ${change}`;
+      item.append(value);
     }
     item.addEventListener("click", () => show(i + 1));
     $("turns").append(item);

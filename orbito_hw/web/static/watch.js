@@ -5,7 +5,19 @@
 
 function online(game, colour) {
   const on = game.online[colour];
-  return on === undefined ? "?" : on ? "online" : "offline";
+  const state = on === undefined ? "not heard from" : on ? "online" : "offline";
+  return `${colour[0].toUpperCase()}${colour.slice(1)}: ${colour}'s board, ${state}`;
+}
+
+function turnWords(game) {
+  // Whose turn it is, or how the game ended, in words.
+  if (game.result) {
+    const lines = (game.lines || []).map((l) => l.join(" ")).join("; ");
+    if (game.result === "draw") return "Draw" + (lines ? `: ${lines}` : "");
+    return `${game.result[0].toUpperCase()}${game.result.slice(1)} wins` + (lines ? `: ${lines}` : "");
+  }
+  if (!game.to_move) return "No turn yet";
+  return `${game.to_move[0].toUpperCase()}${game.to_move.slice(1)} to move (${game.to_move}'s board)`;
 }
 
 async function listWatched() {
@@ -28,21 +40,31 @@ async function listWatched() {
     return;
   }
   status.textContent = "";
-  const body = $("watched").tBodies[0];
+  const list = $("watched");
   for (const game of answer.games) {
-    const row = document.createElement("tr");
-    row.dataset.game = game.game;
+    const card = document.createElement("li");
+    card.className = "card";
+    card.dataset.game = game.game;
+    const heading = document.createElement("h2");
     const link = document.createElement("a");
     link.href = `/watch?game=${encodeURIComponent(game.game)}`;
     link.textContent = game.game;
-    cell(row, "").append(link);
-    cell(row, online(game, "black"));
-    cell(row, online(game, "white"));
-    cell(row, game.first);
-    cell(row, game.number);
-    body.append(row);
+    heading.append(link);
+    const board = document.createElement("div");
+    board.className = "board small";
+    board.setAttribute("aria-label", `game ${game.game}, the board seen from above`);
+    buildPositionBoard(board);
+    if (game.board) showBoard(game.board, board, game.result ? game.lines.flat() : []);
+    const words = document.createElement("p");
+    words.dataset.toMove = game.to_move || "";
+    words.textContent = `${turnWords(game)} · ${game.number} turns`;
+    const players = document.createElement("p");
+    players.className = "who";
+    players.textContent = `${online(game, "black")} · ${online(game, "white")}`;
+    card.append(heading, board, words, players);
+    list.append(card);
   }
-  $("watched").hidden = false;
+  list.hidden = false;
 }
 
 function addTurn(token) {
@@ -61,8 +83,10 @@ async function follow(name) {
     const answer = await fetchJson("/api/watch");
     const game = (answer.games || []).find((g) => g.game === name);
     if (game) {
-      if (game.board) showBoard(game.board);
+      if (game.board) showBoard(game.board, $("board"), game.result ? game.lines.flat() : []);
       for (const token of game.moves ? game.moves.split(/\s+/) : []) addTurn(token);
+      $("follow-players").textContent = `${online(game, "black")} · ${online(game, "white")}`;
+      $("follow-turn").textContent = turnWords(game);
     }
   } catch (error) {
     $("watch-status").textContent = `the broker did not answer (${error.message})`;
@@ -76,11 +100,14 @@ async function follow(name) {
     if (event.event === "turn" && event.from === event.colour) {
       addTurn(event.turn);
       showBoard(event.board);
+      const next = event.colour === "black" ? "white" : "black";
+      $("follow-turn").textContent = turnWords({ to_move: next });
     } else if (event.event === "taken-back") {  // from either board: the same turns go
       for (const item of [...$("turns").children].slice(event.number - 1)) item.remove();
       showBoard(event.board);
     } else if (event.event === "result") {
-      showResult(event.result);
+      showResult(event.result, event.lines || []);
+      $("follow-turn").textContent = turnWords(event);
     } else if (event.event === "new-game") {
       $("turns").replaceChildren();
       showResult(null);

@@ -1,0 +1,361 @@
+"""The page's instruction line: what the board wants now, in one sentence a player reads at
+a glance ("White to move: place a marble, then press", "Put b1 and c2 back").
+
+It is computed here, on the board, from the referee's state, its light show's ``View`` (what
+the LEDs mean, so the line and the LEDs never disagree) and the last few events that carry
+what no state keeps (why a press was refused, the fault's words, the turn being taken back).
+The page draws the snapshot's ``instruction``: a reload, or a second page, shows the same line.
+
+``SENTENCES`` is a table keyed by the phase (``phase_of``): a new state of the board (a
+set-up mode, say) is one more row there and one more line in ``phase_of``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Final
+
+from orbito_hw.control.events import (
+    BlunderWarning,
+    BoardTurn,
+    Event,
+    Fault,
+    NewGame,
+    Rejected,
+    RemoteStatus,
+    TakeBack,
+    TakenBack,
+    TurnPlayed,
+)
+from orbito_hw.control.lights import View
+from orbito_hw.control.menu import CHOICES
+from orbito_hw.control.referee import Referee, State
+from orbito_hw.rules.game import EXTRA_PRESSES, Colour, Position, Result
+from orbito_hw.rules.squares import line_names, square_name
+from orbito_hw.rules.turn import Turn
+
+
+@dataclass
+class Memory:
+    """What the events said that no state keeps: the last refusal's reason, the fault's
+    words, the turn being taken back, the turn held back by a warning, the remote link."""
+
+    rejected: str = ""
+    fault: str = ""
+    taking_back: tuple[int, str] | None = None
+    warned: tuple[str, str] | None = None  # (turn, value) held back
+    remote: str = ""  # the remote link's last word ("opponent-offline", ...)
+
+    def hear(self, event: Event) -> None:
+        if isinstance(event, Rejected):
+            self.rejected = event.reason
+        elif isinstance(event, Fault):
+            self.fault = event.reason
+        elif isinstance(event, TakeBack):
+            self.taking_back = (event.number, event.turn.notation())
+        elif isinstance(event, TakenBack):
+            self.taking_back = None
+        elif isinstance(event, BlunderWarning):
+            self.warned = (event.turn.notation(), event.value)
+        elif isinstance(event, RemoteStatus):
+            self.remote = event.state
+        elif isinstance(event, (NewGame, TurnPlayed, BoardTurn)):
+            self.warned = None
+            self.taking_back = None if isinstance(event, NewGame) else self.taking_back
+
+
+@dataclass(frozen=True)
+class Situation:
+    """Everything the sentence is made of, read off the referee at one moment (``read``):
+    plain data, so that each sentence is tested without a board."""
+
+    state: str  # the referee's State value
+    view: View | None
+    position: Position
+    hand: tuple[Colour, ...] = ()
+    opponent: Colour | None = None  # the colour the board (or the other board) plays
+    opponent_by: str = "board"  # "board" or "remote"
+    level: str = ""  # the board's level ("3", "perfect"), "" for a remote player
+    on_board: tuple[str, ...] = ()  # the squares that hold a marble now, as the board reads them
+    memory: Memory = field(default_factory=Memory)
+
+
+def read(referee: Referee, memory: Memory) -> Situation:
+    opponent = referee.opponent
+    level = ""
+    if opponent is not None and opponent.player.startswith("board:"):
+        level = opponent.player.split(":", 1)[1]
+    return Situation(
+        state=referee.state.value,
+        view=referee.show.view,
+        position=referee.position,
+        hand=tuple(m.colour for m in referee.hand),
+        opponent=opponent.colour if opponent else None,
+        opponent_by=opponent.by if opponent else "board",
+        level=level,
+        on_board=tuple(square_name(sq) for sq in sorted(referee.model)),
+        memory=memory,
+    )
+
+
+# --- words ---------------------------------------------------------------------------------
+def title(colour: Colour) -> str:
+    return colour.value.capitalize()
+
+
+def names(squares: list[str]) -> str:
+    """``b1``, ``b1 and c2``, ``b1, c2 and d4``."""
+    if len(squares) <= 1:
+        return "".join(squares)
+    return ", ".join(squares[:-1]) + " and " + squares[-1]
+
+
+def turn_steps(turn: Turn, colour: Colour) -> str:
+    """``move c2 to c3, then place a black marble on b4, then press``."""
+    if turn.is_extra_press:
+        return "just press (the board is full)"
+    steps = []
+    if turn.move_from is not None and turn.move_to is not None:
+        steps.append(f"move {square_name(turn.move_from)} to {square_name(turn.move_to)}")
+    if turn.place is not None:
+        steps.append(f"place a {colour.value} marble on {square_name(turn.place)}")
+    return ", then ".join([*steps, "press"])
+
+
+def level_words(level: str) -> str:
+    """``3`` -> "level 3"; "perfect" -> "perfect play"."""
+    if level.isdigit():
+        return f"level {level}"
+    return {"perfect": "perfect play", "random": "random turns"}.get(level, level)
+
+
+def board_name(s: Situation, colour: Colour) -> str:
+    """Who plays ``colour`` when it is not the person here: "The board" or "Black's board"."""
+    return f"{title(colour)}'s board" if s.opponent_by == "remote" else "The board"
+
+
+# --- the sentence of each phase --------------------------------------------------------------
+def _your_turn(s: Situation) -> str:
+    colour = s.position.to_move
+    if s.position.is_full:
+        done = s.position.extra_presses
+        return (
+            f"{title(colour)} to move: the board is full, so just press "
+            f"(extra press {done + 1} of {EXTRA_PRESSES}: the first line wins)"
+        )
+    if s.position.placed == 0 and len(s.on_board) > 1:
+        # A new game on a board that still holds the last one's marbles (a real board).
+        return f"Clear the board for the new game: take the marbles off {names(list(s.on_board))}"
+    if s.hand:
+        held = s.hand[-1].value
+        if held != colour.value:
+            return (
+                f"{title(colour)} to move: put the {held} marble you lifted on an empty "
+                f"square next to where it was, then place a {colour.value} marble, then press"
+            )
+        return f"{title(colour)} to move: put the {held} marble down, then press"
+    return f"{title(colour)} to move: place a marble, then press"
+
+
+def _board_turn(s: Situation) -> str:
+    view = s.view
+    assert view is not None and view.board_turn is not None and view.to_move is not None
+    steps = turn_steps(view.board_turn, view.to_move)
+    if s.opponent_by == "remote":  # the other person chose it at their board: make it here
+        colour = title(view.to_move)
+        return f"{colour}'s board plays {view.board_turn.notation()}: {steps}"
+    return f"The board's turn: {steps}"
+
+
+def _board_choosing(s: Situation) -> str:
+    return "The board is choosing its turn"
+
+
+def _waiting_remote(s: Situation) -> str:
+    colour = s.position.to_move
+    if s.memory.remote == "opponent-offline":
+        return f"Waiting for {colour.value}'s board: it is offline"
+    if s.memory.remote == "disconnected":
+        return f"Waiting for {colour.value}'s board: the link to the broker is down"
+    return f"Waiting for {colour.value}'s board: the other player is choosing a turn"
+
+
+def _correction(s: Situation) -> str:
+    view = s.view
+    assert view is not None
+    parts = []
+    if view.missing:
+        back = names([f"{square_name(sq)} ({c.value})" for sq, c in view.missing])
+        parts.append(f"Put {back} back")
+    if view.extra:
+        off = names([square_name(sq) for sq in view.extra])
+        many = "marbles" if len(view.extra) > 1 else "marble"
+        parts.append(f"{'take' if parts else 'Take'} the {many} off {off}")
+    return "; ".join(parts) or "Check the board: it does not match the game"
+
+
+def _refused(s: Situation) -> str:
+    view = s.view
+    assert view is not None
+    reason = s.memory.rejected or "that is not a legal turn"
+    text = f"Not accepted: {reason}"
+    if view.squares:
+        text += f". Fix the squares ringed red: {names([square_name(q) for q in view.squares])}"
+    if view.board_turn is not None and view.to_move is not None:
+        text += f". {board_name(s, view.to_move)} asks: {turn_steps(view.board_turn, view.to_move)}"
+    return text
+
+
+def _undo(s: Situation) -> str:
+    view = s.view
+    assert view is not None
+    what = ""
+    if s.memory.taking_back is not None:
+        number, token = s.memory.taking_back
+        what = f" turn {number} ({token})"
+    steps = []
+    if view.extra:
+        steps.append(f"take the marble off {names([square_name(q) for q in view.extra])}")
+    if view.missing:
+        back = names([f"{c.value} on {square_name(sq)}" for sq, c in view.missing])
+        steps.append(f"put {back} back")
+    return f"Undo{what}: " + (", then ".join(steps) if steps else "the board is checked")
+
+
+def _hint(s: Situation) -> str:
+    view = s.view
+    assert view is not None and view.hint_turn is not None and view.to_move is not None
+    worth = {"win": "wins", "draw": "draws", "loss": "loses anyway"}.get(view.value or "", "")
+    steps = turn_steps(view.hint_turn, view.to_move)
+    return (
+        f"Hint for {view.to_move.value}: {steps} ({view.hint_turn.notation()}, best play "
+        f"{worth}); or make your own turn"
+    )
+
+
+def _warning(s: Situation) -> str:
+    view = s.view
+    assert view is not None
+    value = view.value or (s.memory.warned[1] if s.memory.warned else "")
+    token = s.memory.warned[0] if s.memory.warned else "this turn"
+    lost = {"draw": "only a draw", "loss": "a loss"}.get(value, "worse")
+    return (
+        f"Careful: {token} turns your game into {lost}. Press again to play it anyway, "
+        "or change it first"
+    )
+
+
+def _result(s: Situation) -> str:
+    view = s.view
+    result = s.position.result
+    if result is None and view is not None:
+        result = view.result
+    lines = line_names(s.position.lines())
+    if result is None:
+        return "The game is over"
+    if result is Result.DRAW:
+        both = "; ".join(" ".join(line) for line in lines)
+        return (
+            f"Draw: both have a line ({both})" if lines else "Draw: no line after the extra presses"
+        )
+    winner = result.winner
+    assert winner is not None
+    return f"{title(winner)} wins: " + "; ".join(" ".join(line) for line in lines)
+
+
+def _rotating(s: Situation) -> str:
+    if s.state == State.TAKING_BACK.value:
+        return "Hands off: the rings turn back one place for the take-back"
+    if s.state == State.VERIFYING.value:
+        return "Hands off: the board checks the marbles"
+    return "Hands off: the rings are turning"
+
+
+def _starting(s: Situation) -> str:
+    return "Hands off: the board is getting ready (the rings find their place)"
+
+
+def _fault(s: Situation) -> str:
+    reason = s.memory.fault
+    if "ring controller" in reason and ("gone" in reason or "lost" in reason):
+        return (
+            "The ring controller is unplugged or silent: plug it back in "
+            f"(the board goes on by itself once it answers). {reason}"
+        )
+    if reason:
+        return f"The board has stopped: {reason}. Fix it, then press to try again"
+    return "The board has stopped on a fault: see its log, then press to try again"
+
+
+def _menu(s: Situation) -> str:
+    view = s.view
+    choice = view.menu if view is not None and view.menu is not None else CHOICES[0]
+    shown = (
+        "two people"
+        if choice.colour is None
+        else f"the board plays {choice.colour.value} ({level_words(choice.level or '')})"
+    )
+    return f"Opponent menu: {shown}. Press for the next choice, hold to take this one"
+
+
+SENTENCES: Final[dict[str, Callable[[Situation], str]]] = {
+    "your-turn": _your_turn,
+    "board-turn": _board_turn,
+    "board-choosing": _board_choosing,
+    "waiting-remote": _waiting_remote,
+    "correction": _correction,
+    "refused": _refused,
+    "undo": _undo,
+    "hint": _hint,
+    "warning": _warning,
+    "result": _result,
+    "rotating": _rotating,
+    "starting": _starting,
+    "fault": _fault,
+    "menu": _menu,
+}
+"""The sentence of each phase; ``phase_of`` picks the row."""
+
+
+def phase_of(s: Situation) -> str:
+    """The row of ``SENTENCES`` for the situation: the view's mode first (what the LEDs show
+    now), then whose turn it is."""
+    mode = s.view.mode if s.view is not None else "starting"
+    if s.state == State.FAULT.value or mode == "fault":
+        return "fault"
+    if s.state == State.GAME_OVER.value or mode == "result":
+        return "result"
+    if mode in ("correction", "undo", "refused", "warning", "menu", "rotating", "starting"):
+        return mode
+    if mode == "hint" and s.view is not None and s.view.hint_turn is not None:
+        return "hint"
+    if s.view is not None and s.view.board_turn is not None:
+        return "board-turn"
+    if s.opponent is not None and s.opponent is s.position.to_move:
+        return "waiting-remote" if s.opponent_by == "remote" else "board-choosing"
+    return "your-turn"
+
+
+def instruction(s: Situation) -> tuple[str, str]:
+    """The phase and its sentence."""
+    phase = phase_of(s)
+    return phase, SENTENCES[phase](s)
+
+
+def players_text(s: Situation) -> str:
+    """Who plays what, in words: ``White: you · Black: the board (level 3)``."""
+    parts = []
+    for colour in (Colour.WHITE, Colour.BLACK):
+        if s.opponent is colour:
+            who = (
+                f"{colour.value}'s board (the other player)"
+                if s.opponent_by == "remote"
+                else f"the board ({level_words(s.level)})"
+            )
+        elif s.opponent is None:
+            who = "a person"
+        else:
+            who = "you"
+        parts.append(f"{title(colour)}: {who}")
+    return " · ".join(parts)

@@ -1,0 +1,237 @@
+"""The page's instruction line (web/instruction.py): one sentence for each state of the
+board, from the referee's state, its light show's view and the events' memory; and the
+glows (web/glows.py) that draw the lights as rings, with the move's arrow."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from orbito_hw.control.events import (
+    BlunderWarning,
+    Fault,
+    NewGame,
+    Rejected,
+    RemoteStatus,
+    TakeBack,
+    TakenBack,
+)
+from orbito_hw.control.lights import Palette, View
+from orbito_hw.control.menu import CHOICES
+from orbito_hw.control.referee import State
+from orbito_hw.rules.game import Colour, Position, Result
+from orbito_hw.rules.squares import parse_square
+from orbito_hw.rules.turn import Turn
+from orbito_hw.web.glows import arrow, glows, kinds_of, legend, status_words
+from orbito_hw.web.instruction import (
+    SENTENCES,
+    Memory,
+    Situation,
+    instruction,
+    phase_of,
+    players_text,
+)
+
+B, W = Colour.BLACK, Colour.WHITE
+START_W = Position.start(W)
+
+
+def sq(name: str) -> int:
+    return parse_square(name)
+
+
+def said(**fields: object) -> tuple[str, str]:
+    situation = Situation(**{"state": State.WAITING.value, "position": START_W, **fields})  # type: ignore[arg-type]
+    return instruction(situation)
+
+
+def test_the_person_to_move_places_a_marble_then_presses() -> None:
+    assert said(view=View("play", W)) == ("your-turn", "White to move: place a marble, then press")
+
+
+def test_a_lifted_opponent_marble_is_put_on_a_neighbour_first() -> None:
+    phase, text = said(state=State.TURN.value, view=View("play", W), hand=(B,))
+    assert phase == "your-turn"
+    assert text.startswith("White to move: put the black marble you lifted")
+
+
+def test_a_new_game_on_a_board_still_full_asks_to_clear_it() -> None:
+    _, text = said(state=State.TURN.value, view=View("play", W), on_board=("a1", "b2", "c3"))
+    assert text == "Clear the board for the new game: take the marbles off a1, b2 and c3"
+
+
+def test_a_full_board_asks_for_an_extra_press_in_words() -> None:
+    full = Position(black=0x00FF, white=0xFF00, to_move=B, extra_presses=2)
+    _, text = said(view=View("play", B), position=full)
+    assert "just press" in text and "extra press 3 of 5" in text and "*" not in text
+
+
+def test_the_boards_turn_says_the_move_then_the_place_then_press() -> None:
+    turn = Turn.from_notation("c2-c3:b4")
+    phase, text = said(view=View("play", B, board_turn=turn), opponent=B)
+    assert phase == "board-turn"
+    assert text == "The board's turn: move c2 to c3, then place a black marble on b4, then press"
+
+
+def test_the_boards_extra_press_is_just_a_press() -> None:
+    _, text = said(view=View("play", B, board_turn=Turn(None)), opponent=B)
+    assert text == "The board's turn: just press (the board is full)"
+
+
+def test_a_remote_players_turn_names_their_board_and_the_wait_before_it() -> None:
+    turn = Turn.from_notation("a1")
+    black = Position.start(B)
+    _, text = said(view=View("play", B, board_turn=turn), opponent=B, opponent_by="remote",
+                   position=black)  # fmt: skip
+    assert text == "Black's board plays a1: place a black marble on a1, then press"
+    phase, text = said(view=View("play", B), opponent=B, opponent_by="remote", position=black)
+    assert phase == "waiting-remote" and text.startswith("Waiting for black's board")
+    memory = Memory()
+    memory.hear(RemoteStatus(1, "opponent-offline"))
+    _, text = said(view=View("play", B), opponent=B, opponent_by="remote", position=black,
+                   memory=memory)  # fmt: skip
+    assert text == "Waiting for black's board: it is offline"
+
+
+def test_a_correction_names_the_squares_to_fill_and_to_empty() -> None:
+    view = View("correction", W, missing=((sq("b1"), B), (sq("c2"), W)))
+    assert said(state=State.CORRECTION.value, view=view) == (
+        "correction",
+        "Put b1 (black) and c2 (white) back",
+    )
+    view = View("correction", W, missing=((sq("b1"), B),), extra=(sq("d4"),))
+    _, text = said(state=State.CORRECTION.value, view=view)
+    assert text == "Put b1 (black) back; take the marble off d4"
+    _, text = said(state=State.CORRECTION.value, view=View("correction", W, extra=(0, 1)))
+    assert text == "Take the marbles off a1 and b1"
+
+
+def test_a_refused_press_says_why_and_which_squares() -> None:
+    memory = Memory()
+    memory.hear(Rejected(1, "only one marble may be placed in a turn, not 2", (0, 1)))
+    view = View("refused", W, squares=(0, 1))
+    phase, text = said(view=view, memory=memory)
+    assert phase == "refused"
+    assert text == (
+        "Not accepted: only one marble may be placed in a turn, not 2. "
+        "Fix the squares ringed red: a1 and b1"
+    )
+
+
+def test_a_take_back_names_the_turn_and_what_to_undo() -> None:
+    memory = Memory()
+    memory.hear(TakeBack(1, 3, Turn.from_notation("c2-c3:b4")))
+    view = View("undo", W, missing=((sq("c2"), B),), extra=(sq("b4"), sq("c3")))
+    phase, text = said(state=State.UNDOING.value, view=view, memory=memory)
+    assert phase == "undo"
+    assert text == (
+        "Undo turn 3 (c2-c3:b4): take the marble off b4 and c3, then put black on c2 back"
+    )
+    memory.hear(TakenBack(1, 3, "..../..../..../....", W))
+    assert memory.taking_back is None
+
+
+def test_the_rings_turning_is_hands_off() -> None:
+    assert said(state=State.ROTATING.value, view=View("rotating", W)) == (
+        "rotating",
+        "Hands off: the rings are turning",
+    )
+    _, text = said(state=State.TAKING_BACK.value, view=View("rotating", W))
+    assert "turn back" in text
+    assert said(state=State.STARTING.value, view=View("starting", W))[0] == "starting"
+
+
+def test_a_hint_and_a_warning_in_words() -> None:
+    view = View("hint", W, hint_turn=Turn.from_notation("a1"), value="win")
+    phase, text = said(view=view)
+    assert phase == "hint" and text.startswith("Hint for white: place a white marble on a1")
+    memory = Memory()
+    memory.hear(BlunderWarning(1, Turn.from_notation("a1"), "loss"))
+    phase, text = said(view=View("warning", W, squares=(0,), value="loss"), memory=memory)
+    assert phase == "warning"
+    assert text.startswith("Careful: a1 turns your game into a loss. Press again")
+    memory.hear(NewGame(2, W))
+    assert memory.warned is None
+
+
+def test_the_result_names_the_winner_and_the_line_or_a_draw() -> None:
+    black_line = Position(black=0x000F, white=0x0030, to_move=W, result=Result.BLACK)
+    _, text = said(state=State.GAME_OVER.value, view=View("result", None), position=black_line)
+    assert text == "Black wins: a1 b1 c1 d1"
+    draw = Position(black=0x00FF, white=0xFF00, to_move=W, extra_presses=5, result=Result.DRAW)
+    _, text = said(state=State.GAME_OVER.value, view=View("result", None), position=draw)
+    assert text.startswith("Draw")
+
+
+def test_a_fault_says_what_to_do_an_unplugged_ring_controller_to_plug_it_in() -> None:
+    memory = Memory()
+    memory.hear(Fault(1, "the ring controller on /dev/ttyACM0 is gone (no answer for 3 s)"))
+    phase, text = said(state=State.FAULT.value, view=View("fault"), memory=memory)
+    assert phase == "fault"
+    assert text.startswith("The ring controller is unplugged or silent: plug it back in")
+    memory.hear(Fault(1, "homing took too long"))
+    _, text = said(state=State.FAULT.value, view=View("fault"), memory=memory)
+    assert text == "The board has stopped: homing took too long. Fix it, then press to try again"
+
+
+def test_the_opponent_menu_in_words() -> None:
+    _, text = said(view=View("menu", W, menu=CHOICES[1]))
+    assert text.startswith("Opponent menu: the board plays")
+
+
+def test_every_phase_has_a_sentence_and_the_table_is_keyed_by_phase() -> None:
+    assert phase_of(Situation(State.WAITING.value, View("play", W), START_W)) == "your-turn"
+    assert set(SENTENCES) >= {
+        "your-turn", "board-turn", "waiting-remote", "correction", "refused", "undo", "hint",
+        "warning", "result", "rotating", "starting", "fault", "menu",
+    }  # fmt: skip
+
+
+def test_who_plays_what_in_words() -> None:
+    s = Situation(State.WAITING.value, None, START_W, opponent=B, level="3")
+    assert players_text(s) == "White: you · Black: the board (level 3)"
+    s = Situation(State.WAITING.value, None, START_W)
+    assert players_text(s) == "White: a person · Black: a person"
+    s = Situation(State.WAITING.value, None, START_W, opponent=W, level="perfect")
+    assert players_text(s) == "White: the board (perfect play) · Black: you"
+
+
+def test_a_glow_is_a_kind_a_colour_a_blink_and_words_and_a_move_has_an_arrow() -> None:
+    palette = Palette()
+    view = View("play", B, board_turn=Turn.from_notation("c2-c3:b4"))
+    lit = glows(view, palette)
+    assert {name: g["kind"] for name, g in lit.items()} == {"c2": "from", "c3": "to", "b4": "place"}
+    assert lit["b4"]["colour"] == "#005aff" and lit["b4"]["blink"] is True
+    assert lit["b4"]["meaning"] == "place a black marble here"
+    assert arrow(view) == ["c2", "c3"]
+    assert arrow(View("play", B, board_turn=Turn.from_notation("b4"))) is None
+    assert status_words(view, palette).startswith("the board's turn")
+    correction = View("correction", W, missing=((0, B),), extra=(1,))
+    assert kinds_of(correction) == {0: "back", 1: "fix"}
+    assert [row["key"] for row in legend(palette)][:2] == ["black", "white"]
+
+
+def test_a_marble_knocked_while_the_board_checks_itself_asks_for_it_off() -> None:
+    """In the page's snapshot (what a reload shows): the board's check after the rings'
+    move finds a marble it did not expect, and the line names the square to empty."""
+    from orbito_hw.sim.script import parse_line
+
+    from .test_web import serve
+
+    async def test(client: Any, run: Any) -> None:
+        run.run(parse_line("put a1"))
+        run.finger(True)
+        run.advance(0.05)
+        run.finger(False)
+        for _ in range(5000):
+            if run.referee.state is State.VERIFYING:
+                break
+            run.advance(0.005)
+        assert run.referee.state is State.VERIFYING
+        run.physics.put(sq("b4"), W)  # knocked in while the rings settle
+        run.wait_for_rings()
+        snapshot = await (await client.get("/state")).json()
+        assert snapshot["phase"] == "correction"
+        assert snapshot["instruction"] == "Take the marble off b4"
+        assert snapshot["glows"]["b4"]["kind"] == "fix"
+
+    serve(test)
