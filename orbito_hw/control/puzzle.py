@@ -106,6 +106,13 @@ def _puzzle(puzzle_id: str) -> Puzzle | None:
     return _found[puzzle_id]
 
 
+def goal_of(origin: str | None) -> str:
+    """The goal of the puzzle an origin names ("White to play and win in 3 turns"), or ""."""
+    found = puzzle_id(origin)
+    puzzle = _puzzle(found) if found is not None else None
+    return puzzle.goal() if puzzle is not None else ""
+
+
 def standing(puzzle: Puzzle, saved: Saved, position: Position) -> str:
     """Where the try stands: "on" (the win within the plies left still stands), "solved"
     (the person has won in time) or "failed"."""
