@@ -352,3 +352,14 @@ def test_progress_and_next_say_bad_input_in_one_line(
         assert exit_.value.code == 2 and err.count("\n") == 1, err
     assert main(["puzzles", "progress", "--state-dir", str(tmp_path / "none")]) == 0
     assert "no puzzle tried yet" in capsys.readouterr().out
+
+
+def test_the_demo_sets_the_puzzle_up_and_plays_its_solution(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    puzzle = shipped(3, 1)
+    assert main(["run", "--mock", "--puzzle", puzzle.id, "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"the board asks for {puzzle.position().board()} to be set up" in out
+    assert f"result: {puzzle.to_move} (the person (perfect play)) wins" in out
+    assert out.count("\nturn ") == puzzle.plies
