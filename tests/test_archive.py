@@ -445,9 +445,10 @@ def test_an_archive_written_by_schema_version_1_is_migrated(tmp_path: Path) -> N
     db.close()
     archive = Archive.open(tmp_path)
     try:
-        assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA == 3
+        assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA == 4
         (game,) = archive.games()
         assert (game.setup_turns, game.origin) == (0, None)  # version 3: started from empty
+        assert archive.puzzle_tries() == []  # version 4: no puzzle tried yet
         assert (game.journal_game, game.first, game.white, game.result, game.turns) == (
             7,
             "white",

@@ -22,6 +22,7 @@ from orbito_hw.control.events import (
     Hint,
     NewGame,
     OpponentChosen,
+    PuzzleDone,
     Rejected,
     RemoteStatus,
     SetupAsked,
@@ -89,6 +90,10 @@ WIRE: list[tuple[Event, str]] = [
         SetupDone(3, "..../..W./..../B...", Colour.WHITE, 3),
         '{"event": "setup-done", "game": 3, "board": "..../..W./..../B...", "to_move": "white", '
         '"number": 3}',
+    ),
+    (
+        PuzzleDone(3, "3WBAFZ15ZCZ7", True, 3),
+        '{"event": "puzzle", "game": 3, "id": "3WBAFZ15ZCZ7", "solved": true, "plies": 3}',
     ),
     (FirstChosen(1, Colour.WHITE), '{"event": "first", "game": 1, "colour": "white"}'),
     (

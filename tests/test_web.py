@@ -531,3 +531,44 @@ def test_run_mock_web_serves_until_told_to_stop() -> None:
         busy = orbito("run", "--mock", "--web", "--port", url.rstrip("/").rsplit(":", 1)[1])
         assert busy.returncode == 2 and "cannot listen" in busy.stderr, busy.stderr
         assert len(busy.stderr.splitlines()) == 1 and "Traceback" not in busy.stderr
+
+
+# --- the archive's game page: "set this position up on the board" ---------------------------
+def archived_game(tmp_path: Path) -> Path:
+    """A state directory whose archive holds game 1: black b2, white c3, black a1 (pressed)."""
+    from orbito_hw.cli import main
+
+    script = tmp_path / "game.txt"
+    script.write_text("reset black\nput b2\npress\nput c3\npress\nput a1\npress\n")
+    state = tmp_path / "state"
+    state.mkdir()
+    assert main(["run", "--mock", "--events", str(script), "--state-dir", str(state)]) == 0
+    return state
+
+
+@pytest.mark.parametrize("real_board", [False, True])
+def test_a_game_of_the_archive_is_set_up_from_its_page_with_the_code(
+    tmp_path: Path, real_board: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    state = archived_game(tmp_path)
+    capsys.readouterr()
+
+    async def test(client: TestClient[Any, Any], run: MockRun) -> None:
+        refused = await client.post("/api/games/1/set-up", json={"at": "2"})
+        assert refused.status == 403 and run.referee.state.value != "setting up"
+        for path, fields, status in (
+            ("/api/games/9/set-up", {"at": "1"}, 404),
+            ("/api/games/1/set-up", {"at": "4"}, 400),
+            ("/api/games/1/set-up", {"at": "two"}, 400),
+            ("/api/games/1/set-up", {"at": "0000000002"}, 400),
+        ):
+            answer = await client.post(path, json=fields, headers={CODE_HEADER: CODE})
+            assert answer.status == status, (path, fields)
+            assert "error" in await answer.json()
+        ok = await client.post("/api/games/1/set-up", json={"at": "2"}, headers={CODE_HEADER: CODE})
+        assert ok.status == 200, await ok.text()
+        saved = run.referee.saved
+        assert run.referee.state.value == "setting up"
+        assert (saved.origin, saved.turns, saved.base) == ("archive:1:2", ["b2", "c3"], 2)
+
+    serve(test, code=CODE, state_dir=state, real_board=real_board)

@@ -10,6 +10,7 @@ from orbito_hw.control.events import (
     BlunderWarning,
     Fault,
     NewGame,
+    PuzzleDone,
     Rejected,
     RemoteStatus,
     TakeBack,
@@ -235,3 +236,42 @@ def test_a_marble_knocked_while_the_board_checks_itself_asks_for_it_off() -> Non
         assert snapshot["glows"]["b4"]["kind"] == "fix"
 
     serve(test)
+
+
+def test_a_set_up_names_the_marbles_to_put_on_colour_by_colour_and_those_to_take_off() -> None:
+    view = View("setup", B, missing=((sq("a1"), B), (sq("c3"), B)), extra=(sq("b2"),),
+                later=((sq("d4"), W),))  # fmt: skip
+    phase, text = said(view=view)
+    assert phase == "setup"
+    assert text == (
+        "Set the position up: put black on a1 and c3 (lit); then white on d4 (dim); "
+        "take the marbles off b2 (blinking red)"
+    )
+    every = View("setup", B, missing=((sq("a1"), B), (sq("b1"), W)))  # a press: all lit
+    assert said(view=every)[1] == "Set the position up: put black on a1, white on b1 (lit)"
+
+
+def test_a_puzzle_says_its_goal_then_its_result() -> None:
+    goal = "White to play and win in 3 turns"
+    memory = Memory()
+    _, text = said(view=View("play", W), goal=goal, memory=memory)
+    assert text == f"Puzzle: {goal}. White to move: place a marble, then press"
+    memory.hear(PuzzleDone(1, "X", True, 3))
+    _, text = said(state=State.GAME_OVER.value, view=View("result", None), goal=goal,
+                   memory=memory)  # fmt: skip
+    assert text.startswith("Solved in 3 turns. ")
+    memory.hear(PuzzleDone(1, "X", False, 1))
+    _, text = said(view=View("play", W), goal=goal, memory=memory)
+    assert text.startswith("Not solved: try again with a take-back, or a new puzzle. White")
+    memory.hear(TakenBack(1, 8, "..../..../..../....", W))  # a new try: the goal again
+    assert said(view=View("play", W), goal=goal, memory=memory)[1].startswith("Puzzle: ")
+    assert not said(view=View("play", W), memory=memory)[1].startswith("Puzzle")  # no puzzle
+
+
+def test_the_goal_is_read_off_the_games_origin() -> None:
+    from orbito_hw.control.puzzle import goal_of
+    from orbito_hw.solver.puzzles import shipped_puzzles
+
+    puzzle = shipped_puzzles()[0]
+    assert goal_of(f"puzzle:{puzzle.id}") == puzzle.goal()
+    assert goal_of("archive:3:4") == goal_of(None) == goal_of("puzzle:NOTANID") == ""

@@ -20,6 +20,7 @@ from orbito_hw.control.events import Event, EventListener, Fault, GameOver, Turn
 from orbito_hw.control.guard import cut
 from orbito_hw.control.journal import Journal
 from orbito_hw.control.players import BoardPlayer
+from orbito_hw.control.puzzle import PuzzleWatch
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.requests import POLL, serve_request
 from orbito_hw.control.settings import Settings
@@ -98,6 +99,7 @@ def run_board(config: Config) -> int:
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, loop.stop)
         referee.start()
+        PuzzleWatch.attach(referee)  # a puzzle set up (a request "puzzle:ID") is watched
         archive.boot(referee)  # catches up from the journal just read
         _take_requests(loop, referee, config.board.state_dir)
         if link is not None:

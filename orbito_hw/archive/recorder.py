@@ -35,6 +35,7 @@ from orbito_hw.control.events import (
     FirstChosen,
     GameOver,
     NewGame,
+    PuzzleDone,
     Rejected,
     SetupAsked,
     TakenBack,
@@ -208,6 +209,8 @@ class Recorder:
             archive.finish(game.id, event.result.value, line_names(event.lines), at)
         elif isinstance(event, TakenBack):
             archive.take_back(game.id, event.number, at)
+        elif isinstance(event, PuzzleDone):
+            archive.add_puzzle_try(event.puzzle, game.id, event.solved, event.plies, at)
         elif isinstance(event, FirstChosen) and game.turns == 0:
             archive.set_first(game.id, event.colour)
 

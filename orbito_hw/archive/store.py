@@ -30,6 +30,7 @@ from orbito_hw.control.events import (
     FirstChosen,
     GameOver,
     NewGame,
+    PuzzleDone,
     Rejected,
     SetupAsked,
     TakenBack,
@@ -110,6 +111,19 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     """
     ALTER TABLE games ADD COLUMN setup_turns INTEGER NOT NULL DEFAULT 0;
     ALTER TABLE games ADD COLUMN origin TEXT;
+    """,
+    # 4: puzzle progress (issue 28): one row per try of a puzzle that ended (the ``puzzle``
+    # event), solved or not, in the order they came. A table added: nothing before changes.
+    """
+    CREATE TABLE puzzle_tries (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        puzzle TEXT NOT NULL,
+        game INTEGER REFERENCES games (id),
+        solved INTEGER NOT NULL CHECK (solved IN (0, 1)),
+        plies INTEGER NOT NULL,
+        at TEXT NOT NULL
+    );
+    CREATE INDEX puzzle_tries_of ON puzzle_tries (puzzle);
     """,
 )
 SCHEMA: Final = len(MIGRATIONS)
@@ -228,6 +242,26 @@ def _game_row(row: tuple[Any, ...]) -> GameRow:
     _check(_is_lines(parsed), where, "lines", lines)
     return GameRow(game_id, journal_game, first, black, white, started, ended, result, parsed,
                    turns, setup_turns, origin)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class PuzzleTry:
+    """A try of a puzzle that ended: solved or not, in ``plies``, in archived game ``game``."""
+
+    puzzle: str
+    game: int | None
+    solved: bool
+    plies: int
+    at: str
+
+
+def _try_row(row: tuple[Any, ...]) -> PuzzleTry:
+    puzzle, game, solved, plies, at = row
+    columns = (("puzzle", puzzle, str), ("game", game, (int, type(None))),
+               ("solved", solved, int), ("plies", plies, int), ("at", at, str))  # fmt: skip
+    for column, value, kind in columns:
+        _check(isinstance(value, kind), "puzzle_tries", column, value)
+    return PuzzleTry(puzzle, game, bool(solved), plies, at)
 
 
 def _turn_row(row: tuple[Any, ...]) -> TurnRow:
@@ -411,6 +445,11 @@ class Archive:
         )
         return bool(_one(self.db, sql, {"g": game_id}))
 
+    def puzzle_tries(self) -> list[PuzzleTry]:
+        """Every puzzle try that ended, in the order they came (``archive/progress.py``)."""
+        sql = "SELECT puzzle, game, solved, plies, at FROM puzzle_tries ORDER BY seq"
+        return [_try_row(row) for row in self.db.execute(sql)]
+
     def fact(self, key: str) -> int | None:
         found = self.db.execute("SELECT value FROM facts WHERE key = ?", (key,)).fetchone()
         return None if found is None else int(found[0])
@@ -486,6 +525,13 @@ class Archive:
         self.db.execute(
             "INSERT INTO refusals (game, at, reason, squares) VALUES (?, ?, ?, ?)",
             (game_id, at, reason, json.dumps(squares)),
+        )
+
+    def add_puzzle_try(self, puzzle: str, game_id: int | None, solved: bool, plies: int,
+                       at: str) -> None:  # fmt: skip
+        self.db.execute(
+            "INSERT INTO puzzle_tries (puzzle, game, solved, plies, at) VALUES (?, ?, ?, ?, ?)",
+            (puzzle, game_id, int(solved), plies, at),
         )
 
     def set_fact(self, key: str, value: int) -> None:
@@ -607,5 +653,5 @@ def move_aside(path: Path) -> Path:
     return kept
 
 
-KEPT = (NewGame, FirstChosen, TurnPlayed, Rejected, GameOver, TakenBack, SetupAsked)
+KEPT = (NewGame, FirstChosen, TurnPlayed, Rejected, GameOver, TakenBack, SetupAsked, PuzzleDone)
 """The events the archive keeps something of."""

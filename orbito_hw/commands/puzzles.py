@@ -9,16 +9,22 @@
 
 ``--json``: one SPEC.md line per puzzle; else a line a person reads, which keeps the
 solution back.
+
+- ``puzzles next [--state-dir DIR]``: the puzzle to play next, chosen from the progress in
+  the archive (``archive/progress.py``); ``run --mock --puzzle next`` plays it;
+- ``puzzles progress [--state-dir DIR]``: each puzzle tried, solved or failed, its tries.
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orbito_hw.commands import UsageError
 
 if TYPE_CHECKING:
+    from orbito_hw.archive.store import PuzzleTry
     from orbito_hw.solver.puzzles import Puzzle
 
 DEFAULT_COUNT = 10  # fresh puzzles from a seed when --count is not given
@@ -29,11 +35,22 @@ def register(sub: Any) -> None:
         "puzzles",
         help="puzzles from the solved game: the shipped set, fresh ones from --seed, or --id ID",
     )
+    p.add_argument(
+        "action",
+        nargs="?",
+        choices=["next", "progress"],
+        help="next: the puzzle to play next, from the archive's progress; progress: each "
+        "puzzle tried",
+    )
     p.add_argument("--count", type=int, metavar="N", help="how many (default: 10 from a seed)")
     p.add_argument("--plies", type=int, metavar="P", help="only puzzles won in exactly P plies")
     p.add_argument("--seed", type=int, metavar="S", help="fresh puzzles from seed S")
     p.add_argument("--id", metavar="ID", help="the one puzzle ID names")
     p.add_argument("--json", action="store_true", help="JSON lines (SPEC.md)")
+    p.add_argument(
+        "--state-dir", metavar="DIR", help="with next, progress: where the archive lives"
+    )
+    p.add_argument("--config", metavar="PATH", help="the board's config, for its state directory")
     p.set_defaults(func=cmd_puzzles)
 
 
@@ -41,6 +58,15 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
     from orbito_hw.solver.puzzles import check_plies, find_puzzle, generate, shipped_puzzles
 
     show = _json_line if args.json else _words
+    if args.action is not None:
+        given = [
+            name for name in ("count", "plies", "seed", "id") if getattr(args, name) is not None
+        ]
+        if given:
+            raise UsageError(f"puzzles {args.action} takes no --{given[0]}")
+        return _next(args) if args.action == "next" else _progress(args)
+    if args.state_dir is not None or args.config is not None:
+        raise UsageError("--state-dir and --config go with puzzles next or puzzles progress")
     if args.id is not None:
         given = [name for name in ("count", "plies", "seed") if getattr(args, name) is not None]
         if given:
@@ -72,3 +98,61 @@ def _words(puzzle: Puzzle) -> str:
     record = f"after {puzzle.first} {puzzle.moves}" if puzzle.moves else "on the empty board"
     board = puzzle.position().board()
     return f"{puzzle.id:<18} {puzzle.difficulty.grade:<6} {puzzle.goal()}, {record} ({board})"
+
+
+# --- progress, and the next puzzle ----------------------------------------------------------
+def read_tries(directory: Path) -> list[PuzzleTry]:
+    """Every puzzle try the archive in ``directory`` holds (none without an archive);
+    ArchiveError (one line) for one that cannot be read."""
+    from orbito_hw.archive.store import NAME, Archive, damage_told
+
+    if not (directory / NAME).exists():
+        return []
+    with Archive.read(directory) as archive, damage_told(archive.path):
+        return archive.puzzle_tries()
+
+
+def next_puzzle(directory: Path) -> Puzzle:
+    """The puzzle to play next from the progress in ``directory``'s archive."""
+    from orbito_hw.archive.progress import choose_next
+
+    return choose_next(read_tries(directory))[0]
+
+
+def _state_dir(args: argparse.Namespace) -> Path:
+    from orbito_hw.commands.games import state_dir
+
+    return state_dir(args)
+
+
+def _next(args: argparse.Namespace) -> int:
+    import json
+
+    from orbito_hw.archive.progress import choose_next
+
+    puzzle, why = choose_next(read_tries(_state_dir(args)))
+    if args.json:
+        print(json.dumps({**puzzle.as_json(), "why": why}), flush=True)
+    else:
+        print(f"{_words(puzzle)}  [{why}]", flush=True)
+    return 0
+
+
+def _progress(args: argparse.Namespace) -> int:
+    import json
+
+    from orbito_hw.archive.progress import known, progress
+
+    rows = progress(read_tries(_state_dir(args)))
+    if not args.json and not rows:
+        print("no puzzle tried yet: `orbito-hw puzzles next` names one to start with")
+    for row in rows:
+        puzzle = known(row.puzzle)
+        if args.json:
+            print(json.dumps(row.as_json(puzzle)), flush=True)
+            continue
+        grade = puzzle.difficulty.grade if puzzle is not None else "?"
+        status = "solved" if row.last_solved else "failed"
+        print(f"{row.puzzle:<18} {grade:<6} {status:<6} {row.tries} tries ({row.solved} solved), "
+              f"last {row.last}", flush=True)  # fmt: skip
+    return 0

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -66,6 +68,12 @@ def register(sub: Any) -> None:
         help="set game ID of --state-dir's archive up (after its turn N) and play on",
     )
     p.add_argument(
+        "--puzzle",
+        metavar="ID",
+        help="set puzzle ID up (see `orbito-hw puzzles`; next: the one progress chooses) and "
+        "play it, the board defending",
+    )
+    p.add_argument(
         "--remote",
         metavar="mqtt://HOST:PORT/GAME",
         help="join the remote game GAME on the MQTT broker (with --plays; mqtts:// for TLS)",
@@ -120,6 +128,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 ("--port", args.port is not None),
                 ("--remote", args.remote),
                 ("--resume", args.resume),
+                ("--puzzle", args.puzzle),
                 ("--plays", args.plays),
             )
             if given
@@ -136,8 +145,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.events and args.interactive:
         raise UsageError("--events and --interactive do not go together")
     settings = _mock_settings(args.opponent, args.seed, args.hints)
+    if args.puzzle is not None:
+        with _puzzle_dir(args):
+            _ask_puzzle(args)
+            return _run_mock(args, settings)
     if args.resume is not None:
         _ask_resume(args)
+    return _run_mock(args, settings)
+
+
+def _run_mock(args: argparse.Namespace, settings: Settings | None) -> int:
     if args.remote or args.plays:
         return run_remote(args, settings)
     if args.web or args.port is not None:
@@ -178,6 +195,48 @@ def _ask_resume(args: argparse.Namespace) -> None:
         write_request(args.state_dir, request)
     except OSError as exc:
         raise UsageError(f"cannot leave the set-up request in {args.state_dir}: {exc}") from None
+
+
+@contextlib.contextmanager
+def _puzzle_dir(args: argparse.Namespace) -> Iterator[None]:
+    """``--puzzle`` without ``--state-dir``: a fresh temporary one for the run (the puzzle's
+    request waits there for the controller's start; its progress goes with it)."""
+    if args.state_dir is not None:
+        yield
+        return
+    with tempfile.TemporaryDirectory(prefix="orbito-hw-") as directory:
+        args.state_dir = directory
+        yield
+
+
+def _ask_puzzle(args: argparse.Namespace) -> None:
+    """``--puzzle ID``: the set-up request of the puzzle (origin ``puzzle:ID``), left in the
+    state directory as ``--resume`` leaves its own; ``next``: the puzzle the archive's
+    progress chooses (``puzzles next``)."""
+    if args.resume is not None or args.remote or args.plays:
+        raise UsageError("--puzzle does not go with --resume, --remote or --plays")
+    if args.opponent is not None:
+        raise UsageError("--puzzle does not go with --opponent: the board plays the other side")
+    from orbito_hw.control.puzzle import origin_of
+    from orbito_hw.control.requests import SetupRequest, write_request
+    from orbito_hw.solver.puzzles import PuzzleError, find_puzzle
+
+    wanted = args.puzzle
+    if wanted == "next":
+        from orbito_hw.commands.puzzles import next_puzzle
+
+        puzzle = next_puzzle(Path(args.state_dir))
+    else:
+        try:
+            puzzle = find_puzzle(wanted)
+        except PuzzleError as exc:
+            raise UsageError(str(exc)) from None
+    moves = tuple(puzzle.moves.split())
+    request = SetupRequest(puzzle.first, moves, origin_of(puzzle))
+    try:
+        write_request(args.state_dir, request)
+    except OSError as exc:
+        raise UsageError(f"cannot leave the puzzle's set-up in {args.state_dir}: {exc}") from None
 
 
 def _mock_settings(opponent: str | None, seed: int | None, hints: bool) -> Settings | None:

@@ -294,6 +294,27 @@ class SetupDone:
 
 
 @dataclass(frozen=True)
+class PuzzleDone:
+    """A puzzle's try ended (``control/puzzle.py``): ``solved`` when the person won within
+    the puzzle's plies; ``plies`` the plies played from the set-up position to that end."""
+
+    kind: ClassVar[str] = "puzzle"
+    game: int
+    puzzle: str
+    solved: bool
+    plies: int
+
+    def to_json(self) -> Json:
+        return {
+            "event": self.kind,
+            "game": self.game,
+            "id": self.puzzle,
+            "solved": self.solved,
+            "plies": self.plies,
+        }
+
+
+@dataclass(frozen=True)
 class Fault:
     """The board cannot go on by itself (homing failed, the journal is unreadable...).
 
@@ -346,6 +367,7 @@ Event = (
     | TakenBack
     | SetupAsked
     | SetupDone
+    | PuzzleDone
     | Fault
     | RemoteStatus
 )
@@ -383,6 +405,13 @@ def _str(obj: Mapping[str, object], key: str) -> str:
     value = obj[key]
     if not isinstance(value, str):
         raise ValueError(f"{key} {value!r} is not text")
+    return value
+
+
+def _bool(obj: Mapping[str, object], key: str) -> bool:
+    value = obj[key]
+    if not isinstance(value, bool):
+        raise ValueError(f"{key} {value!r} is not true or false")
     return value
 
 
@@ -476,6 +505,9 @@ _READERS: dict[str, Callable[[Mapping[str, object]], Event]] = {
     ),
     SetupDone.kind: lambda o: SetupDone(
         _int(o, "game"), _str(o, "board"), Colour.parse(_str(o, "to_move")), _int(o, "number")
+    ),
+    PuzzleDone.kind: lambda o: PuzzleDone(
+        _int(o, "game"), _str(o, "id"), _bool(o, "solved"), _int(o, "plies")
     ),
     Fault.kind: lambda o: Fault(_int(o, "game") if "game" in o else None, _str(o, "reason")),
     RemoteStatus.kind: lambda o: RemoteStatus(_int(o, "game"), _remote_state(o)),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 
 from orbito_hw.control.referee import Referee
+from orbito_hw.control.requests import SetupRequest
 from orbito_hw.mock.realtime import RealTime
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import square_name
@@ -72,6 +73,11 @@ class MockControls(BoardControls):
 
     def take_back(self) -> None:
         super().take_back()
+        self._settle()
+
+    def set_up(self, request: SetupRequest) -> None:
+        self.run.wait_for_rings()  # the request is taken at once, never while the rings turn
+        super().set_up(request)
         self._settle()
 
     def _do(self, line: str, first_command: bool = False) -> None:

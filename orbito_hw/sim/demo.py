@@ -16,12 +16,13 @@ from collections.abc import Callable, Sequence
 from typing import TextIO
 
 from orbito_hw.control.events import Event, GameOver, Rejected, TurnPlayed
+from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.settings import Settings
 from orbito_hw.errors import reader_gone
 from orbito_hw.hw.interfaces import RGB, Backend, rgb_hex
-from orbito_hw.rules.game import Colour
-from orbito_hw.rules.squares import Square, square_name
+from orbito_hw.rules.game import Colour, Position
+from orbito_hw.rules.squares import Square, square_name, squares_of
 from orbito_hw.rules.turn import Turn
 from orbito_hw.sim.harness import MockRun, board_player
 from orbito_hw.sim.script import Command
@@ -104,6 +105,40 @@ def show_board_turn(run: MockRun, colour: bool, say: Callable[..., None]) -> Non
     say(draw_board(run, colour).splitlines()[-1])
 
 
+def _set_up(
+    run: MockRun,
+    players: dict[Colour, Callable[[Position], Turn]],
+    names: dict[Colour, str],
+    seed: int | None,
+    say: Callable[..., None],
+) -> BoardPlayer | None:
+    """The position the board asks for, put on by the simulated person (a puzzle's): then
+    the board plays the side it took on (``control/puzzle.py``), the person the other one
+    perfectly; the board's player, or None."""
+    from orbito_hw.control.setup import squares_asked
+    from orbito_hw.solver.opponents import make_opponent
+
+    target = run.referee.position
+    say(f"the board asks for {target.board()} to be set up, {target.to_move} to play")
+    on = run.physics.occupancy()
+    for square in squares_of(on & ~target.occupied):
+        run.run(Command("lift", square=square))
+        run.physics.empty_hand()
+    for square, marble in squares_asked(target):
+        if not on >> square & 1:
+            run.run(Command("put", square=square, colour=marble))
+    board = run.referee.opponent
+    person = make_opponent("perfect", seed=seed)
+    for side in Colour:
+        names[side], players[side] = "the person (perfect play)", person.choose
+    if board is not None:
+        names[board.colour] = "the board"
+        players[board.colour] = lambda position: _board_turn(run)
+    mover = target.to_move
+    say(f"set up: {mover} to play; {names[mover]} against {names[mover.other]}")
+    return board
+
+
 def run_demo(
     seed: int | None = None,
     out: TextIO | None = None,
@@ -129,7 +164,10 @@ def run_demo(
         make_opponent("casual", seed=seed, skill=0.6),
     )
     names = {Colour.BLACK: "strong", Colour.WHITE: "casual"}
-    players = {Colour.BLACK: strong.choose, Colour.WHITE: casual.choose}
+    players: dict[Colour, Callable[[Position], Turn]] = {
+        Colour.BLACK: strong.choose,
+        Colour.WHITE: casual.choose,
+    }
     colour = out.isatty()
     stream = out
 
@@ -158,13 +196,16 @@ def run_demo(
         names[board.colour] = "the board"
         players[board.colour] = lambda position: _board_turn(run)
     try:
-        first = rng.choice(list(Colour))
-        # A state directory that holds a game: the demo starts the next one.
-        run.run(Command("reset", colour=first), first_command=not run.referee.saved.turns)
-        say(
-            f"demo game on the simulated board: black plays {names[Colour.BLACK]}, "
-            f"white plays {names[Colour.WHITE]}; {first} starts"
-        )
+        if run.referee.saved.setting_up:  # a position asked for (run --mock --puzzle ID)
+            board = _set_up(run, players, names, seed, say)
+        else:
+            first = rng.choice(list(Colour))
+            # A state directory that holds a game: the demo starts the next one.
+            run.run(Command("reset", colour=first), first_command=not run.referee.saved.turns)
+            say(
+                f"demo game on the simulated board: black plays {names[Colour.BLACK]}, "
+                f"white plays {names[Colour.WHITE]}; {first} starts"
+            )
         run.wait_for_rings()
         while run.referee.position.result is None:
             position = run.referee.position

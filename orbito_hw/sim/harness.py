@@ -17,6 +17,7 @@ from orbito_hw.control.events import Event, EventListener
 from orbito_hw.control.guard import timer_name
 from orbito_hw.control.journal import Journal
 from orbito_hw.control.players import BoardPlayer
+from orbito_hw.control.puzzle import PuzzleWatch
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.requests import serve_request
 from orbito_hw.control.settings import Settings
@@ -90,6 +91,7 @@ class MockRun:
         # becomes the referee's fault, as app/run.py's handler does on the asyncio loop.
         self.clock.set_exception_handler(self._clock_error)
         self.referee.start()
+        self.puzzles = PuzzleWatch.attach(self.referee)  # a puzzle game goes on after a cut
         if self._on_boot is not None:
             self._on_boot(self.referee)
         self.advance(0.0)

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from orbito_hw.control.events import Event, NewGame
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.referee import Referee
+from orbito_hw.control.requests import SetupRequest, serve_request, write_request
 from orbito_hw.errors import OrbitoError
 from orbito_hw.rules.game import Colour
 from orbito_hw.solver.opponents import level_opponent, parse_level
@@ -92,6 +93,16 @@ class BoardControls:
         if not (can() if callable(can) else can):
             raise Refused("there is no turn to take back now")
         take_back()
+
+    def set_up(self, request: SetupRequest) -> None:
+        """Set a position up on the board (the archive's game page): the request goes the
+        way ``games resume`` sends it, a file in the state directory, taken at once (or,
+        while the rings turn, at the controller's next look)."""
+        try:
+            write_request(self.state_dir, request)
+        except OSError as exc:
+            raise Refused(f"cannot leave the set-up request: {exc.strerror or exc}") from None
+        serve_request(self.referee, self.state_dir)
 
 
 class GameStore(Protocol):

@@ -22,14 +22,17 @@ from orbito_hw.control.events import (
     Event,
     Fault,
     NewGame,
+    PuzzleDone,
     Rejected,
     RemoteStatus,
+    SetupAsked,
     TakeBack,
     TakenBack,
     TurnPlayed,
 )
 from orbito_hw.control.lights import View
 from orbito_hw.control.menu import CHOICES
+from orbito_hw.control.puzzle import goal_of
 from orbito_hw.control.referee import Referee, State
 from orbito_hw.rules.game import EXTRA_PRESSES, Colour, Position, Result
 from orbito_hw.rules.squares import line_names, square_name
@@ -46,6 +49,7 @@ class Memory:
     taking_back: tuple[int, str] | None = None
     warned: tuple[str, str] | None = None  # (turn, value) held back
     remote: str = ""  # the remote link's last word ("opponent-offline", ...)
+    puzzle: tuple[bool, int] | None = None  # the puzzle's try ended: (solved, plies)
 
     def hear(self, event: Event) -> None:
         if isinstance(event, Rejected):
@@ -56,11 +60,17 @@ class Memory:
             self.taking_back = (event.number, event.turn.notation())
         elif isinstance(event, TakenBack):
             self.taking_back = None
+            self.puzzle = None  # a new try, or the result gone with the turns taken back
+        elif isinstance(event, PuzzleDone):
+            self.puzzle = (event.solved, event.plies)
         elif isinstance(event, BlunderWarning):
             self.warned = (event.turn.notation(), event.value)
         elif isinstance(event, RemoteStatus):
             self.remote = event.state
+        elif isinstance(event, SetupAsked):
+            self.puzzle = None
         elif isinstance(event, (NewGame, TurnPlayed, BoardTurn)):
+            self.puzzle = None if isinstance(event, NewGame) else self.puzzle
             self.warned = None
             self.taking_back = None if isinstance(event, NewGame) else self.taking_back
 
@@ -79,6 +89,7 @@ class Situation:
     level: str = ""  # the board's level ("3", "perfect"), "" for a remote player
     on_board: tuple[str, ...] = ()  # the squares that hold a marble now, as the board reads them
     memory: Memory = field(default_factory=Memory)
+    goal: str = ""  # a puzzle's game: its goal ("White to play and win in 3 turns")
 
 
 def read(referee: Referee, memory: Memory) -> Situation:
@@ -96,6 +107,7 @@ def read(referee: Referee, memory: Memory) -> Situation:
         level=level,
         on_board=tuple(square_name(sq) for sq in sorted(referee.model)),
         memory=memory,
+        goal=goal_of(referee.saved.origin),
     )
 
 
@@ -264,6 +276,29 @@ def _result(s: Situation) -> str:
     return f"{title(winner)} wins: " + "; ".join(" ".join(line) for line in lines)
 
 
+def _by_colour(marbles: tuple[tuple[int, Colour], ...]) -> str:
+    """``black on a1 and c3, white on b2``: the squares of each colour, in the given order."""
+    colours = list(dict.fromkeys(c for _, c in marbles))
+    return ", ".join(
+        f"{c.value} on {names([square_name(sq) for sq, d in marbles if d is c])}" for c in colours
+    )
+
+
+def _setup(s: Situation) -> str:
+    view = s.view
+    assert view is not None
+    parts = []
+    if view.missing:
+        parts.append(f"put {_by_colour(view.missing)} (lit)")
+    if view.later:
+        parts.append(f"{'then ' if parts else 'put '}{_by_colour(view.later)} (dim)")
+    if view.extra:
+        off = names([square_name(sq) for sq in view.extra])
+        parts.append(f"take the marbles off {off} (blinking red)")
+    todo = "; ".join(parts) or "the board checks the marbles"
+    return f"Set the position up: {todo}"
+
+
 def _rotating(s: Situation) -> str:
     if s.state == State.TAKING_BACK.value:
         return "Hands off: the rings turn back one place for the take-back"
@@ -314,6 +349,7 @@ SENTENCES: Final[dict[str, Callable[[Situation], str]]] = {
     "starting": _starting,
     "fault": _fault,
     "menu": _menu,
+    "setup": _setup,
 }
 """The sentence of each phase; ``phase_of`` picks the row."""
 
@@ -326,7 +362,16 @@ def phase_of(s: Situation) -> str:
         return "fault"
     if s.state == State.GAME_OVER.value or mode == "result":
         return "result"
-    if mode in ("correction", "undo", "refused", "warning", "menu", "rotating", "starting"):
+    if mode in (
+        "correction",
+        "undo",
+        "refused",
+        "warning",
+        "menu",
+        "rotating",
+        "starting",
+        "setup",
+    ):
         return mode
     if mode == "hint" and s.view is not None and s.view.hint_turn is not None:
         return "hint"
@@ -340,7 +385,21 @@ def phase_of(s: Situation) -> str:
 def instruction(s: Situation) -> tuple[str, str]:
     """The phase and its sentence."""
     phase = phase_of(s)
-    return phase, SENTENCES[phase](s)
+    sentence = SENTENCES[phase](s)
+    if not s.goal:
+        return phase, sentence
+    return phase, f"{puzzle_words(s)}. {sentence}"
+
+
+def puzzle_words(s: Situation) -> str:
+    """A puzzle's goal while the try is on, its result once it ended."""
+    done = s.memory.puzzle
+    if done is None:
+        return f"Puzzle: {s.goal}"
+    solved, plies = done
+    if solved:
+        return f"Solved in {plies} {'turn' if plies == 1 else 'turns'}"
+    return "Not solved: try again with a take-back, or a new puzzle"
 
 
 def players_text(s: Situation) -> str:

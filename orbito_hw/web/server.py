@@ -185,6 +185,7 @@ class WebServer:
         post("/api/opponent", self._opponent)
         post("/api/hints", self._hints)
         post("/api/take-back", self._take_back)
+        post("/api/games/{id}/set-up", self._set_up)
         app.router.add_static("/static/", self.static, append_version=False)
         return app
 
@@ -367,6 +368,39 @@ class WebServer:
     async def _take_back(self, request: web.Request) -> web.Response:
         await self._allowed(request)
         return self._do(self.controls.take_back)
+
+    async def _set_up(self, request: web.Request) -> web.Response:
+        """The archive's game ``id`` set up on the board, after its turn ``at`` (default: all
+        its turns), as ``games resume ID --at N`` asks for it."""
+        from orbito_hw.control.requests import SetupRequest
+        from orbito_hw.control.setup import SetupError, check_record
+
+        fields = await self._allowed(request)
+        game_id = request.match_info["id"]
+        found = await self._read(self.archive.game, game_id)
+        if found is None:
+            raise problem(web.HTTPNotFound, f"no game {shown(game_id)}")
+        game = found["game"]
+        moves = str(game.get("moves") or "").split()
+        at_text = fields.get("at", str(len(moves)))
+        if not (
+            at_text.isascii()
+            and at_text.isdigit()
+            and len(at_text) <= 3
+            and int(at_text) <= len(moves)
+        ):
+            raise problem(web.HTTPBadRequest, f"at {shown(at_text)} is not a turn of the game "
+                          f"(0 to {len(moves)})")  # fmt: skip
+        at = int(at_text)
+        first = Colour(str(game["first"]))
+        try:
+            check_record(first, moves[:at])
+        except SetupError as exc:
+            raise problem(web.HTTPConflict, f"cannot set it up after turn {at}: {exc}") from None
+        origin = f"archive:{game['id']}:{at}"
+        return self._do(
+            lambda: self.controls.set_up(SetupRequest(first, tuple(moves[:at]), origin))
+        )
 
     async def _allowed(self, request: web.Request) -> dict[str, str]:
         """The request's fields, once its access code is checked (403 without it)."""

@@ -114,6 +114,24 @@ async function showGame(id) {
   show(boards.length - 1);
 }
 
+// "Set this position up on the board": the position shown (after turn `at`), asked of the
+// board as `games resume ID --at N` asks it; the board's access code as the board page keeps it.
+async function setUpOnBoard(id) {
+  const status = $("set-up-status");
+  const headers = { "Content-Type": "application/json" };
+  const code = localStorage.getItem("orbito-hw-code") || "";
+  if (code) headers["X-Orbito-Code"] = code;
+  try {
+    const response = await fetch(`/api/games/${encodeURIComponent(id)}/set-up`, {
+      method: "POST", headers, body: JSON.stringify({ at: String(at) }),
+    });
+    if (!response.ok) throw new Error(await errorOf(response));
+    status.textContent = `Asked the board to set up the position after turn ${at}: follow its LEDs.`;
+  } catch (error) {
+    status.textContent = `Not set up: ${error.message}`;
+  }
+}
+
 function setUpReplay() {
   $("start").addEventListener("click", () => show(0));
   $("back").addEventListener("click", () => show(at - 1));
@@ -129,6 +147,7 @@ const match = location.pathname.match(/^\/games\/(.+)$/);
 if (match) {
   setUpReplay();
   showGame(decodeURIComponent(match[1]));
+  $("set-up").addEventListener("click", () => setUpOnBoard(decodeURIComponent(match[1])));
 } else {
   listGames();
 }

@@ -1,0 +1,365 @@
+"""Issue 28: puzzles played on the board (``run --mock --puzzle ID``), their progress in the
+archive, and the next puzzle chosen from it.
+
+Scenarios go through ``run --mock --events`` on each simulated backend: a board script sets
+the puzzle up (it puts the marbles the ``setup`` event asks for), then plays; the board
+defends with ``analyse``'s ``move``, so the script knows its replies in advance.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from orbito_hw.archive.progress import AGAIN_AFTER, choose_next
+from orbito_hw.archive.store import PuzzleTry
+from orbito_hw.cli import main
+from orbito_hw.control.puzzle import defend, origin_of
+from orbito_hw.control.requests import SetupRequest, write_request
+from orbito_hw.control.setup import squares_asked
+from orbito_hw.hw.interfaces import Backend
+from orbito_hw.rules.game import Position
+from orbito_hw.rules.squares import square_name
+from orbito_hw.rules.turn import Turn
+from orbito_hw.sim.demo import turn_commands
+from orbito_hw.sim.harness import MockRun
+from orbito_hw.sim.script import parse_script
+from orbito_hw.solver.puzzles import Puzzle, find_puzzle, shipped_puzzles
+from orbito_hw.solver.table import shipped_solution
+
+from .scripts import undo_commands
+
+BACKENDS: list[Backend] = ["sim", "gpio", "serial"]
+
+
+def shipped(plies: int, index: int = 0) -> Puzzle:
+    return [p for p in shipped_puzzles() if p.plies == plies][index]
+
+
+def setup_lines(puzzle: Puzzle) -> list[str]:
+    """The marbles the set-up asks for, each of its colour."""
+    return [f"put {square_name(sq)} {c}" for sq, c in squares_asked(puzzle.position())]
+
+
+def turn_lines(turn: Turn, rng: random.Random, board: bool) -> list[str]:
+    return [c.text() for c in turn_commands(turn, rng, board)]
+
+
+def to_the_end(puzzle: Puzzle, position: Position, rng: random.Random) -> list[str]:
+    """The person keeps winning (``analyse``'s move), the board defends, to the end."""
+    lines, table = [], shipped_solution()
+    while position.result is None:
+        mine = position.to_move is puzzle.to_move
+        turn = table.analyse(position).move if mine else defend(position)
+        lines += turn_lines(turn, rng, board=not mine)
+        position = position.play(turn)
+    return lines
+
+
+def wrong_turn(puzzle: Puzzle) -> Turn:
+    """A turn that is no solution, after which neither it nor the board's reply ends the game."""
+    position = puzzle.position()
+    for turn in sorted(position.legal_turns(), key=Turn.notation):
+        after = position.play(turn)
+        if turn.notation() in puzzle.solution or after.result is not None:
+            continue
+        if after.play(defend(after)).result is None:
+            return turn
+    raise AssertionError(f"no quiet wrong turn in {puzzle.id}")
+
+
+def run_events(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], puzzle: str, lines: list[str], *more: str
+) -> list[dict[str, object]]:
+    script = tmp_path / "puzzle.txt"
+    script.write_text("\n".join(lines) + "\n")
+    status = main(["run", "--mock", "--puzzle", puzzle, "--events", str(script), *more])
+    out = capsys.readouterr().out
+    assert status == 0
+    return [json.loads(line) for line in out.splitlines()]
+
+
+def puzzle_events(events: list[dict[str, object]]) -> list[dict[str, object]]:
+    return [e for e in events if e["event"] == "puzzle"]
+
+
+@pytest.mark.parametrize("parts", BACKENDS)
+def test_a_puzzle_solved_on_each_backend(
+    parts: Backend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    puzzle = shipped(3)
+    rng = random.Random(3)
+    lines = setup_lines(puzzle) + to_the_end(puzzle, puzzle.position(), rng)
+    events = run_events(tmp_path, capsys, puzzle.id, lines, "--backend", parts)
+    assert events[0] == {
+        "event": "setup",
+        "game": 1,
+        "squares": {square_name(sq): c.value for sq, c in squares_asked(puzzle.position())},
+        "to_move": puzzle.to_move.value,
+    }
+    assert [e["event"] for e in events[-2:]] == ["result", "puzzle"]
+    assert events[-1] == {
+        "event": "puzzle", "game": 1, "id": puzzle.id, "solved": True, "plies": puzzle.plies
+    }  # fmt: skip
+    assert events[-2]["result"] == puzzle.to_move.value
+    boards = [e for e in events if e["event"] == "board-turn"]
+    assert boards and all(e["colour"] == puzzle.to_move.other.value for e in boards)
+    assert len(puzzle_events(events)) == 1
+
+
+@pytest.mark.parametrize("parts", BACKENDS)
+def test_a_puzzle_failed_then_taken_back_and_solved(
+    parts: Backend, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    puzzle = shipped(5)
+    rng = random.Random(5)
+    wrong = wrong_turn(puzzle)
+    position = puzzle.position().play(wrong)
+    reply = defend(position)
+    lines = setup_lines(puzzle) + turn_lines(wrong, rng, False) + turn_lines(reply, rng, True)
+    lines += ["hold 2.5", "wait 5"]  # the board's reply and the wrong turn, taken back
+    for turn in (reply, wrong):
+        lines += [c.text() for c in undo_commands(turn)] + ["wait 5"]
+    lines += to_the_end(puzzle, puzzle.position(), rng)
+    events = run_events(tmp_path, capsys, puzzle.id, lines, "--backend", parts)
+    told = puzzle_events(events)
+    assert told == [
+        {"event": "puzzle", "game": 1, "id": puzzle.id, "solved": False, "plies": 1},
+        {"event": "puzzle", "game": 1, "id": puzzle.id, "solved": True, "plies": puzzle.plies},
+    ]
+    kinds = [e["event"] for e in events]
+    failed_at = kinds.index("puzzle")
+    assert kinds[failed_at - 1] == "turn" and events[failed_at - 1]["turn"] == wrong.notation()
+    assert kinds.count("taken-back") == 2
+    assert kinds[-2:] == ["result", "puzzle"]
+
+
+def test_a_bad_or_unknown_id_is_one_line_and_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    good = shipped(3).id
+    for bad, said in (
+        ("BADID", "mistyped"),
+        (good[:-1] + ("0" if good[-1] != "0" else "1"), "mistyped"),
+        ("", "puzzle ID"),
+        ("ab\x00c", "puzzle ID"),
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            main(["run", "--mock", "--puzzle", bad, "--events", "-"])
+        err = capsys.readouterr()
+        assert exit_.value.code == 2 and err.out == ""
+        assert err.err.count("\n") == 1 and said in err.err, err.err
+
+
+def test_puzzle_goes_with_a_mock_world_and_not_with_another_opponent(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    good = shipped(3).id
+    for argv, said in (
+        (["run", "--puzzle", good], "goes with --mock"),
+        (
+            ["run", "--mock", "--puzzle", good, "--opponent", "perfect:white", "--events", "-"],
+            "--opponent",
+        ),
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and said in err and err.count("\n") == 1
+
+
+# --- the property: the solution line solves, a wrong first turn never does ---------------
+
+
+def first_try(puzzle: Puzzle, first: Turn, seed: int) -> dict[str, object]:
+    """The puzzle set up in-process, ``first`` played, then the person keeps to
+    ``analyse``'s move (the board defending) to the end: the first ``puzzle`` event."""
+    run = MockRun(seed=seed)
+    try:
+        request = SetupRequest(puzzle.first, tuple(puzzle.moves.split()), origin_of(puzzle))
+        write_request(run.state_dir, request)
+        run.power_cut()  # the controller starts again and takes the request, as at a start
+        rng = random.Random(seed)
+        position = puzzle.position().play(first)
+        lines = setup_lines(puzzle) + turn_lines(first, rng, False)
+        lines += to_the_end(puzzle, position, rng)
+        run.run_script(parse_script("\n".join(lines) + "\n"))
+        told = [e for e in run.events if e["event"] == "puzzle"]
+        assert len(told) == 1, told
+        return told[0]
+    finally:
+        run.close()
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, len(shipped_puzzles()) - 1), st.data())
+def test_the_solution_solves_and_a_wrong_first_turn_never_does(
+    index: int, data: st.DataObject
+) -> None:
+    puzzle = shipped_puzzles()[index]
+    position = puzzle.position()
+    if data.draw(st.booleans(), label="a solution"):
+        token = data.draw(st.sampled_from(puzzle.solution), label="first")
+        told = first_try(puzzle, Turn.from_notation(token), index)
+        assert told["solved"] is True and told["plies"] == puzzle.plies
+    else:
+        wrong = sorted(
+            (t for t in position.legal_turns() if t.notation() not in puzzle.solution),
+            key=Turn.notation,
+        )
+        turn = data.draw(st.sampled_from(wrong), label="first")
+        told = first_try(puzzle, turn, index)
+        assert told["solved"] is False
+        assert int(told["plies"]) >= 1  # type: ignore[call-overload]
+
+
+def test_the_puzzle_is_the_one_its_id_names() -> None:  # the origin carries the ID as given
+    puzzle = shipped(3)
+    assert origin_of(puzzle) == f"puzzle:{puzzle.id}" == origin_of(puzzle.id)
+    assert find_puzzle(puzzle.id.lower()) == puzzle
+
+
+# --- progress in the archive, and the next puzzle ---------------------------------------------
+
+
+def test_progress_is_recorded_and_read_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    puzzle = shipped(5)
+    rng = random.Random(8)
+    wrong = wrong_turn(puzzle)
+    reply = defend(puzzle.position().play(wrong))
+    lines = setup_lines(puzzle) + turn_lines(wrong, rng, False) + turn_lines(reply, rng, True)
+    lines += ["hold 2.5", "wait 5"]
+    for turn in (reply, wrong):
+        lines += [c.text() for c in undo_commands(turn)] + ["wait 5"]
+    lines += to_the_end(puzzle, puzzle.position(), rng)
+    state = tmp_path / "state"
+    state.mkdir()
+    run_events(tmp_path, capsys, puzzle.id, lines, "--state-dir", str(state))
+    assert main(["puzzles", "progress", "--json", "--state-dir", str(state)]) == 0
+    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert {k: row[k] for k in ("id", "status", "tries", "solved", "failed", "games")} == {
+        "id": puzzle.id, "status": "solved", "tries": 2, "solved": 1, "failed": 1, "games": [1]
+    }  # fmt: skip
+    assert row["grade"] == puzzle.difficulty.grade and row["plies"] == puzzle.plies
+    assert main(["games", "list", "--json", "--state-dir", str(state)]) == 0
+    (game,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert game["from"] == f"puzzle:{puzzle.id}" and game["result"] == puzzle.to_move.value
+    assert game[puzzle.to_move.value] == "person"
+    assert game[puzzle.to_move.other.value] == "board:perfect"
+    # The next one is another puzzle (this one is solved), and --puzzle next plays it.
+    assert main(["puzzles", "next", "--json", "--state-dir", str(state)]) == 0
+    chosen = json.loads(capsys.readouterr().out)
+    assert chosen["id"] != puzzle.id and chosen["why"] == "new"
+    (tmp_path / "empty.txt").write_text("")
+    status = main(["run", "--mock", "--puzzle", "next", "--events", str(tmp_path / "empty.txt"),
+                   "--state-dir", str(state)])  # fmt: skip
+    told = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    # (The fresh simulated board is empty, the old game's position is not: a correction.)
+    asked = [e for e in told if e["event"] == "setup"]
+    assert status == 0 and len(asked) == 1 and asked[0]["game"] == 2
+    assert asked[0]["to_move"] == chosen["to_move"]
+
+
+def tries(*done: tuple[Puzzle, bool]) -> list[PuzzleTry]:
+    return [PuzzleTry(p.id, None, solved, p.plies, f"t{i}") for i, (p, solved) in enumerate(done)]
+
+
+def by_bits() -> list[Puzzle]:
+    return sorted(shipped_puzzles(), key=lambda p: p.difficulty.bits)
+
+
+def test_the_first_puzzle_is_an_easy_one_and_a_solve_brings_a_harder_one() -> None:
+    first, why = choose_next([])
+    assert why == "new" and first.difficulty.bits == by_bits()[0].difficulty.bits
+    ladder = [first]
+    for _ in range(6):  # every one solved: each next one at least as hard, never one seen
+        chosen, why = choose_next(tries(*((p, True) for p in ladder)))
+        assert why == "new" and chosen not in ladder
+        assert chosen.difficulty.bits >= ladder[-1].difficulty.bits
+        ladder.append(chosen)
+    assert ladder[-1].difficulty.bits > ladder[0].difficulty.bits
+
+
+def test_a_miss_brings_an_easier_one_then_the_missed_one_again_later() -> None:
+    hard = by_bits()[200]
+    after_miss, why = choose_next(tries((hard, False)))
+    assert why == "new" and after_miss.difficulty.bits < hard.difficulty.bits
+    done = [(hard, False)]
+    for _ in range(AGAIN_AFTER - 1):  # not yet due: other puzzles come first
+        chosen, why = choose_next(tries(*done))
+        assert chosen != hard and why == "new"
+        done.append((chosen, True))
+    chosen, why = choose_next(tries(*done, (choose_next(tries(*done))[0], True)))
+    assert (chosen, why) == (hard, "again")
+    # Solved at last: it is not offered again while new ones remain.
+    done += [(hard, True)]
+    assert choose_next(tries(*done))[0] != hard
+
+
+def test_when_every_puzzle_is_tried_the_misses_then_the_oldest_solve_come_back() -> None:
+    few = list(shipped_puzzles()[:3])
+    assert choose_next(tries((few[0], True), (few[1], False), (few[2], True)), few) == (
+        few[1],
+        "again",
+    )
+    assert choose_next(tries((few[0], True), (few[1], True), (few[2], True)), few) == (
+        few[0],
+        "review",
+    )
+
+
+def test_an_older_archive_is_migrated_with_no_puzzle_tried(tmp_path: Path) -> None:
+    import sqlite3
+
+    from orbito_hw.archive.store import MIGRATIONS, NAME, SCHEMA, Archive
+
+    db = sqlite3.connect(tmp_path / NAME)
+    for script in MIGRATIONS[:3]:  # an archive as schema 3 left it, with one game
+        db.executescript(script)
+    db.execute("INSERT INTO games (journal_game, first, black, white, started) "
+               "VALUES (1, 'black', 'person', 'person', 't')")  # fmt: skip
+    db.execute("PRAGMA user_version = 3")
+    db.commit()
+    db.close()
+    with Archive.read(tmp_path) as archive:  # read through a migrated copy: the file unchanged
+        assert archive.puzzle_tries() == [] and len(archive.games()) == 1
+    with Archive.open(tmp_path) as archive:
+        assert archive.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA == 4
+        assert len(archive.games()) == 1
+        with archive.write():
+            archive.add_puzzle_try("X", 1, True, 3, "t")
+        assert archive.puzzle_tries() == [PuzzleTry("X", 1, True, 3, "t")]
+
+
+def test_progress_and_next_say_bad_input_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "games.sqlite3").write_bytes(b"not a database at all" * 100)
+    for argv in (
+        ["puzzles", "progress", "--state-dir", str(tmp_path)],
+        ["puzzles", "next", "--state-dir", str(tmp_path)],
+        ["puzzles", "next", "--plies", "3"],
+        ["puzzles", "--state-dir", str(tmp_path)],
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        err = capsys.readouterr().err
+        assert exit_.value.code == 2 and err.count("\n") == 1, err
+    assert main(["puzzles", "progress", "--state-dir", str(tmp_path / "none")]) == 0
+    assert "no puzzle tried yet" in capsys.readouterr().out
+
+
+def test_the_demo_sets_the_puzzle_up_and_plays_its_solution(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    puzzle = shipped(3, 1)
+    assert main(["run", "--mock", "--puzzle", puzzle.id, "--seed", "1"]) == 0
+    out = capsys.readouterr().out
+    assert f"the board asks for {puzzle.position().board()} to be set up" in out
+    assert f"result: {puzzle.to_move} (the person (perfect play)) wins" in out
+    assert out.count("\nturn ") == puzzle.plies
