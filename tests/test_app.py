@@ -275,3 +275,47 @@ def test_the_gpio_button_starts_no_thread_of_its_own(mock_pins: MockFactory) -> 
     finally:
         button.close()
         loop.close()
+
+
+def test_a_running_service_takes_a_set_up_request_as_it_comes(
+    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``games resume`` while the service runs: the request file lands in the state directory,
+    the kernel says so (inotify), and the board asks for the position at once, the journal
+    saying it is setting up, the request gone."""
+    from orbito_hw.control.requests import NAME, SetupRequest, write_request
+    from orbito_hw.rules.game import Colour
+
+    base = load_config(EXAMPLE)
+    state = tmp_path / "state"
+    config = replace(
+        base,
+        board=replace(base.board, state_dir=state),
+        backends=BackendsConfig(sensors="gpio", button="gpio", drive="gpio", lights="none"),
+    )
+    notify = str(tmp_path / "notify")
+    systemd = FakeSystemd(notify)
+    monkeypatch.setenv("NOTIFY_SOCKET", notify)
+    index = mock_pins.pin(config.drive.index_pin)
+    seen: list[bool] = []
+
+    def person() -> None:
+        threading.Event().wait(0.2)
+        index.drive_low()  # homing finds the index magnet
+        threading.Event().wait(1.0)
+        write_request(state, SetupRequest(Colour.WHITE, ("a1", "b2"), origin="archive:1:2"))
+        for _ in range(50):  # the kernel tells at once; 0.5 s is a quarter of a poll
+            threading.Event().wait(0.01)
+            if not (state / NAME).exists():
+                break
+        seen.append(not (state / NAME).exists())
+        threading.Event().wait(0.3)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=person, daemon=True).start()
+    assert run_board(config) == 0
+    systemd.close()
+    assert seen == [True]
+    saved = Journal(state).load()
+    assert saved is not None and saved.setting_up and saved.turns == ["a1", "b2"]
+    assert saved.origin == "archive:1:2"

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from orbito_hw.app.assemble import build_board, doctor_wiring, open_lights
 from orbito_hw.app.config import Config
 from orbito_hw.app.devices import Devices
+from orbito_hw.app.inbox import Inbox
 from orbito_hw.app.logs import EventLogger
 from orbito_hw.app.service import Service
 from orbito_hw.archive.recorder import Recorder
@@ -22,7 +23,7 @@ from orbito_hw.control.journal import Journal
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.puzzle import PuzzleWatch
 from orbito_hw.control.referee import Referee
-from orbito_hw.control.requests import POLL, serve_request
+from orbito_hw.control.requests import serve_request
 from orbito_hw.control.settings import Settings
 from orbito_hw.doctor.checks import CheckResult, Doctor, Person, Runner
 from orbito_hw.hw.clock import LoopClock, close_loop
@@ -79,6 +80,7 @@ def run_board(config: Config) -> int:
     # The game archive: what goes wrong with it is a fault line in the log, never a stop.
     archive = Recorder(config.board.state_dir, report=logger)
     web: WebServer | None = None
+    inbox: Inbox | None = None
     link: MqttLink | None = None
     try:
         chosen = settings(config)
@@ -101,7 +103,7 @@ def run_board(config: Config) -> int:
         referee.start()
         PuzzleWatch.attach(referee)  # a puzzle set up (a request "puzzle:ID") is watched
         archive.boot(referee)  # catches up from the journal just read
-        _take_requests(loop, referee, config.board.state_dir)
+        inbox = _take_requests(loop, referee, config.board.state_dir)
         if link is not None:
             referee.add_listener(link.game.on_event)
             link.game.attach(referee)
@@ -119,6 +121,8 @@ def run_board(config: Config) -> int:
             log.warning("%s: %s", config.source, note)
         loop.run_forever()
     finally:
+        if inbox is not None:
+            inbox.close()
         if link is not None:
             loop.run_until_complete(link.stop())
         if web is not None:
@@ -131,16 +135,17 @@ def run_board(config: Config) -> int:
     return 0
 
 
-def _take_requests(loop: asyncio.AbstractEventLoop, referee: Referee, directory: Path) -> None:
+def _take_requests(loop: asyncio.AbstractEventLoop, referee: Referee, directory: Path) -> Inbox:
     """A set-up asked for by ``orbito-hw games resume`` (control/requests.py): the request
-    file in the state directory, looked for every ``POLL`` seconds (one stat of a file)."""
+    file in the state directory, taken as it comes (app/inbox.py)."""
 
-    def look() -> None:
+    def take() -> None:
         if referee.healthy:
             serve_request(referee, directory)
-        loop.call_later(POLL, look)
 
-    loop.call_later(POLL, look)
+    inbox = Inbox(loop, directory, take)
+    inbox.start()
+    return inbox
 
 
 def _whole_again(service: Service, fault: str) -> None:

@@ -1,7 +1,7 @@
 """A set-up asked for from outside the controller: ``orbito-hw games resume`` (and the
 simulated board's ``--resume``) writes a request file into the state directory; the
-controller takes it at its start and, on a real board, within ``POLL`` seconds while it
-runs.
+controller takes it at its start and, on a real board, as soon as it is written while it
+runs (app/inbox.py: told by the kernel's inotify; every ``POLL`` seconds without it).
 
 Why a file: the command line and the service share nothing but the state directory (the
 service holds its lock, and may run as its own user with the page switched off). The file
@@ -29,7 +29,7 @@ from orbito_hw.rules.game import Colour
 
 NAME: Final = "setup-request.json"
 POLL: Final = 2.0
-"""Seconds between two looks for a request on a running board."""
+"""Seconds between two looks for a request on a running board without inotify."""
 MAX_BYTES: Final = 64 * 1024  # a record holds at most 21 turns: anything larger is not ours
 
 
