@@ -156,6 +156,7 @@ def test_every_event_kind_is_a_sentence() -> None:
         events.Fault(None, "homing timed out"),
         events.SetupAsked(2, ((b1, Colour.BLACK),), Colour.WHITE),
         events.SetupDone(2, "..../..../..../.B..", Colour.WHITE, 2),
+        events.PuzzleDone(2, "5VN0B4FS69J", False, 1),
         events.RemoteStatus(1, "opponent-offline"),
     ]
     kinds = {cls.kind for cls in events.Event.__args__}  # type: ignore[attr-defined]

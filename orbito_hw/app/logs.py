@@ -27,6 +27,7 @@ from orbito_hw.control.events import (
     Hint,
     NewGame,
     OpponentChosen,
+    PuzzleDone,
     Rejected,
     RemoteStatus,
     SetupAsked,
@@ -221,6 +222,12 @@ def describe(event: Event | Mapping[str, object]) -> tuple[int, str]:
     if isinstance(event, SetupDone):
         text = f"{game}: set up ({event.board}): {event.to_move} plays turn {event.number}"
         return logging.INFO, text
+    if isinstance(event, PuzzleDone):
+        turns = f"{event.plies} {'turn' if event.plies == 1 else 'turns'}"
+        if event.solved:
+            return logging.INFO, f"{game}: puzzle {event.puzzle} solved in {turns}"
+        text = f"{game}: puzzle {event.puzzle} not solved ({turns} played)"
+        return logging.INFO, f"{text}: hold the button to take back and try again"
     sentence = _sentence(event)
     if sentence is not None:
         return logging.DEBUG, f"{game}: {sentence}"
