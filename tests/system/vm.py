@@ -344,6 +344,30 @@ def idle_cpu(vm: VM, report: Report) -> str:
     return f"service {share:.1f}%, bare lgpio {base:.1f}%"
 
 
+def resume_while_running(vm: VM, report: Report) -> str:
+    """``games resume`` by root while the service runs (game 1 over): the request lands in the
+    service's state directory and the board asks for the position by its LEDs at once, told by
+    the kernel (inotify, under the unit's sandbox), not by a timer."""
+    out = vm.ssh(
+        "cursor=$(mark); echo asked=$(epoch); "
+        "/opt/orbito-hw/venv/bin/orbito-hw games resume 1 --at 4 --state-dir /var/lib/orbito-hw"
+        " >/dev/null; echo status=$?; "
+        "echo set=$(wait_after \"$cursor\" 'set this position up by the LEDs' 30 | cut -d' ' -f1); "
+        "echo polling=$(log_count 'no inotify'); "
+        "echo request=$(ls /var/lib/orbito-hw/setup-request.json 2>/dev/null | wc -l)",
+        check=False,
+        timeout=120,
+    ).stdout
+    got = dict(line.split("=", 1) for line in out.splitlines() if "=" in line)
+    if got.get("status") != "0" or not got.get("set"):
+        raise CheckFailed(f"no set-up asked for: {out}")
+    if got.get("polling") != "0" or got.get("request") != "0":
+        raise CheckFailed(f"the service polls, or left the request: {out}")
+    took = float(got["set"]) - float(got["asked"])
+    report.figure("games resume on the running service: to the set-up asked", f"{took:.1f} s")
+    return f"game 1 after turn 4 asked for {took:.1f} s after the command; the request taken"
+
+
 def install_twice(vm: VM) -> str:
     """A second run changes nothing: the same files, packages, user and game."""
     fingerprint = (
@@ -456,6 +480,10 @@ def play(vm: VM, report: Report, only: list[str] | None = None) -> None:
             devices_come_and_go(vm, report)
     if wanted(only, "reinstall"):
         with report.phase("reinstall and uninstall"):
+            report.check(
+                "games resume on the running service (inotify)",
+                lambda: resume_while_running(vm, report),
+            )
             report.check("installing twice changes nothing", lambda: install_twice(vm))
             report.check("uninstall keeps config and journal", lambda: uninstall(vm))
             report.check("purge removes everything", lambda: purge(vm))
