@@ -337,6 +337,16 @@ def fuzzed(config: Path) -> Iterator[str]:
     wrote is a traceback."""
     with served("--config", str(config)) as (base, lines):
         yield base
+        # The examples left the board anyhow (marbles, a held button, an opponent, hints):
+        # a person with the code puts it right, then plays a turn.
+        code = {"X-Orbito-Code": "letmein7", "Content-Type": "application/x-www-form-urlencoded"}
+        request(f"{base}/api/press", "POST", b"action=up")
+        assert request(f"{base}/api/opponent", "POST", b"level=none", code)[0] == 200
+        assert request(f"{base}/api/hints", "POST", b"hints=off", code)[0] == 200
+        assert request(f"{base}/api/new-game", "POST", b"first=white", code)[0] == 200
+        for square in json.loads(request(f"{base}/state")[1])["marbles"]:
+            assert request(f"{base}/api/square/{square}", "POST")[0] == 200  # lifted off
+        request(f"{base}/api/press", "POST")  # the hand's marbles back to their owners
         assert request(f"{base}/api/square/a1", "POST")[0] == 200
         assert request(f"{base}/api/press", "POST")[0] == 200
         assert json.loads(request(f"{base}/state")[1])["turns"][-1:] == ["a1"]
