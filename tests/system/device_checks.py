@@ -196,7 +196,7 @@ def busy_line_freed(vm: VM, report: Report) -> str:
     """A line held by another program at the start: one line naming the key and the pin, the
     service up and waiting; freed, the board comes up by itself, with no restart."""
     out = vm.ssh(
-        "systemctl stop orbito-hw; gpioset --mode=signal gpiochip0 8=1 & holder=$!; sleep 1; "
+        'systemctl stop orbito-hw; gpioset --mode=signal "$(sim_chip)" 8=1 & holder=$!; sleep 1; '
         "cursor=$(mark); systemctl start orbito-hw; "
         "wait_after \"$cursor\" 'GPIO 8 is busy' 60 >/dev/null; sleep 2; "
         "echo state=$(systemctl is-active orbito-hw); echo status=$(status_text); "

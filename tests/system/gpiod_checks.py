@@ -20,6 +20,7 @@ module does not import vm.py, which runs as ``__main__``).
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from collections.abc import Callable
 from typing import Any
@@ -57,12 +58,12 @@ def play(vm: Any, report: Any, failed: type[Exception]) -> None:
 def through_gpiod(vm: Any, failed: type[Exception]) -> str:
     out = vm.ssh(
         "journalctl -b -u orbito-hw -o cat --no-pager | grep '^GPIO pins through' | sort | "
-        "uniq -c; gpioinfo gpiochip0 | grep -c '\"orbito-hw\"'; "
+        'uniq -c; gpioinfo "$(sim_chip)" | grep -c \'"orbito-hw"\'; '
         f"{PYTHON} -c 'import gpiod; print(gpiod.__version__)'"
     ).stdout.splitlines()
     *libraries, held, version = out
-    wanted = "GpiodFactory on /dev/gpiochip0 (backends.gpio = auto)"
-    if len(libraries) != 1 or wanted not in libraries[0]:
+    wanted = re.compile(r"GpiodFactory on /dev/gpiochip\d+ \(backends.gpio = auto\)")
+    if len(libraries) != 1 or not wanted.search(libraries[0]):
         raise failed(f"not (only) gpiod in this boot's starts: {libraries}")
     if int(held) != 21:  # 16 squares, the button, STEP, DIR, ENABLE and the index
         raise failed(f"{held} lines held by orbito-hw, not 21")

@@ -88,7 +88,7 @@ def copy_checkout(vm: VM) -> str:
 
 
 def gpio_chip(vm: VM) -> str:
-    out = vm.ssh("gpioinfo gpiochip0 | head -1; world state").stdout
+    out = vm.ssh('gpioinfo "$(sim_chip)" | head -1; world state').stdout
     if "28 lines" not in out:
         raise CheckFailed(f"no 28-line gpio-sim chip: {out}")
     return out.splitlines()[0].strip()

@@ -13,6 +13,11 @@ world() {
     PYTHONPATH=/root/orbito-hw python3 "$SYSTEST/world.py" "$@"
 }
 
+# sim_chip: the gpio-sim chip's name (gpiochip0 on amd64, gpiochip1 on arm64's "virt").
+sim_chip() {
+    gpiodetect | awk '/\[pinctrl-bcm2711\]/ {print $1; exit}'
+}
+
 # log_count PATTERN: lines of the service's journal (this boot) matching PATTERN (grep -E).
 log_count() {
     journalctl -b -u orbito-hw -o cat --no-pager | grep -cE "$1" || true

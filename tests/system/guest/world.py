@@ -43,7 +43,10 @@ SOCKET = "/run/orbito-world.sock"
 CONFIGFS = Path("/sys/kernel/config/gpio-sim/orbito")
 TRACING = Path("/sys/kernel/tracing/instances/orbito-world")
 LINES = 28  # BCM 0..27, one gpio-sim line each
-LABEL = "orbito-world"
+# The Pi 4's header chip's label: the service finds its chip by label, as on a Pi
+# (hw/gpiod_factory.py default_chip), whatever number the kernel gave it (on arm64's "virt"
+# machine gpiochip0 is the board's own PL061, and gpio-sim comes second).
+LABEL = "pinctrl-bcm2711"
 SENSE_WINDOW_SHARE = 4  # a sensor reads a pocket within a quarter place of its square
 INDEX_WINDOW_SHARE = 5  # the index magnet is seen within a fifth of a place
 TAP_S = 0.4  # a press held longer than the button's debounce
