@@ -38,6 +38,7 @@ from machine import (
     GAME,
     IDLE_S,
     MAX_EXPOSURE,
+    SLOWER,
     VM,
     CheckFailed,
     Missing,
@@ -95,7 +96,7 @@ def gpio_chip(vm: VM) -> str:
 
 
 def install(vm: VM, report: Report) -> str:
-    out = vm.ssh("bash /root/orbito-hw/scripts/install.sh 2>&1", timeout=900).stdout
+    out = vm.ssh("bash /root/orbito-hw/scripts/install.sh 2>&1", timeout=900 * SLOWER).stdout
     shown = [line for line in out.splitlines() if line.startswith(("==>", "    -", "install"))]
     print("\n".join("    | " + line for line in shown), flush=True)
     for needed in (
