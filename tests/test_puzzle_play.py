@@ -363,3 +363,32 @@ def test_the_demo_sets_the_puzzle_up_and_plays_its_solution(
     assert f"the board asks for {puzzle.position().board()} to be set up" in out
     assert f"result: {puzzle.to_move} (the person (perfect play)) wins" in out
     assert out.count("\nturn ") == puzzle.plies
+
+
+def test_puzzles_play_asks_the_board_on_its_state_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``puzzles play`` (a real board's way in): the set-up request carrying the puzzle, left
+    in the state directory; the controller that starts on it sets the puzzle up, defends, and
+    tells the puzzle solved. Without --id, the next puzzle of the archive's progress."""
+    puzzle = shipped(3, 1)
+    state = tmp_path / "state"
+    state.mkdir()
+    assert main(["puzzles", "play", "--id", puzzle.id, "--state-dir", str(state)]) == 0
+    assert f"sets up puzzle {puzzle.id} when it starts" in capsys.readouterr().out
+    script = tmp_path / "play.txt"
+    lines = setup_lines(puzzle) + to_the_end(puzzle, puzzle.position(), random.Random(5))
+    script.write_text("\n".join(lines) + "\n")
+    assert main(["run", "--mock", "--state-dir", str(state), "--events", str(script)]) == 0
+    events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert events[0]["event"] == "setup"
+    assert puzzle_events(events) == [
+        {"event": "puzzle", "game": 1, "id": puzzle.id, "solved": True, "plies": puzzle.plies}
+    ]
+    assert main(["puzzles", "play", "--state-dir", str(state), "--json"]) == 0
+    asked = json.loads(capsys.readouterr().out)
+    assert asked["id"] != puzzle.id and asked["running"] is False  # solved: another one next
+    with pytest.raises(SystemExit) as refused:
+        main(["puzzles", "play", "--seed", "3", "--state-dir", str(state)])
+    assert refused.value.code == 2
+    assert capsys.readouterr().err == "orbito-hw: puzzles play takes no --seed\n"

@@ -12,7 +12,10 @@ solution back.
 
 - ``puzzles next [--state-dir DIR]``: the puzzle to play next, chosen from the progress in
   the archive (``archive/progress.py``); ``run --mock --puzzle next`` plays it;
-- ``puzzles progress [--state-dir DIR]``: each puzzle tried, solved or failed, its tries.
+- ``puzzles progress [--state-dir DIR]``: each puzzle tried, solved or failed, its tries;
+- ``puzzles play [--id ID] [--state-dir DIR]``: on a real board, the puzzle ID (else the next
+  one) set up by its LEDs and played: the same set-up request ``games resume`` leaves
+  (control/requests.py), carrying the puzzle (``puzzle:ID``) for the board to watch.
 """
 
 from __future__ import annotations
@@ -38,9 +41,9 @@ def register(sub: Any) -> None:
     p.add_argument(
         "action",
         nargs="?",
-        choices=["next", "progress"],
+        choices=["next", "progress", "play"],
         help="next: the puzzle to play next, from the archive's progress; progress: each "
-        "puzzle tried",
+        "puzzle tried; play: set the puzzle (--id, else the next) up on the board and play it",
     )
     p.add_argument("--count", type=int, metavar="N", help="how many (default: 10 from a seed)")
     p.add_argument("--plies", type=int, metavar="P", help="only puzzles won in exactly P plies")
@@ -48,7 +51,7 @@ def register(sub: Any) -> None:
     p.add_argument("--id", metavar="ID", help="the one puzzle ID names")
     p.add_argument("--json", action="store_true", help="JSON lines (SPEC.md)")
     p.add_argument(
-        "--state-dir", metavar="DIR", help="with next, progress: where the archive lives"
+        "--state-dir", metavar="DIR", help="with next, progress, play: the board's state directory"
     )
     p.add_argument("--config", metavar="PATH", help="the board's config, for its state directory")
     p.set_defaults(func=cmd_puzzles)
@@ -58,6 +61,11 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
     from orbito_hw.solver.puzzles import check_plies, find_puzzle, generate, shipped_puzzles
 
     show = _json_line if args.json else _words
+    if args.action == "play":
+        given = [name for name in ("count", "plies", "seed") if getattr(args, name) is not None]
+        if given:
+            raise UsageError(f"puzzles play takes no --{given[0]}")
+        return _play(args)
     if args.action is not None:
         given = [
             name for name in ("count", "plies", "seed", "id") if getattr(args, name) is not None
@@ -155,4 +163,35 @@ def _progress(args: argparse.Namespace) -> int:
         status = "solved" if row.last_solved else "failed"
         print(f"{row.puzzle:<18} {grade:<6} {status:<6} {row.tries} tries ({row.solved} solved), "
               f"last {row.last}", flush=True)  # fmt: skip
+    return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    """The puzzle asked for on the board running on the state directory: its set-up request
+    (``games resume``'s channel), the puzzle watched by the board from its origin."""
+    import json
+
+    from orbito_hw.commands.resume import controller_on
+    from orbito_hw.control.puzzle import origin_of
+    from orbito_hw.control.requests import SetupRequest, write_request
+    from orbito_hw.solver.puzzles import find_puzzle
+
+    directory = _state_dir(args)
+    puzzle = find_puzzle(args.id) if args.id is not None else next_puzzle(directory)
+    request = SetupRequest(puzzle.first, tuple(puzzle.moves.split()), origin_of(puzzle))
+    try:
+        path = write_request(directory, request)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot leave the set-up request in {directory}: {exc.strerror or exc}"
+        ) from None
+    holder = controller_on(directory)
+    if args.json:
+        print(json.dumps({**puzzle.as_json(), "request": str(path), "running": holder is not None}))
+    elif holder is not None:
+        print(f"asked the board ({holder}) to set up puzzle {puzzle.id}: {puzzle.goal()}; "
+              "follow its LEDs")  # fmt: skip
+    else:
+        print(f"no controller runs on {directory} now: it sets up puzzle {puzzle.id} when it "
+              f"starts ({puzzle.goal()})")  # fmt: skip
     return 0
