@@ -171,21 +171,15 @@ def _play(args: argparse.Namespace) -> int:
     (``games resume``'s channel), the puzzle watched by the board from its origin."""
     import json
 
-    from orbito_hw.commands.resume import controller_on
+    from orbito_hw.commands.resume import leave_request
     from orbito_hw.control.puzzle import origin_of
-    from orbito_hw.control.requests import SetupRequest, write_request
+    from orbito_hw.control.requests import SetupRequest
     from orbito_hw.solver.puzzles import find_puzzle
 
     directory = _state_dir(args)
     puzzle = find_puzzle(args.id) if args.id is not None else next_puzzle(directory)
     request = SetupRequest(puzzle.first, tuple(puzzle.moves.split()), origin_of(puzzle))
-    try:
-        path = write_request(directory, request)
-    except OSError as exc:
-        raise UsageError(
-            f"cannot leave the set-up request in {directory}: {exc.strerror or exc}"
-        ) from None
-    holder = controller_on(directory)
+    path, holder = leave_request(directory, request)
     if args.json:
         print(json.dumps({**puzzle.as_json(), "request": str(path), "running": holder is not None}))
     elif holder is not None:

@@ -69,6 +69,18 @@ def controller_on(directory: Path) -> str | None:
     return None
 
 
+def leave_request(directory: Path, request: SetupRequest) -> tuple[Path, str | None]:
+    """``request`` left in ``directory`` (UsageError, one line, if it cannot be), and who runs
+    a controller there to take it (``controller_on``)."""
+    try:
+        path = write_request(directory, request)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot leave the set-up request in {directory}: {exc.strerror or exc}"
+        ) from None
+    return path, controller_on(directory)
+
+
 def cmd_resume(args: argparse.Namespace, directory: Path) -> int:
     """``games resume``, for the archive in ``directory`` (``games``' --state-dir)."""
     from orbito_hw.rules.game import replay
@@ -79,13 +91,7 @@ def cmd_resume(args: argparse.Namespace, directory: Path) -> int:
         request, turn = SetupRequest(Colour.BLACK, (), "journal", again=True), -1
     else:
         request, turn = resume_request(directory, args.id, args.at)
-    try:
-        path = write_request(directory, request)
-    except OSError as exc:
-        raise UsageError(
-            f"cannot leave the set-up request in {directory}: {exc.strerror or exc}"
-        ) from None
-    holder = controller_on(directory)
+    path, holder = leave_request(directory, request)
     if args.json:
         out: dict[str, object] = {"request": str(path), "running": holder is not None}
         if not request.again:
