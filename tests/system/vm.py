@@ -476,6 +476,12 @@ def play(vm: VM, report: Report, only: list[str] | None = None) -> None:
             gpiod_checks.play(vm, report, CheckFailed)  # issue 24: the pins through gpiod
             if (CHECKOUT / "orbito_hw/web/server.py").exists():
                 report.check("the web page through a forwarded port", lambda: web_page(vm))
+    elif only is not None and "busy-line" in only:  # the service phase's device check alone
+        with report.phase("busy line"):  # (arm64: its lgpio comparisons want gpiochip0)
+            report.check(
+                "a busy GPIO line: the service waits, up by itself once it is free",
+                lambda: devices.busy_line_freed(vm, report),
+            )
     if wanted(only, "devices"):
         with report.phase("devices come and go"):
             devices_come_and_go(vm, report)
