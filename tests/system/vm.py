@@ -529,7 +529,8 @@ def main() -> int:
         "--only",
         metavar="PHASES",
         help="after the set-up, only these phases (comma-separated: game, power-off, "
-        "service, devices, reinstall); the full run is what CI runs",
+        "service, devices, reinstall; busy-line: the busy GPIO line check alone); the full run "
+        "is what CI runs",
     )
     try:
         return run(parser.parse_args())
