@@ -70,6 +70,10 @@ class Inbox:
         self._closed = True
         if self._timer is not None:
             self._timer.cancel()
+        self._unwatch()
+
+    def _unwatch(self) -> None:
+        """The inotify descriptor off the loop and closed, if there is one."""
         if self._fd is not None:
             self.loop.remove_reader(self._fd)
             os.close(self._fd)
@@ -83,9 +87,7 @@ class Inbox:
             return
         except OSError as exc:  # the watch itself failed: look by the clock from now on
             log.warning("the state directory's watch failed (%s): looking every %g s", exc, POLL)
-            self.loop.remove_reader(self._fd)
-            os.close(self._fd)
-            self._fd = None
+            self._unwatch()
             self._timer = self.loop.call_later(POLL, self._look)
             return
         if NAME in names(data):
