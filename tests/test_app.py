@@ -4,11 +4,13 @@ default pin factory, an asyncio loop, systemd's notify socket faked, SIGTERM to 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,9 +40,31 @@ def mock_pins() -> Iterator[MockFactory]:
     Device.pin_factory = old
 
 
+def until(condition: Callable[[], bool], seconds: float = 30.0) -> None:
+    """Wait (in a player's thread) for ``condition``; a board that never gets there fails
+    the test's own assertions once the player stops it."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise TimeoutError("the board never got there")
+        threading.Event().wait(0.02)
+
+
+def settled(pin: Any, quiet: float = 0.4) -> None:
+    """Wait until a mock output pin (the stepper's STEP) has not changed for ``quiet`` s."""
+    seen = -1
+    while seen != len(pin.states):
+        seen = len(pin.states)
+        threading.Event().wait(quiet)
+
+
 def test_the_controller_runs_a_turn_on_gpio_pins_and_tells_systemd(
-    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    mock_pins: MockFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.DEBUG, logger="orbito_hw.control.referee")
     base = load_config(EXAMPLE)
     config = replace(
         base,
@@ -55,21 +79,29 @@ def test_the_controller_runs_a_turn_on_gpio_pins_and_tells_systemd(
     a1, b1 = (mock_pins.pin(config.sensors.pins[sq]) for sq in (0, 1))
     index = mock_pins.pin(config.drive.index_pin)
     button = mock_pins.pin(config.button.pin)
+    assert config.drive.step_pin is not None
+    step = mock_pins.pin(config.drive.step_pin)
 
     def player() -> None:
-        threading.Event().wait(0.2)  # the devices exist (and their pull-ups set the pins)
-        index.drive_low()  # homing finds the index magnet
-        threading.Event().wait(0.3)
-        a1.drive_low()  # a marble on a1
-        threading.Event().wait(0.3)
-        button.drive_low()
-        threading.Event().wait(0.1)
-        button.drive_high()
-        threading.Event().wait(0.2)  # the rings carry the marble from a1 to b1
-        a1.drive_high()
-        b1.drive_low()
-        threading.Event().wait(1.5)  # the ring move: 800 steps at up to 1600 steps/s
-        os.kill(os.getpid(), signal.SIGTERM)
+        # The player follows the board, not a clock (a loaded CI machine is slow to start):
+        # each step waits for what a person would see before the next.
+        try:
+            until(lambda: "READY=1" in systemd.texts())
+            index.drive_low()  # homing finds the index magnet
+            until(lambda: any(m.endswith("--> waiting for a turn") for m in caplog.messages))
+            settled(step)  # homed and checked: the rings stand still
+            a1.drive_low()  # a marble on a1
+            threading.Event().wait(0.3)
+            before = len(step.states)
+            button.drive_low()
+            threading.Event().wait(0.1)
+            button.drive_high()
+            until(lambda: len(step.states) > before)  # the rings turn
+            a1.drive_high()  # and carry the marble from a1 to b1
+            b1.drive_low()
+            until(lambda: any(t.startswith("STATUS=game 1, turn") for t in systemd.texts()))
+        finally:
+            os.kill(os.getpid(), signal.SIGTERM)
 
     threading.Thread(target=player, daemon=True).start()
     assert run_board(config) == 0
