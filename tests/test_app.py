@@ -4,13 +4,10 @@ default pin factory, an asyncio loop, systemd's notify socket faked, SIGTERM to 
 from __future__ import annotations
 
 import asyncio
-import logging
 import os
-import signal
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +20,7 @@ from orbito_hw.app.config import BackendsConfig, Config, load_config
 from orbito_hw.app.run import run_board
 from orbito_hw.control.journal import Journal
 
+from .players import Person, Watch, press, settled, turning, until
 from .test_service import FakeSystemd
 
 if TYPE_CHECKING:
@@ -40,31 +38,13 @@ def mock_pins() -> Iterator[MockFactory]:
     Device.pin_factory = old
 
 
-def until(condition: Callable[[], bool], seconds: float = 30.0) -> None:
-    """Wait (in a player's thread) for ``condition``; a board that never gets there fails
-    the test's own assertions once the player stops it."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError("the board never got there")
-        threading.Event().wait(0.02)
-
-
-def settled(pin: Any, quiet: float = 0.4) -> None:
-    """Wait until a mock output pin (the stepper's STEP) has not changed for ``quiet`` s."""
-    seen = -1
-    while seen != len(pin.states):
-        seen = len(pin.states)
-        threading.Event().wait(quiet)
-
-
 def test_the_controller_runs_a_turn_on_gpio_pins_and_tells_systemd(
     tmp_path: Path,
     mock_pins: MockFactory,
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    caplog.set_level(logging.DEBUG, logger="orbito_hw.control.referee")
+    watch = Watch(caplog)
     base = load_config(EXAMPLE)
     config = replace(
         base,
@@ -85,26 +65,22 @@ def test_the_controller_runs_a_turn_on_gpio_pins_and_tells_systemd(
     def player() -> None:
         # The player follows the board, not a clock (a loaded CI machine is slow to start):
         # each step waits for what a person would see before the next.
-        try:
-            until(lambda: "READY=1" in systemd.texts())
-            index.drive_low()  # homing finds the index magnet
-            until(lambda: any(m.endswith("--> waiting for a turn") for m in caplog.messages))
-            settled(step)  # homed and checked: the rings stand still
-            a1.drive_low()  # a marble on a1
-            threading.Event().wait(0.3)
-            before = len(step.states)
-            button.drive_low()
-            threading.Event().wait(0.1)
-            button.drive_high()
-            until(lambda: len(step.states) > before)  # the rings turn
-            a1.drive_high()  # and carry the marble from a1 to b1
-            b1.drive_low()
-            until(lambda: any(t.startswith("STATUS=game 1, turn") for t in systemd.texts()))
-        finally:
-            os.kill(os.getpid(), signal.SIGTERM)
+        until(lambda: "READY=1" in systemd.texts(), what="READY")  # the pins are open
+        index.drive_low()  # homing finds the index magnet
+        watch.entered("waiting for a turn")
+        settled(step)  # homed and checked: the rings stand still
+        a1.drive_low()  # a marble on a1
+        watch.entered("turn in progress")  # the board has seen it
+        rings = turning(step)
+        press(button)
+        until(rings, what="the rings turn")
+        a1.drive_high()  # and carry the marble from a1 to b1
+        b1.drive_low()
+        until(lambda: any(t.startswith("STATUS=game 1, turn") for t in systemd.texts()))
 
-    threading.Thread(target=player, daemon=True).start()
+    person = Person(player)
     assert run_board(config) == 0
+    person.done()
     texts = [text for _, text in systemd.close()]
     assert texts[0] == "READY=1"
     assert texts.count("WATCHDOG=1") >= 3
@@ -138,41 +114,37 @@ def pico_config(port: Path | str, state: Path) -> Config:
     )
 
 
-def play_a1(physics: SimBoard, button: Any) -> None:
-    """A person at the board: a marble on a1, the button pressed; then the service stops."""
+def play_a1(physics: SimBoard, button: Any, watch: Watch) -> None:
+    """A person at the board: once it waits for a turn, a marble on a1 and, once the board
+    has seen it, the button pressed; done when the log has the turn."""
     from orbito_hw.rules.game import Colour
 
-    physics.put(0, Colour.BLACK)
-    threading.Event().wait(0.3)
-    button.drive_low()
-    threading.Event().wait(0.1)
-    button.drive_high()
-    threading.Event().wait(1.5)
-    os.kill(os.getpid(), signal.SIGTERM)
+    watch.entered("waiting for a turn")  # homed and checked
+    physics.put(0, Colour.BLACK)  # the Pico's scan sees a marble on a1
+    watch.entered("turn in progress")
+    press(button)
+    watch.see("game 1 turn 1: black a1")  # the rings carried it, the board checked
 
 
 def test_the_controller_runs_a_turn_through_the_pico_on_its_serial_port(
-    tmp_path: Path, mock_pins: MockFactory
+    tmp_path: Path, mock_pins: MockFactory, caplog: pytest.LogCaptureFixture
 ) -> None:
     from orbito_hw.sim.board import SimBoard
     from orbito_hw.sim.pico import FakePico
     from orbito_hw.sim.world import SimRings
 
+    watch = Watch(caplog)
     physics = SimBoard(steps_per_place=800)
     pico = FakePico(SimRings(physics))
     pico.start()
     config = pico_config(pico.path, tmp_path / "state")
     button = mock_pins.pin(17)
-
-    def player() -> None:
-        threading.Event().wait(0.5)
-        play_a1(physics, button)  # the Pico's scan sees a marble on a1
-
-    threading.Thread(target=player, daemon=True).start()
+    person = Person(lambda: play_a1(physics, button, watch))
     try:
         assert run_board(config) == 0
     finally:
         pico.close()
+    person.done()
     saved = Journal(tmp_path / "state").load()
     assert saved is not None and saved.turns == ["a1"]
     assert physics.position_string() == "..../..../..../.B.."  # the rings carried it to b1
@@ -232,7 +204,10 @@ def test_a_busy_pin_is_one_line_naming_its_key_and_pin(
 
 
 def test_the_service_waits_for_the_pico_and_starts_once_it_is_plugged_in(
-    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    mock_pins: MockFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     from orbito_hw.app import devices
     from orbito_hw.sim.board import SimBoard
@@ -241,6 +216,7 @@ def test_the_service_waits_for_the_pico_and_starts_once_it_is_plugged_in(
 
     monkeypatch.setattr(devices, "FIRST_RETRY_S", 0.05)
     monkeypatch.setattr(devices, "LAST_RETRY_S", 0.1)
+    watch = Watch(caplog)
     notify = str(tmp_path / "notify")
     systemd = FakeSystemd(notify)
     monkeypatch.setenv("NOTIFY_SOCKET", notify)
@@ -251,23 +227,23 @@ def test_the_service_waits_for_the_pico_and_starts_once_it_is_plugged_in(
     config = pico_config(port, tmp_path / "state")
     button = mock_pins.pin(17)
 
-    def player() -> None:
-        threading.Event().wait(0.5)  # the service waits ...
-        port.symlink_to(pico.path)  # ... until the Pico is plugged in
-        threading.Event().wait(1.0)
-        play_a1(physics, button)
+    waiting = f"STATUS=fault: waiting for the board: no {port} yet (serial.port): plug the Pico in"
 
-    threading.Thread(target=player, daemon=True).start()
+    def player() -> None:
+        until(lambda: waiting in systemd.texts(), what=waiting)  # the service waits ...
+        threading.Event().wait(0.5)  # ... a while (trying again meanwhile) ...
+        port.symlink_to(pico.path)  # ... until the Pico is plugged in
+        play_a1(physics, button, watch)
+
+    person = Person(player)
     try:
         assert run_board(config) == 0
     finally:
         pico.close()
+    person.done()
     texts = [text for _, text in systemd.close()]
     assert texts[0] == "READY=1"
-    assert (
-        texts[1]
-        == f"STATUS=fault: waiting for the board: no {port} yet (serial.port): plug the Pico in"
-    )
+    assert texts[1] == waiting
     saved = Journal(tmp_path / "state").load()
     assert saved is not None and saved.turns == ["a1"]
 
@@ -275,13 +251,19 @@ def test_the_service_waits_for_the_pico_and_starts_once_it_is_plugged_in(
 def test_a_service_stopped_while_it_waits_for_the_pico_exits_cleanly(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-
     notify = str(tmp_path / "notify")
     systemd = FakeSystemd(notify)
     monkeypatch.setenv("NOTIFY_SOCKET", notify)
     config = pico_config(tmp_path / "nowhere", tmp_path / "state")
-    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGTERM)).start()
+
+    def fault_shown() -> bool:
+        return any("waiting for the board: no " in t for t in systemd.texts())
+
+    # Stopped once the fault says what the board waits for (not after a fixed time: a slow
+    # start would have the signal come before the service handles it, or before the fault).
+    person = Person(lambda: until(fault_shown, what="the fault"))
     assert run_board(config) == 0
+    person.done()
     texts = [text for _, text in systemd.close()]
     assert texts[0] == "READY=1" and texts[-1] == "STOPPING=1"
     assert any("waiting for the board: no " in t for t in texts)
@@ -310,7 +292,10 @@ def test_the_gpio_button_starts_no_thread_of_its_own(mock_pins: MockFactory) -> 
 
 
 def test_a_running_service_takes_a_set_up_request_as_it_comes(
-    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    mock_pins: MockFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     """``games resume`` while the service runs: the request file lands in the state directory,
     the kernel says so (inotify), and the board asks for the position at once, the journal
@@ -318,6 +303,7 @@ def test_a_running_service_takes_a_set_up_request_as_it_comes(
     from orbito_hw.control.requests import NAME, SetupRequest, write_request
     from orbito_hw.rules.game import Colour
 
+    watch = Watch(caplog)
     base = load_config(EXAMPLE)
     state = tmp_path / "state"
     config = replace(
@@ -331,21 +317,21 @@ def test_a_running_service_takes_a_set_up_request_as_it_comes(
     index = mock_pins.pin(config.drive.index_pin)
     seen: list[bool] = []
 
-    def person() -> None:
-        threading.Event().wait(0.2)
+    def player() -> None:
+        until(lambda: "READY=1" in systemd.texts(), what="READY")  # the pins are open
         index.drive_low()  # homing finds the index magnet
-        threading.Event().wait(1.0)
+        watch.entered("waiting for a turn")  # homed and checked: a request is taken now
         write_request(state, SetupRequest(Colour.WHITE, ("a1", "b2"), origin="archive:1:2"))
         for _ in range(50):  # the kernel tells at once; 0.5 s is a quarter of a poll
             threading.Event().wait(0.01)
             if not (state / NAME).exists():
                 break
         seen.append(not (state / NAME).exists())
-        threading.Event().wait(0.3)
-        os.kill(os.getpid(), signal.SIGTERM)
+        watch.entered("setting up")  # the board asks for the position (journaled first)
 
-    threading.Thread(target=person, daemon=True).start()
+    person = Person(player)
     assert run_board(config) == 0
+    person.done()
     systemd.close()
     assert seen == [True]
     saved = Journal(state).load()
