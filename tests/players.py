@@ -58,6 +58,10 @@ def press(button: Any, held: float = 0.1) -> None:
     button.drive_high()
 
 
+REFEREE = "orbito_hw.control.referee"
+"""The referee's logger: each of its state changes is a DEBUG line "old --trigger--> new"."""
+
+
 class Watch:
     """The controller's log as a person follows the board: the referee's state changes
     ("waiting for a turn --touch--> turn in progress"), the events (a turn, a fault) and the
@@ -67,17 +71,19 @@ class Watch:
     def __init__(self, caplog: pytest.LogCaptureFixture) -> None:
         # The handler takes the level of the last set_level: the referee's DEBUG last.
         caplog.set_level(logging.INFO, logger="orbito_hw")
-        caplog.set_level(logging.DEBUG, logger="orbito_hw.control.referee")
+        caplog.set_level(logging.DEBUG, logger=REFEREE)
         self.caplog = caplog
         self.seen = 0  # the records before this one are behind the person
 
-    def see(self, text: str, seconds: float = DEADLINE_S) -> None:
-        """Wait for the next log line (after the last one seen) that holds ``text``."""
+    def see(self, text: str, seconds: float = DEADLINE_S, logger: str = "") -> None:
+        """Wait for the next log line (after the last one seen) that holds ``text``, from
+        ``logger`` (any logger if "")."""
 
         def found() -> bool:
             records = self.caplog.records
             for at in range(self.seen, len(records)):
-                if text in records[at].getMessage():
+                record = records[at]
+                if logger in ("", record.name) and text in record.getMessage():
                     self.seen = at + 1
                     return True
             return False
@@ -86,7 +92,24 @@ class Watch:
 
     def entered(self, state: str, seconds: float = DEADLINE_S) -> None:
         """Wait for the referee's next move into ``state`` ("waiting for a turn")."""
-        self.see(f"--> {state}", seconds)
+        self.see(f"--> {state}", seconds, logger=REFEREE)
+
+    def now(self, state: str, seconds: float = DEADLINE_S) -> None:
+        """Wait until the referee is in ``state`` (its last move was into it), whichever way
+        it got there; every line so far is then seen."""
+
+        def there() -> bool:
+            records = list(self.caplog.records)
+            for record in reversed(records):
+                message = record.getMessage()
+                if record.name == REFEREE and "--> " in message:
+                    if message.endswith(f"--> {state}"):
+                        self.seen = len(records)
+                        return True
+                    return False
+            return False
+
+        until(there, seconds, f"the referee {state}")
 
 
 class Person:

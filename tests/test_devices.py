@@ -34,6 +34,7 @@ from orbito_hw.sim.board import SimBoard, SimLights
 from orbito_hw.sim.pico import FakePico
 from orbito_hw.sim.world import SimRings
 
+from .players import Watch, press, settled, turning, until
 from .test_app import EXAMPLE, FakeLgpioError, pico_config
 from .test_service import FakeSystemd
 
@@ -49,19 +50,14 @@ def mock_pins(monkeypatch: pytest.MonkeyPatch) -> Iterator[MockFactory]:
     Device.pin_factory = old
 
 
-def until(what: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not what():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out")
-        time.sleep(0.02)
-
-
 class Service:
     """run_board on this thread with systemd faked; ``person`` plays on another."""
 
-    def __init__(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    ) -> None:
         self.state = tmp_path / "state"
+        self.log = Watch(caplog)  # what the person sees of the board, in its order
         notify = str(tmp_path / "notify")
         self.systemd = FakeSystemd(notify)
         monkeypatch.setenv("NOTIFY_SOCKET", notify)
@@ -122,14 +118,11 @@ def gpio_config(tmp_path: Path) -> Any:
     )
 
 
-def press(button: Any) -> None:
-    button.drive_low()
-    time.sleep(0.1)
-    button.drive_high()
-
-
 def test_a_busy_gpio_line_at_the_start_is_a_fault_until_it_is_free_then_the_board_plays(
-    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    mock_pins: MockFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     monkeypatch.setitem(sys.modules, "lgpio", types.SimpleNamespace(error=FakeLgpioError))
     config = gpio_config(tmp_path)
@@ -143,21 +136,27 @@ def test_a_busy_gpio_line_at_the_start_is_a_fault_until_it_is_free_then_the_boar
         return real_pin(spec, **kwargs)
 
     monkeypatch.setattr(mock_pins, "pin", pin)
-    service = Service(tmp_path, monkeypatch)
+    service = Service(tmp_path, monkeypatch, caplog)
     a1, b1 = (real_pin(config.sensors.pins[sq]) for sq in (0, 1))
     index, button = real_pin(config.drive.index_pin), real_pin(config.button.pin)
+    assert config.drive.step_pin is not None
+    step = real_pin(config.drive.step_pin)
 
     def person() -> None:
-        until(service.says("sensors.pins.d1 = 8: GPIO 8 is busy"))
+        until(service.says("sensors.pins.d1 = 8: GPIO 8 is busy"), what="the busy line")
         index.drive_low()  # the drive is open (its pull-up set): homing finds the index
         time.sleep(0.5)  # a few tries, each refused
         held.clear()  # the other program lets go
-        until(lambda: "fault" not in service.status())  # the board whole: homed, checked
-        a1.drive_low()
-        time.sleep(0.3)
+        service.log.see("every part of the board is there")
+        service.log.entered("starting")  # the board whole: the referee starts again ...
+        service.log.entered("waiting for a turn")  # ... homed and checked
+        settled(step)
+        a1.drive_low()  # the sensors are open (their pull-ups set): a marble on a1
+        service.log.entered("turn in progress")
+        rings = turning(step)
         press(button)
-        time.sleep(0.2)  # the rings carry the marble from a1 to b1
-        a1.drive_high()
+        until(rings, what="the rings turn")
+        a1.drive_high()  # the rings carry the marble from a1 to b1
         b1.drive_low()
         until(service.says("turn 1: a1"))
 
@@ -188,27 +187,35 @@ class FailingStrip(SimLights):
 
 
 def test_leds_that_fail_are_a_fault_opened_again_and_the_game_goes_on(
-    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    mock_pins: MockFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     config = gpio_config(tmp_path)
     first, second = FailingStrip(good=1), FailingStrip(good=10**6)
     strips = iter([first, second])
     monkeypatch.setattr(devices, "open_lights", lambda config: next(strips))
-    service = Service(tmp_path, monkeypatch)
+    service = Service(tmp_path, monkeypatch, caplog)
     a1, b1 = (mock_pins.pin(config.sensors.pins[sq]) for sq in (0, 1))
     index, button = mock_pins.pin(config.drive.index_pin), mock_pins.pin(config.button.pin)
+    assert config.drive.step_pin is not None
+    step = mock_pins.pin(config.drive.step_pin)
 
     def person() -> None:
-        time.sleep(0.2)
+        until(lambda: "READY=1" in service.systemd.texts(), what="READY")  # the pins are open
         index.drive_low()  # homing finds the index (the first strip fails meanwhile)
-        until(lambda: second.shown()[1] is not None or any(second.shown()[0]))
-        until(lambda: "fault" not in service.status())
-        time.sleep(0.3)
+        service.log.see("fault: waiting for the board: the LEDs failed")
+        until(lambda: second.shown()[1] is not None or any(second.shown()[0]), what="LEDs")
+        service.log.entered("starting")  # the board whole again: the referee starts again ...
+        service.log.entered("waiting for a turn")  # ... homed and checked
+        settled(step)
         a1.drive_low()
-        time.sleep(0.3)
+        service.log.entered("turn in progress")
+        rings = turning(step)
         press(button)
-        time.sleep(0.2)
-        a1.drive_high()
+        until(rings, what="the rings turn")
+        a1.drive_high()  # the rings carry the marble from a1 to b1
         b1.drive_low()
         until(service.says("turn 1: a1"))
 
@@ -225,21 +232,25 @@ def pico_board(tmp_path: Path) -> tuple[SimBoard, FakePico, Path]:
 
 
 def test_a_pico_plugged_in_late_is_picked_up_and_the_game_played(
-    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    mock_pins: MockFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     physics, pico, port = pico_board(tmp_path)
     config = pico_config(port, tmp_path / "state")
-    service = Service(tmp_path, monkeypatch)
+    service = Service(tmp_path, monkeypatch, caplog)
     button = mock_pins.pin(17)
 
     def person() -> None:
-        until(service.says(f"no {port} yet (serial.port): plug the Pico in"))
-        time.sleep(0.5)
+        until(service.says(f"no {port} yet (serial.port): plug the Pico in"), what="the fault")
+        time.sleep(0.5)  # a while later (the service trying again meanwhile) ...
         pico.start()
-        port.symlink_to(pico.path)  # udev's link, once the Pico is there
-        time.sleep(1.0)
+        port.symlink_to(pico.path)  # ... udev's link, once the Pico is there
+        service.log.entered("starting")  # the board whole: the referee starts again ...
+        service.log.entered("waiting for a turn")  # ... homed and checked
         physics.put(0, Colour.BLACK)
-        time.sleep(0.3)
+        service.log.entered("turn in progress")
         press(button)
         until(service.says("turn 1: a1"))
 
@@ -260,29 +271,33 @@ def plugged_pico(tmp_path: Path) -> tuple[SimBoard, FakePico, Any]:
 
 
 def test_a_pico_restarted_during_a_ring_move_the_turn_counts_once(
-    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    mock_pins: MockFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     # The Pico loses power while the rings turn: its link comes back with another boot, the
     # move is lost on its side. The rings are homed (which finishes the place they were on)
     # and the board checked: the turn stands once, and the next one is played.
     physics, pico, config = plugged_pico(tmp_path)
-    service = Service(tmp_path, monkeypatch)
+    service = Service(tmp_path, monkeypatch, caplog)
     button = mock_pins.pin(17)
 
     def person() -> None:
-        time.sleep(1.0)  # homed
+        service.log.entered("waiting for a turn")  # homed and checked
         physics.put(0, Colour.BLACK)
-        time.sleep(0.3)
+        service.log.entered("turn in progress")
         pico.unplug_after = "MOVE"  # the cable goes with the move's start ...
         press(button)
-        until(pico.unplugged.is_set)
+        until(pico.unplugged.is_set, what="the move's start")
         time.sleep(0.05)
         pico.restart()  # ... and the Pico comes back from a power cut
-        until(service.says("turn 1: a1"), 30)
+        until(service.says("turn 1: a1"))  # the rings homed, the board checked: it stands
+        service.log.now("waiting for a turn")  # and play goes on
         physics.put(4, Colour.WHITE)  # a2, white's turn
-        time.sleep(0.3)
+        service.log.entered("turn in progress")
         press(button)
-        until(service.says("turn 2: a2"), 30)
+        until(service.says("turn 2: a2"))
 
     try:
         service.run(config, person)
@@ -293,27 +308,32 @@ def test_a_pico_restarted_during_a_ring_move_the_turn_counts_once(
 
 
 def test_a_pico_pulled_while_idle_is_a_fault_and_the_game_goes_on_when_it_is_back(
-    tmp_path: Path, mock_pins: MockFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path,
+    mock_pins: MockFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
     physics, pico, config = plugged_pico(tmp_path)
-    service = Service(tmp_path, monkeypatch)
+    service = Service(tmp_path, monkeypatch, caplog)
     button = mock_pins.pin(17)
 
     def person() -> None:
-        time.sleep(1.0)
+        service.log.entered("waiting for a turn")  # homed and checked
         physics.put(0, Colour.BLACK)
-        time.sleep(0.3)
+        service.log.entered("turn in progress")
         press(button)
         until(service.says("turn 1: a1"))
         pico.unplug()  # a child pulls the cable
-        until(service.says("fault: the ring controller on"), 15)
-        time.sleep(1.0)
+        until(service.says("fault: the ring controller on"), what="the fault")
+        service.log.entered("fault")
+        time.sleep(1.0)  # the cable out a while
         pico.replug()
-        time.sleep(2.0)  # back, homed and the board checked
+        service.log.entered("starting")  # back: the referee starts again ...
+        service.log.entered("waiting for a turn")  # ... homed and checked
         physics.put(4, Colour.WHITE)
-        time.sleep(0.3)
+        service.log.entered("turn in progress")
         press(button)
-        until(service.says("turn 2: a2"), 15)
+        until(service.says("turn 2: a2"))
 
     try:
         service.run(config, person)
