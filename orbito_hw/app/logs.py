@@ -38,6 +38,7 @@ from orbito_hw.control.events import (
     from_json,
 )
 from orbito_hw.rules.squares import line_names, square_name
+from orbito_hw.rules.words import counted
 
 log = logging.getLogger("orbito_hw")
 events_log = logging.getLogger("orbito_hw.events")
@@ -223,7 +224,7 @@ def describe(event: Event | Mapping[str, object]) -> tuple[int, str]:
         text = f"{game}: set up ({event.board}): {event.to_move} plays turn {event.number}"
         return logging.INFO, text
     if isinstance(event, PuzzleDone):
-        turns = f"{event.plies} {'turn' if event.plies == 1 else 'turns'}"
+        turns = counted(event.plies, "turn")
         if event.solved:
             return logging.INFO, f"{game}: puzzle {event.puzzle} solved in {turns}"
         text = f"{game}: puzzle {event.puzzle} not solved ({turns} played)"

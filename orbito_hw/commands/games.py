@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from orbito_hw.commands import Parser, UsageError, emit
 from orbito_hw.errors import echo
+from orbito_hw.rules.words import counted
 
 if TYPE_CHECKING:
     from orbito_hw.archive.store import Archive, GameRow
@@ -258,7 +259,7 @@ def _review_text(game: GameRow, result: Review) -> list[str]:
         numbers = result.mistakes(colour)
         listed = ", ".join(str(n) for n in numbers) if numbers else "none"
         who = f"{colour} ({getattr(game, colour.value)})"
-        out.append(f"{who}: {_count(len(numbers), 'mistake')}: {listed}")
+        out.append(f"{who}: {counted(len(numbers), 'mistake')}: {listed}")
     decided = result.decided
     out.append(
         f"decided at turn {decided}" if decided else "no mistake: it went as perfect play says"
@@ -325,7 +326,7 @@ def _seat_outcome(result: str | None, colour: str) -> str:
 
 
 def _stats_text(stats: dict[str, Any]) -> list[str]:
-    out = [f"{_count(stats['games'], 'game')}, {stats['finished']} finished", ""]
+    out = [f"{counted(stats['games'], 'game')}, {stats['finished']} finished", ""]
     header = ["player", "games", "won", "drawn", "lost", "unfinished"]
     rows = [[name, *(str(t[k]) for k in header[1:])] for name, t in stats["players"].items()]
     out += _table(header, rows) if rows else ["no games in the archive yet"]
@@ -333,16 +334,11 @@ def _stats_text(stats: dict[str, Any]) -> list[str]:
         out += ["", *_table(["day", "games"], [[d, str(n)] for d, n in stats["per_day"].items()])]
     longest = stats["longest"]
     if longest is not None:
-        out += ["", f"longest game: {longest['id']} ({_count(longest['turns'], 'turn')})"]
+        out += ["", f"longest game: {longest['id']} ({counted(longest['turns'], 'turn')})"]
     return out
 
 
 # --- output -------------------------------------------------------------------------------
-def _count(n: int, noun: str) -> str:
-    """``1 game``, ``2 games``: a count and its noun, singular for one."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
 def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
     return [

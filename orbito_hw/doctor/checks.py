@@ -27,6 +27,7 @@ from orbito_hw.rules.squares import (
     squares_of,
     unpress,
 )
+from orbito_hw.rules.words import counted
 
 CHECKS: Final = ("leds", "sensors", "button", "rings")
 """The checks, in the order they run."""
@@ -197,7 +198,7 @@ class CheckResult:
 
     def verdict(self) -> str:
         if self.problems:
-            return f"FAIL ({len(self.problems)} problem{'s' * (len(self.problems) > 1)})"
+            return f"FAIL ({counted(len(self.problems), 'problem')})"
         return "PASS" + (f" ({'; '.join(self.notes)})" if self.notes else "")
 
 

@@ -32,6 +32,7 @@ from typing import Final
 
 from orbito_hw.errors import IllegalTurnError, NotationError, echo
 from orbito_hw.rules.game import Colour, Position, ReplayError, replay
+from orbito_hw.rules.words import counted
 from orbito_hw.solver.layout import Value, decode
 from orbito_hw.solver.opponents import KEEP, LEVELS, LevelOpponent
 from orbito_hw.solver.puzzle_grades import Difficulty, measure
@@ -118,8 +119,7 @@ class Puzzle:
     def goal(self) -> str:
         """ "White to play and win in 3 turns": what the person is asked, in words (turns
         counted as plies: both sides' turns and extra presses)."""
-        turns = "turn" if self.plies == 1 else "turns"
-        return f"{self.to_move.value.capitalize()} to play and win in {self.plies} {turns}"
+        return f"{self.to_move.value.capitalize()} to play and win in {counted(self.plies, 'turn')}"
 
     def position(self) -> Position:
         return replay(self.first, self.moves)

@@ -37,6 +37,7 @@ from orbito_hw.control.referee import Referee, State
 from orbito_hw.rules.game import EXTRA_PRESSES, Colour, Position, Result
 from orbito_hw.rules.squares import line_names, square_name
 from orbito_hw.rules.turn import Turn
+from orbito_hw.rules.words import counted
 
 
 @dataclass
@@ -398,7 +399,7 @@ def puzzle_words(s: Situation) -> str:
         return f"Puzzle: {s.goal}"
     solved, plies = done
     if solved:
-        return f"Solved in {plies} {'turn' if plies == 1 else 'turns'}"
+        return f"Solved in {counted(plies, 'turn')}"
     return "Not solved: try again with a take-back, or a new puzzle"
 
 
