@@ -7,7 +7,6 @@ archive. The same scenarios on a real kernel are in tests/system/ (USB gadget, g
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import threading
 import time
@@ -34,7 +33,7 @@ from orbito_hw.sim.board import SimBoard, SimLights
 from orbito_hw.sim.pico import FakePico
 from orbito_hw.sim.world import SimRings
 
-from .players import Watch, press, settled, turning, until
+from .players import Person, Watch, press, settled, turning, until
 from .test_app import EXAMPLE, FakeLgpioError, pico_config
 from .test_service import FakeSystemd
 
@@ -63,7 +62,6 @@ class Service:
         monkeypatch.setenv("NOTIFY_SOCKET", notify)
         monkeypatch.setenv("WATCHDOG_USEC", "400000")
         monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
-        self.error: BaseException | None = None
 
     def status(self) -> str:
         texts = [t for t in self.systemd.texts() if t.startswith("STATUS=")]
@@ -73,21 +71,12 @@ class Service:
         return lambda: text in self.status()
 
     def run(self, config: Any, person: Callable[[], None]) -> list[str]:
-        def play() -> None:
-            try:
-                person()
-            except BaseException as exc:
-                self.error = exc
-            finally:
-                os.kill(os.getpid(), signal.SIGTERM)
-
-        threading.Thread(target=play, daemon=True).start()
+        player = Person(person)
         try:
             assert run_board(config) == 0
         finally:
             self.systemd.close()  # its listening thread ends with the test
-        if self.error is not None:
-            raise self.error
+        player.done()
         return self.systemd.texts()
 
     def turns(self) -> list[str]:
