@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import random
+from typing import TypeAlias
 
-from orbito_hw.control.referee import Event
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.turn import Turn
 from orbito_hw.sim.demo import turn_commands
 from orbito_hw.sim.harness import MockRun
 from orbito_hw.sim.script import Command, parse_script
+
+Event: TypeAlias = dict[str, object]  # an event as run --mock --events prints it (JSON)
 
 
 def random_game(rng: random.Random, first: Colour | None = None) -> tuple[Colour, list[Turn]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,9 @@ from hypothesis import strategies as st
 from orbito_hw.archive.progress import AGAIN_AFTER, choose_next
 from orbito_hw.archive.store import PuzzleTry
 from orbito_hw.cli import main
-from orbito_hw.control.puzzle import defend, origin_of
+from orbito_hw.control.events import PuzzleDone
+from orbito_hw.control.journal import Saved
+from orbito_hw.control.puzzle import defend, ended_try, origin_of
 from orbito_hw.control.requests import SetupRequest, write_request
 from orbito_hw.control.setup import squares_asked
 from orbito_hw.hw.interfaces import Backend
@@ -263,6 +266,68 @@ def test_progress_is_recorded_and_read_back(
     asked = [e for e in told if e["event"] == "setup"]
     assert status == 0 and len(asked) == 1 and asked[0]["game"] == 2
     assert asked[0]["to_move"] == chosen["to_move"]
+
+
+def test_the_journal_tells_where_a_try_ended_as_the_puzzle_event_did() -> None:
+    puzzle = shipped(5)
+    record = puzzle.moves.split()
+    wrong = wrong_turn(puzzle)
+    after = puzzle.position().play(wrong)
+    played_on = [wrong.notation(), defend(after).notation()]  # the game goes on after a miss
+
+    def saved(turns: list[str], **more: object) -> Saved:
+        origin = origin_of(puzzle)
+        return Saved(first=puzzle.first, turns=record + turns, base=len(record), origin=origin,
+                     **more)  # type: ignore[arg-type]  # fmt: skip
+
+    assert ended_try(saved([])) is None  # the try is on
+    assert ended_try(saved(played_on)) == PuzzleDone(1, puzzle.id, False, 1)
+    assert ended_try(saved(played_on, setting_up=True)) is None
+    assert ended_try(replace(saved(played_on), origin="journal")) is None  # no puzzle's game
+    position, solved = puzzle.position(), []
+    table = shipped_solution()
+    while position.result is None:
+        turn = (
+            table.analyse(position).move if position.to_move is puzzle.to_move else defend(position)
+        )
+        solved.append(turn.notation())
+        position = position.play(turn)
+    assert ended_try(saved(solved)) == PuzzleDone(1, puzzle.id, True, len(solved))
+
+
+def test_a_try_lost_to_a_power_cut_is_recorded_at_the_next_start_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The power cut between the winning turn's journal entry and the archive's record of
+    the try: the next start finds the try's end in the journal and records it, once."""
+    import sqlite3
+
+    puzzle = shipped(3)
+    lines = setup_lines(puzzle) + to_the_end(puzzle, puzzle.position(), random.Random(4))
+    state = tmp_path / "state"
+    state.mkdir()
+    run_events(tmp_path, capsys, puzzle.id, lines, "--state-dir", str(state))
+
+    def recorded() -> list[tuple[str, int, int]]:
+        with sqlite3.connect(state / "games.sqlite3") as db:
+            return list(db.execute("SELECT puzzle, solved, plies FROM puzzle_tries"))
+
+    assert recorded() == [(puzzle.id, 1, puzzle.plies)]
+    with sqlite3.connect(state / "games.sqlite3") as db:
+        db.execute("DELETE FROM puzzle_tries")  # what the cut lost
+    (tmp_path / "empty.txt").write_text("")
+    for _ in range(2):  # the start after the cut, then one more: the try is there once
+        again = [
+            "run",
+            "--mock",
+            "--events",
+            str(tmp_path / "empty.txt"),
+            "--state-dir",
+            str(state),
+        ]
+        assert main(again) == 0
+        capsys.readouterr()
+        assert recorded() == [(puzzle.id, 1, puzzle.plies)]
 
 
 def tries(*done: tuple[Puzzle, bool]) -> list[PuzzleTry]:

@@ -127,6 +127,7 @@ class Recorder:
             self._opened = True
             self.archive = self._open()
         self._safely(lambda archive: self._catch_up(archive, referee.saved))
+        self._safely(lambda archive: self._puzzle_caught_up(archive, referee.saved))
 
     def __call__(self, event: Event) -> None:
         self._safely(lambda archive: self._record(archive, event))
@@ -293,6 +294,21 @@ class Recorder:
         position = saved.position()
         if position.result is not None:
             archive.finish(game.id, position.result.value, position.line_names(), at)
+
+    def _puzzle_caught_up(self, archive: Archive, saved: Saved) -> None:
+        """A puzzle's try that ended in the journal is in the archive: the power cut between
+        the turn's journal entry and its ``puzzle`` event loses no try. A try the archive
+        holds (the same game, result and plies) is never added twice."""
+        from orbito_hw.control.puzzle import ended_try  # the puzzles only with a board
+
+        done = ended_try(saved)
+        game = archive.current()
+        if done is None or game is None or game.journal_game != saved.game:
+            return
+        told = (done.puzzle, game.id, done.solved, done.plies)
+        if any((t.puzzle, t.game, t.solved, t.plies) == told for t in archive.puzzle_tries()):
+            return
+        archive.add_puzzle_try(done.puzzle, game.id, done.solved, done.plies, self._stamp())
 
     def _journal_set_aside(self, archive: Archive) -> bool:
         """Whether a damaged journal was set aside (``game.json.damaged-N``) since the

@@ -36,7 +36,7 @@ from orbito_hw.control.events import (
 from orbito_hw.control.journal import Saved
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.setup import SetUps
-from orbito_hw.rules.game import Colour, Position
+from orbito_hw.rules.game import Colour, Position, replay
 from orbito_hw.rules.turn import Turn
 from orbito_hw.solver.layout import Value
 from orbito_hw.solver.puzzles import Puzzle, PuzzleError, find_puzzle
@@ -116,7 +116,10 @@ def goal_of(origin: str | None) -> str:
 def standing(puzzle: Puzzle, saved: Saved, position: Position) -> str:
     """Where the try stands: "on" (the win within the plies left still stands), "solved"
     (the person has won in time) or "failed"."""
-    played = len(saved.turns) - saved.base
+    return _standing(puzzle, saved.own_turns, position)
+
+
+def _standing(puzzle: Puzzle, played: int, position: Position) -> str:
     left = puzzle.plies - played
     result = position.result
     if result is not None:
@@ -126,6 +129,25 @@ def standing(puzzle: Puzzle, saved: Saved, position: Position) -> str:
     score = shipped_solution().score(position)
     wanted = Value.WIN if position.to_move is puzzle.to_move else Value.LOSS
     return "on" if score.value is wanted and score.plies <= left else "failed"
+
+
+def ended_try(saved: Saved) -> PuzzleDone | None:
+    """The end of the try the journal's game holds, as its ``puzzle`` event told it (or
+    would have: a power cut may fall between the turn's journal entry and the event's
+    record); None if the game is no puzzle's, is being set up, or its try is still on.
+    The turns are replayed from the set-up position: the try ended with the first turn
+    after which it stood no longer."""
+    found = puzzle_id(saved.origin)
+    puzzle = _puzzle(found) if found is not None else None
+    if puzzle is None or saved.setting_up:
+        return None
+    position = replay(saved.first, saved.turns[: saved.base])
+    for played, token in enumerate(saved.turns[saved.base :], 1):
+        position = position.play(Turn.from_notation(token))
+        now = _standing(puzzle, played, position)
+        if now != "on":
+            return PuzzleDone(saved.game, puzzle.id, now == "solved", played)
+    return None
 
 
 class PuzzleWatch:
