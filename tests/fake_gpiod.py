@@ -9,9 +9,10 @@ gpiolib-cdev.c:
 - a line is held by one request at a time: another request is ``OSError(EBUSY)``;
 - an input reads what drives it from outside (``drive``), else its bias (a pull);
 - with edge detection, each change of level is an edge event queued on the request's file
-  descriptor (readable while events wait), timestamped by the caller's CLOCK_MONOTONIC
-  time in ns; with a debounce period, a change becomes an event only once the line has
-  stayed at the new level that long (``advance`` lets the time pass), stamped at that time;
+  descriptor (a pipe here) as the kernel's 48-byte ``struct gpio_v2_line_event``,
+  timestamped by the caller's CLOCK_MONOTONIC time in ns; with a debounce period, a change
+  becomes an event only once the line has stayed at the new level that long (``advance``
+  lets the time pass), stamped at that time;
 - an output reads back the level it was set to, and every level set is recorded
   (``writes``) with ``time.perf_counter()``.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 import errno
 import os
 import select
+import struct
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -35,6 +37,8 @@ from gpiod.line import Bias, Direction, Edge, Value
 
 RISING = gpiod.EdgeEvent.Type.RISING_EDGE
 FALLING = gpiod.EdgeEvent.Type.FALLING_EDGE
+# linux/gpio.h's struct gpio_v2_line_event: timestamp_ns, id, offset, seqno, line_seqno, padding.
+EVENT = struct.Struct("=QIIII24x")
 
 
 @dataclass
@@ -47,6 +51,7 @@ class Line:
     consumer: str = ""
     seen: bool = False  # the level the edge detector last reported
     pending: tuple[bool, int] | None = None  # a change waiting out the debounce: (level, since)
+    seqno: int = 0  # the line's own event count
     writes: list[tuple[float, bool]] = field(default_factory=list)
 
     def level(self) -> bool:
@@ -92,7 +97,7 @@ class Kernel:
 
     def _changed(self, line: Line, at_ns: int) -> None:
         request, settings = line.request, line.settings
-        if not isinstance(request, FakeRequest) or not hasattr(request, "events"):
+        if not isinstance(request, FakeRequest) or not hasattr(request, "fd"):  # another's
             return
         if settings.edge_detection is Edge.NONE or settings.direction is not Direction.INPUT:
             line.seen = line.level()
@@ -116,9 +121,10 @@ class Kernel:
         assert isinstance(request, FakeRequest)
         self.global_seqno += 1
         kind = RISING if level else FALLING
-        event = gpiod.EdgeEvent(kind.value, at_ns, line.offset, self.global_seqno, 0)
-        request.events.append(event)
-        os.write(request.write_end, b"e")
+        line.seqno += 1
+        # What the kernel queues on the request's descriptor: a struct gpio_v2_line_event.
+        record = EVENT.pack(at_ns, kind.value, line.offset, self.global_seqno, line.seqno)
+        os.write(request.write_end, record)
 
 
 def _ns(period: timedelta) -> int:
@@ -130,7 +136,6 @@ class FakeRequest:
         self.kernel = kernel
         self.offsets = offsets
         self.fd, self.write_end = os.pipe()
-        self.events: list[gpiod.EdgeEvent] = []
         self.released = False
         kernel.open_requests.add(self)
 
@@ -175,9 +180,8 @@ class FakeRequest:
     def read_edge_events(self, max_events: int | None = None) -> list[gpiod.EdgeEvent]:
         if self.released:
             raise gpiod.RequestReleasedError()
-        events, self.events = self.events, []
-        os.read(self.fd, 4096)
-        return events
+        data = os.read(self.fd, EVENT.size * (max_events or 16))
+        return [gpiod.EdgeEvent(*record) for record in EVENT.iter_unpack(data)]
 
     def release(self) -> None:
         if self.released:

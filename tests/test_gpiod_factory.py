@@ -4,6 +4,7 @@ it runs on any Linux machine. The real kernel and gpio-sim: tests/system/gpiod_c
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import threading
 import time
@@ -35,7 +36,7 @@ from orbito_hw.errors import ConfigError, HardwareError
 from orbito_hw.hw import gpio, gpiod_factory
 from orbito_hw.hw.clock import VirtualClock
 from orbito_hw.hw.gpio import GpioButton, GpioDrive, GpioSensors, PinError
-from orbito_hw.hw.gpiod_factory import GpiodFactory, PinLineBusy
+from orbito_hw.hw.gpiod_factory import GpiodFactory, PinLineBusy, _EdgeReader, _LoopEdges
 from orbito_hw.sim.gpio_pins import DEFAULT_PINS as PINS
 from tests.fake_gpiod import Kernel, installed
 
@@ -49,11 +50,41 @@ def kernel(monkeypatch: pytest.MonkeyPatch) -> Iterator[Kernel]:
         yield fake
 
 
-@pytest.fixture
-def factory(kernel: Kernel) -> Iterator[GpiodFactory]:
-    factory = GpiodFactory()
+def watched(loop: asyncio.AbstractEventLoop) -> set[int]:
+    """The descriptors a loop's selector waits on (its own self-pipe left out)."""
+    keys = loop._selector.get_map().values()  # type: ignore[attr-defined]
+    return {key.fd for key in keys} - {loop._ssock.fileno()}  # type: ignore[attr-defined]
+
+
+class RunningLoop:
+    """An asyncio loop running on a thread of its own, as the controller's runs while the
+    devices' supervisor opens and closes parts from a worker (here: the test's thread)."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="loop", daemon=True)
+        self.thread.start()
+
+    def watched(self) -> set[int]:
+        return watched(self.loop)
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+        self.loop.close()
+
+
+@pytest.fixture(params=["thread", "loop"])
+def factory(kernel: Kernel, request: pytest.FixtureRequest) -> Iterator[GpiodFactory]:
+    """The factory with its edges read on its own thread (gpiozero's way), or on a running
+    asyncio loop (the controller's): every test of the factory holds for both."""
+    running = RunningLoop() if request.param == "loop" else None
+    factory = GpiodFactory(loop=running.loop if running is not None else None)
     yield factory
     factory.close()
+    if running is not None:
+        assert running.watched() == set()  # no reader left on a descriptor closed
+        running.close()
     # A device whose pin would not open keeps gpiozero's reservation of it (with every
     # factory) until it is collected: collected here, so the next test may use the pin.
     gc.collect()
@@ -209,6 +240,7 @@ def test_close_releases_everything_and_twice_is_fine(kernel: Kernel) -> None:
     factory = GpiodFactory()
     sensor = DigitalInputDevice(5, pull_up=True, pin_factory=factory)
     sensor.when_activated = lambda: None  # the edge thread runs
+    assert isinstance(factory._reader, _EdgeReader)
     thread = factory._reader._thread
     assert thread is not None and thread.is_alive()
     factory.close()
@@ -255,6 +287,21 @@ def test_the_edge_thread_sleeps_in_the_kernel_while_nothing_happens(
     sensors = [DigitalInputDevice(pin, pull_up=True, pin_factory=factory) for pin in range(4, 22)]
     for sensor in sensors:
         sensor.when_activated = lambda: None
+    if isinstance(factory._reader, _LoopEdges):  # no thread at all: the loop's epoll waits
+        assert "gpiod-edges\n" not in thread_names()
+        heard = threading.Event()
+        on: list[str] = []
+
+        def on_loop() -> None:
+            on.append(threading.current_thread().name)
+            heard.set()
+
+        sensors[0].when_activated = on_loop
+        kernel.drive(4, False)
+        assert heard.wait(2) and on == ["loop"]  # the edge's callback ran on the loop
+        for sensor in sensors:
+            sensor.close()
+        return
     thread = factory._reader._thread
     assert thread is not None
     time.sleep(0.05)
@@ -270,6 +317,48 @@ def test_the_edge_thread_sleeps_in_the_kernel_while_nothing_happens(
     assert own_wakeups(thread) > before  # and an edge does wake it
     for sensor in sensors:
         sensor.close()
+
+
+def thread_names() -> list[str]:
+    return [task.joinpath("comm").read_text() for task in Path("/proc/self/task").iterdir()]
+
+
+def test_a_part_closed_from_a_worker_while_the_loop_reads_leaves_no_reader(
+    kernel: Kernel,
+) -> None:
+    """The devices' supervisor closes and opens parts on a worker thread while the loop
+    reads edges: each line is released only once the loop has stopped watching its
+    descriptor, and a line closed and claimed again works at once."""
+    running = RunningLoop()
+    factory = GpiodFactory(loop=running.loop)
+    try:
+        for _ in range(20):
+            sensor = DigitalInputDevice(6, pull_up=True, pin_factory=factory)
+            heard = threading.Event()
+            sensor.when_activated = heard.set
+            kernel.drive(6, False)
+            assert heard.wait(2)
+            fd = sensor.pin.request.fd
+            assert fd in running.watched()
+            sensor.close()
+            assert fd not in running.watched() and kernel.lines[6].request is None
+            kernel.drive(6, True)
+    finally:
+        factory.close()
+        running.close()
+    assert kernel.open_requests == set()
+
+
+def test_a_stopped_loop_lets_the_lines_go_at_once(kernel: Kernel) -> None:
+    loop = asyncio.new_event_loop()
+    factory = GpiodFactory(loop=loop)
+    sensor = DigitalInputDevice(7, pull_up=True, pin_factory=factory)
+    sensor.when_activated = lambda: None
+    assert watched(loop) == {sensor.pin.request.fd}
+    sensor.close()  # the loop is not running: its readers are this thread's to change
+    assert kernel.lines[7].request is None and watched(loop) == set()
+    factory.close()
+    loop.close()
 
 
 def test_the_board_parts_on_the_factory(kernel: Kernel, factory: GpiodFactory) -> None:
@@ -492,10 +581,10 @@ def test_a_line_whose_edges_cannot_be_read_is_dropped_not_the_others(
     heard = threading.Event()
     sound.when_activated = heard.set
 
-    def gone(max_events: int | None = None) -> list[object]:
+    def gone() -> list[object]:  # the read of a chip unplugged
         raise OSError(19, "No such device")
 
-    broken.pin.request.read_edge_events = gone
+    broken.pin._pending_events = gone
     kernel.drive(10, False)
     wait_for(lambda: "GPIO10: its edges cannot be read: [Errno 19]" in caplog.text)
     kernel.drive(11, False)

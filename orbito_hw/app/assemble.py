@@ -7,6 +7,7 @@ that chose it (a ``HardwareError``), never as a traceback.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import warnings
 from collections.abc import Callable
@@ -162,16 +163,17 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
     return Board(clock, sensors, button, drive, lights, factory.close if factory else None)
 
 
-def open_pin_factory(config: Config) -> Any:
+def open_pin_factory(config: Config, loop: asyncio.AbstractEventLoop | None = None) -> Any:
     """The gpio parts' pin factory, as ``backends.gpio`` chooses (hw/gpio.py's
     ``pin_factory``); None: gpiozero's own (``Device.pin_factory``). A library that cannot
-    run here is a HardwareError naming the key."""
+    run here is a HardwareError naming the key. ``loop``: the controller's, where the gpiod
+    factory reads the edges."""
     from orbito_hw.hw.gpio import pin_factory  # gpiozero only when a gpio part is chosen
 
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return pin_factory(config.backends.gpio)
+            return pin_factory(config.backends.gpio, loop)
     except Exception as exc:  # ImportError (lgpio absent), OSError (no chip), BadPinFactory
         raise HardwareError(
             f"{config.source}: backends.gpio = {config.backends.gpio!r}: cannot drive the "

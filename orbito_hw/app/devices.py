@@ -189,7 +189,7 @@ class Devices:
         """The pin factory the gpio parts share, opened once (a HardwareError naming
         ``backends.gpio`` until it can be)."""
         if not self._factory_open:
-            self._factory = open_pin_factory(self.config)
+            self._factory = open_pin_factory(self.config, self.loop)
             self._factory_open = True
             say_pin_library(self.config, self._factory)
         return self._factory

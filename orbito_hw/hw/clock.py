@@ -96,7 +96,16 @@ class LoopClock:
         return self.loop.call_later(delay, callback)
 
     def post(self, callback: Callable[[], None]) -> None:
-        self.loop.call_soon_threadsafe(callback)
+        """``callback`` on the loop, from any thread (a pin library's, or the loop's own:
+        gpiod's edges are read on it, and need no wake-up of the loop)."""
+        try:
+            here = asyncio.get_running_loop() is self.loop
+        except RuntimeError:
+            here = False
+        if here:
+            self.loop.call_soon(callback)
+        else:
+            self.loop.call_soon_threadsafe(callback)
 
 
 class ScopedClock:

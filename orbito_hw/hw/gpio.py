@@ -20,6 +20,7 @@ not the moment the callback ran.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -81,11 +82,12 @@ def gpiod_usable() -> bool:
     return hasattr(gpiod, "LineSettings")  # v1's bindings (Debian bookworm's) have none
 
 
-def pin_factory(library: str) -> Any:
+def pin_factory(library: str, loop: asyncio.AbstractEventLoop | None = None) -> Any:
     """gpiozero's pin factory for ``library`` (the config's ``backends.gpio``), by the name
     gpiozero's ``gpiozero_pin_factories`` entry points give it ("gpiod", "lgpio", "rpigpio",
     "mock"). None: gpiozero's own choice. "auto" is gpiod where it can run, unless a factory
-    was chosen already (``Device.pin_factory``, as the tests do, or GPIOZERO_PIN_FACTORY)."""
+    was chosen already (``Device.pin_factory``, as the tests do, or GPIOZERO_PIN_FACTORY).
+    ``loop``: the controller's event loop, where gpiod's edges are read (``GpiodFactory``)."""
     if library == "auto":
         if Device.pin_factory is not None or os.environ.get("GPIOZERO_PIN_FACTORY"):
             return None
@@ -94,6 +96,8 @@ def pin_factory(library: str) -> Any:
         library = "gpiod"
     for entry in entry_points(group="gpiozero_pin_factories"):
         if entry.name == library:
+            if library == "gpiod" and loop is not None:
+                return entry.load()(loop=loop)
             return entry.load()()
     raise BadPinFactory(f"no gpiozero pin factory named {library!r} is installed")
 

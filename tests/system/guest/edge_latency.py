@@ -34,7 +34,7 @@ def main() -> None:
     line = Path("/sys/devices/platform") / device / chip / f"sim_gpio{config.sensors.pins[SQUARE]}"
     loop = asyncio.new_event_loop()
     clock = LoopClock(loop)
-    factory = pin_factory(library)
+    factory = pin_factory(library, loop)  # gpiod reads the edges on the loop, as the service
     sensors = GpioSensors(gpio_pins(config), clock, factory)
     heard: list[asyncio.Future[float]] = []
 
