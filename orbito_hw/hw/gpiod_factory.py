@@ -118,6 +118,27 @@ def _name_thread(name: bytes) -> None:
         ctypes.CDLL(None).prctl(15, name)  # PR_SET_NAME
 
 
+def _take_edges(
+    lock: threading.RLock, pins: dict[int, GpiodPin], fd: int, drop: Callable[[int], None]
+) -> None:
+    """The edges queued on the request behind ``fd``, read under ``lock`` (a pin closed
+    meanwhile is never read) and handed to its pin outside it (a callback may close pins).
+    A request whose edges cannot be read (its chip gone) is dropped: that line is lost, not
+    the others, and a descriptor in error no longer wakes the reader."""
+    with lock:
+        pin = pins.get(fd)
+        if pin is None:
+            return
+        try:
+            events = pin._pending_events()
+        except OSError as exc:
+            log.error("%r: its edges cannot be read: %s", pin, exc)
+            drop(fd)
+            return
+    for event in events:
+        pin._edge(event)
+
+
 class _EdgeReader:
     """One thread for every input's edges, asleep in ``epoll_wait`` with no timeout until
     the kernel queues an edge on a request's descriptor, or ``stop`` writes to an eventfd.
@@ -165,18 +186,7 @@ class _EdgeReader:
                     if self._stopping:
                         return
                     continue
-                with self.lock:
-                    pin = self._pins.get(fd)
-                    if pin is None:
-                        continue
-                    try:
-                        events = pin._pending_events()
-                    except OSError as exc:  # the chip gone: that line is lost, not the others
-                        log.error("%r: its edges cannot be read: %s", pin, exc)
-                        self.unwatch(fd)  # else a descriptor in error wakes us for ever
-                        continue
-                for event in events:
-                    pin._edge(event)
+                _take_edges(self.lock, self._pins, fd, self.unwatch)
 
     def stop(self) -> None:
         """Wake the thread to end, wait for it, close the descriptors. Idempotent."""
@@ -263,19 +273,12 @@ class _LoopEdges:
             then()
 
     def _ready(self, fd: int) -> None:
-        with self.lock:
-            pin = self._pins.get(fd)
-            if pin is None:
-                return
-            try:
-                events = pin._pending_events()
-            except OSError as exc:  # the chip gone: that line is lost, not the others
-                log.error("%r: its edges cannot be read: %s", pin, exc)
-                self._pins.pop(fd, None)
-                self.loop.remove_reader(fd)  # else a descriptor in error wakes us for ever
-                return
-        for event in events:
-            pin._edge(event)
+        _take_edges(self.lock, self._pins, fd, self._drop)
+
+    def _drop(self, fd: int) -> None:
+        """A descriptor in error, off the loop (on the loop: it would wake it for ever)."""
+        self._pins.pop(fd, None)
+        self.loop.remove_reader(fd)
 
     def stop(self) -> None:
         """Every line is unwatched as its pin closes: nothing of its own to stop."""
