@@ -349,6 +349,23 @@ def test_a_part_closed_from_a_worker_while_the_loop_reads_leaves_no_reader(
     assert kernel.open_requests == set()
 
 
+def test_a_closed_loop_lets_the_lines_go_and_watches_nothing(kernel: Kernel) -> None:
+    """The controller's loop closed first (a part still closing on a worker at shutdown):
+    its pins open and close all the same, and release their lines."""
+    loop = asyncio.new_event_loop()
+    factory = GpiodFactory(loop=loop)
+    sensor = DigitalInputDevice(8, pull_up=True, pin_factory=factory)
+    sensor.when_activated = lambda: None
+    loop.close()
+    late = DigitalInputDevice(9, pull_up=True, pin_factory=factory)
+    late.when_activated = lambda: None
+    sensor.close()
+    late.close()
+    assert kernel.lines[8].request is None and kernel.lines[9].request is None
+    factory.close()
+    assert kernel.open_requests == set()
+
+
 def test_a_stopped_loop_lets_the_lines_go_at_once(kernel: Kernel) -> None:
     loop = asyncio.new_event_loop()
     factory = GpiodFactory(loop=loop)

@@ -221,18 +221,21 @@ class _LoopEdges:
         self._pins: dict[int, GpiodPin] = {}
 
     def _here(self) -> bool:
-        """Whether the loop's readers may be touched from this thread now."""
+        """Whether the loop's readers may be touched from this thread now (a closed loop
+        has none: ``_remove`` leaves it alone)."""
         try:
             running = asyncio.get_running_loop()
         except RuntimeError:
             running = None
-        return running is self.loop or not self.loop.is_running()
+        return running is self.loop or not self.loop.is_running() or self.loop.is_closed()
 
     def watch(self, fd: int, pin: GpiodPin) -> None:
         with self.lock:
             if fd in self._pins:
                 return
             self._pins[fd] = pin
+        if self.loop.is_closed():
+            return  # the controller is gone: no edge is wanted any more
         if self._here():
             self.loop.add_reader(fd, self._ready, fd)
         else:
