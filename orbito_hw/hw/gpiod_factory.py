@@ -262,7 +262,10 @@ class _LoopEdges:
                 self._remove(fd, then)
                 done.set()
 
-        self.loop.call_soon_threadsafe(remove)
+        try:
+            self.loop.call_soon_threadsafe(remove)
+        except RuntimeError:  # the loop closed since: nobody watches the descriptor now
+            remove()
         if not done.wait(self.HAND_OVER_S):
             if self.loop.is_running():  # busy: the loop releases the line when it gets there
                 log.warning("the event loop is busy: a GPIO line is released later")
