@@ -113,3 +113,32 @@ def test_colour_parsing_names_the_bad_text() -> None:
             assert bad in str(exc)
         else:
             raise AssertionError(f"{bad} parsed")
+
+
+def test_lights_nobody_sees_never_blink_until_a_page_watches() -> None:
+    """A board built without LEDs (``lights = "none"``) wakes for no blink; once a page taps
+    the frames, the result blinks for it."""
+    from orbito_hw.app.assemble import NoLights
+    from orbito_hw.hw.standby import StandInLights
+    from orbito_hw.web.feed import TappedLights
+
+    clock = VirtualClock()
+    lights = StandInLights()
+    lights.attach(NoLights())
+    light_show = LightShow(lights, clock, P)
+    light_show.update(View("result", result=Result.WHITE, lines=(LINES[0],)))
+    assert clock.next_due() is None  # no timer: nothing to wake for
+    drawn: list[float] = []
+    light_show.lights = TappedLights(lights, lambda: drawn.append(clock.now()))
+    light_show.refresh()
+    clock.advance(1.0)
+    assert drawn == [0.0, 0.5, 1.0]  # the page gets every phase of the blink
+
+
+def test_a_strip_still_missing_keeps_its_blink_going() -> None:
+    from orbito_hw.hw.standby import StandInLights
+
+    clock = VirtualClock()
+    light_show = LightShow(StandInLights(), clock, P)
+    light_show.update(View("result", result=Result.BLACK, lines=(LINES[0],)))
+    assert clock.next_due() == 0.5  # the strip may come any moment, mid-blink

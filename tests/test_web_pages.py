@@ -136,7 +136,7 @@ def test_the_instruction_line_through_a_game_against_the_board(
         # The rest of the game, each turn as the line asks; then the result, kept on reload.
         rng = random.Random(3)
         while (snapshot := state(url))["result"] is None:
-            text = line_of(page)[1]
+            text = wait_phase(page, str(snapshot["phase"]))  # the page may be a moment behind
             count = len(snapshot["turns"])
             if snapshot["phase"] == "board-turn":
                 assert text.startswith("The board's turn: ")

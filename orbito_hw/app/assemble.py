@@ -47,6 +47,8 @@ P = TypeVar("P", bound=Part)
 class NoLights:
     """``lights = "none"``: a board built without LEDs."""
 
+    watched = False  # nothing to animate (control/lights.py ``watched``)
+
     def show(self, frame: Frame, status: RGB | None = None) -> None:
         pass
 

@@ -153,8 +153,16 @@ class LightShow:
         lit, status, animated = self._compose(view)
         frame: list[RGB | None] = [lit.get(sq) for sq in SQUARES]
         self.lights.show(frame, status)
-        if animated:
+        if animated and watched(self.lights):
             self._timer = self.clock.call_later(self._tick_period(view), self._tick)
+
+    def refresh(self) -> None:
+        """Draw the view again from its first phase: after ``lights`` was replaced (the page
+        came to watch), so that its blinking starts."""
+        if self.view is not None:
+            self._stop()
+            self._phase = 0
+            self._draw()
 
     def _tick_period(self, view: View) -> float:
         if view.mode == "result" and view.result is Result.DRAW:
@@ -243,6 +251,13 @@ class LightShow:
     def close(self) -> None:
         self._stop()
         self.lights.close()
+
+
+def watched(lights: Lights) -> bool:
+    """Whether anyone sees what ``lights`` show: not a board built without LEDs
+    (``watched = False``) with no page tapping its frames. Nobody watching, nothing blinks:
+    an idle board wakes only for the watchdog. Lights without the attribute are seen."""
+    return bool(getattr(lights, "watched", True))
 
 
 def _dim(colour: RGB, level: float) -> RGB:

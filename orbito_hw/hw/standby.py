@@ -135,6 +135,13 @@ class StandInLights(StandIn[Lights]):
             return self.real.shown()
         return [None] * 16, None  # nothing lit: no strip to light
 
+    @property
+    def watched(self) -> bool:
+        """Whether the lights are seen (control/lights.py ``watched``): those it stands in
+        for; a strip still missing may come, so it is."""
+        real = self.real
+        return real is None or bool(getattr(real, "watched", True))
+
     def _attached(self, real: Lights) -> None:
         real.show(self._frame, self._status)
 

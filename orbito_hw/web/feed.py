@@ -87,6 +87,8 @@ def sse(obj: Mapping[str, object]) -> bytes:
 class TappedLights:
     """The board's lights, telling the feed each time the light show draws."""
 
+    watched = True  # the pages see every frame, LEDs or not
+
     def __init__(self, inner: Lights, drawn: Callable[[], None]) -> None:
         self.inner = inner
         self.drawn = drawn
@@ -130,6 +132,7 @@ class Feed:
         referee.add_listener(self._on_event)
         referee.sensors.subscribe(lambda square, present, when: self.changed())
         referee.show.lights = TappedLights(referee.show.lights, self.changed)
+        referee.show.refresh()  # a blink the lights alone did not animate, for the page
         self.changed()
 
     # --- pages -----------------------------------------------------------------------
