@@ -79,6 +79,14 @@ class VirtualClock:
         self._now = max(self._now, when)
 
 
+def on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    """Whether the calling thread is the one running ``loop`` now."""
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:  # no loop runs on this thread
+        return False
+
+
 class LoopClock:
     """The clock of an asyncio event loop: the loop waits on I/O and timers, never polls."""
 
@@ -98,11 +106,7 @@ class LoopClock:
     def post(self, callback: Callable[[], None]) -> None:
         """``callback`` on the loop, from any thread (a pin library's, or the loop's own:
         gpiod's edges are read on it, and need no wake-up of the loop)."""
-        try:
-            here = asyncio.get_running_loop() is self.loop
-        except RuntimeError:
-            here = False
-        if here:
+        if on_loop(self.loop):
             self.loop.call_soon(callback)
         else:
             self.loop.call_soon_threadsafe(callback)

@@ -62,6 +62,7 @@ from gpiozero.exc import (
 from gpiozero.pins.local import LocalPiFactory, LocalPiPin
 
 from orbito_hw.errors import HardwareError
+from orbito_hw.hw.clock import on_loop
 
 log = logging.getLogger(__name__)
 
@@ -223,11 +224,8 @@ class _LoopEdges:
     def _here(self) -> bool:
         """Whether the loop's readers may be touched from this thread now (a closed loop
         has none: ``_remove`` leaves it alone)."""
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        return running is self.loop or not self.loop.is_running() or self.loop.is_closed()
+        loop = self.loop
+        return on_loop(loop) or not loop.is_running() or loop.is_closed()
 
     def watch(self, fd: int, pin: GpiodPin) -> None:
         with self.lock:
