@@ -23,7 +23,10 @@ FIRMWARE = {"orbito_fw"}  # the Pico's logic, a package of the same distribution
 # it sees the package only through the rules (the squares) and the config's schema.
 CAD = {"orbito_cad"}
 CAD_MAY_IMPORT = {"rules", "errors", "app"}
-CAD_LIBRARIES = {"build123d", "matplotlib", "mpl_toolkits", "numpy", "orbito_cad"}
+CAD_LIBRARIES = {
+    "build123d", "bd_warehouse", "matplotlib", "mpl_toolkits", "numpy", "orbito_cad",
+    "manifold3d", "mujoco", "magpylib", "scipy",
+}  # fmt: skip
 
 # What each folder (or top-level module) may import from the package, and from outside the
 # standard library. "hw.interfaces" is the one module of hw that the control layer may see:
