@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from orbito_cad.parts import Placed
+from orbito_cad.placed import Placed
 
 TOUCH = 1e-3  # mm^3: parts that only touch (a cup on the floor) share no more than this
 
