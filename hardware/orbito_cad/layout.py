@@ -72,6 +72,15 @@ class Side:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class Pushing:
+    """A bar's fingers in a cup: the way they push it and the square it started from (where
+    the bar's fingers stood at crank angle 0)."""
+
+    along: Point
+    home: Point
+
+
 def sides() -> tuple[Side, ...]:
     """The outer ring's four sides, from the rules: the squares whose press moves them the
     same way. Counter-clockwise rings: the outside is to the right of the way they go."""
@@ -107,38 +116,87 @@ def bar_displacement(phi: float, p: Params = PARAMS) -> float:
     return p.crank_r * (1 - math.cos(phi))
 
 
-def fingers_up(phi: float) -> bool:
-    """The bar rides on its crank pin, and its yoke's floor has a ramp: the fingers are up
-    while the pin is on the ring's side of the crank axis (``sin phi > 0``)."""
-    return math.sin(phi) > 0
+def bar_lift(phi: float, p: Params = PARAMS) -> float:
+    """How high a bar stands (mm above its lowest) at crank angle ``phi``: it rides on its
+    crank pin's collar, whose track in the yoke ramps up across the yoke's middle. The pin
+    crosses the yoke at ``r sin phi`` (towards the ring while ``sin phi > 0``), so the bar is
+    up on the way out and down on the way back, and changes only near the dead centres.
+    The ramp is a half cosine: the collar rolls onto it without a kink."""
+    across = p.crank_r * math.sin(phi)
+    t = min(1.0, max(0.0, (across + p.ramp_half) / (2 * p.ramp_half)))
+    return p.lift * (1 - math.cos(math.pi * t)) / 2
+
+
+def finger_depth(phi: float, p: Params = PARAMS) -> float:
+    """How far a finger's tip reaches above a cup's bottom (negative: below it, clear)."""
+    return p.finger_up - (p.lift - bar_lift(phi, p))
+
+
+def engaged(phi: float, p: Params = PARAMS) -> bool:
+    """The fingers are in the cups' holes: the bar drives its cups."""
+    return finger_depth(phi, p) > 0
+
+
+def cup_holes(p: Params = PARAMS) -> tuple[Point, ...]:
+    """The finger holes in a cup's bottom, in its own frame: two across each way it goes."""
+    f = p.finger_offset
+    return ((f, 0.0), (0.0, f), (-f, 0.0), (0.0, -f))
+
+
+def finger_points(side: Side, p: Params = PARAMS) -> list[Point]:
+    """A side's fingers at rest: two under each cup it pushes, across the way it goes (one
+    inside the ring's centre line, one outside), so the push runs through the cup's
+    centre."""
+    ox, oy = side.outward
+    out = []
+    for s in side.starts:
+        x, y = square_centre(s, p)
+        for sign in (-1, 1):
+            out.append((x + sign * ox * p.finger_offset, y + sign * oy * p.finger_offset))
+    return out
+
+
+def crank_angle(places: float) -> float:
+    """The cranks' angle (radians) after ``places`` places: one crank turn a place."""
+    return 2 * math.pi * places
+
+
+def finger_play(p: Params = PARAMS) -> float:
+    """How far a finger can move in its hole before it pushes the cup."""
+    return (p.finger_hole_d - p.finger_d) / 2
 
 
 def simulate_outer(start: Square, places: Sequence[float], p: Params = PARAMS) -> list[Point]:
     """The centre of the cup that rests on ``start`` at crank angle 0, sampled at each of
     ``places`` (crank turns from 0, any order, backwards too). The cup is free in its
-    channel: it moves only while a bar's fingers are up in it, exactly as the bar moves.
-    Integrated in small steps from the previous sample, as the mechanism would."""
+    channel: it moves only while a bar's fingers are in it, and only when a finger has
+    taken up its play in the hole and pushes (so a cup pushed forwards stops ``play``
+    short of the square's centre, one pushed back ``play`` beyond it). Integrated in small
+    steps from the previous sample, as the mechanism would."""
     side_of = {s: side for side in sides() for s in side.starts}
+    play = finger_play(p)
     x, y = square_centre(start, p)
     at = 0.0
     out: list[Point] = []
-    engaged: Side | None = None
+    pusher: Pushing | None = None
     for target in places:
         steps = max(1, math.ceil(abs(target - at) * 720))
         for i in range(1, steps + 1):
             nxt = at + (target - at) * i / steps
             prev = at + (target - at) * (i - 1) / steps
             phi0, phi1 = 2 * math.pi * prev, 2 * math.pi * nxt
-            mid = (phi0 + phi1) / 2
-            if fingers_up(mid):
-                if engaged is None:
-                    engaged = _engaging_side(x, y, phi0, side_of, p)
-                if engaged is not None:
-                    delta = bar_displacement(phi1, p) - bar_displacement(phi0, p)
-                    x += engaged.along[0] * delta
-                    y += engaged.along[1] * delta
+            if engaged((phi0 + phi1) / 2, p):
+                if pusher is None:
+                    pusher = _engaging_side(x, y, phi0, side_of, p)
+                if pusher is not None:
+                    bx, by = pusher.home
+                    bar = bar_displacement(phi1, p)
+                    along = (x - bx) * pusher.along[0] + (y - by) * pusher.along[1]
+                    moved = min(max(along, bar - play), bar + play) - along
+                    x += pusher.along[0] * moved
+                    y += pusher.along[1] * moved
             else:
-                engaged = None
+                pusher = None
         at = target
         out.append((x, y))
     return out
@@ -146,15 +204,16 @@ def simulate_outer(start: Square, places: Sequence[float], p: Params = PARAMS) -
 
 def _engaging_side(
     x: float, y: float, phi: float, side_of: dict[Square, Side], p: Params
-) -> Side | None:
-    """The side whose finger is under the cup at (x, y) when the fingers come up at crank
-    angle ``phi`` (None if none is: the cup would not move)."""
+) -> Pushing | None:
+    """The side whose fingers are under the cup at (x, y) when they come up at crank angle
+    ``phi`` (None if none is: the cup would not move). A side's two fingers straddle the
+    cup's centre, so the cup is theirs when its centre is between them, within a hole."""
     offset = bar_displacement(phi, p)
     for square, side in side_of.items():
         sx, sy = square_centre(square, p)
         fx, fy = sx + side.along[0] * offset, sy + side.along[1] * offset
         if math.hypot(fx - x, fy - y) < p.finger_hole_d / 2:
-            return side
+            return Pushing(side.along, (sx, sy))
     return None
 
 

@@ -67,14 +67,19 @@ class Params:
     gear_boss_h: float = 6.0
 
     # --- cups, disc, face (printed) -------------------------------------------------------
-    cup_d: float = 30.0
+    # 27 mm: two cups meeting at a corner pass 40/sqrt(2) = 28.3 mm apart at mid-stroke (one
+    # coming in along a side, one leaving along the next), so 30 mm cups collided there.
+    cup_d: float = 27.0
     seat_d: float = 13.0  # through hole the marble sits in, and the light comes up through
-    finger_hole_d: float = 5.0
+    # Four finger holes on a cup's bottom, on its axes: two across the way it travels take
+    # the two fingers of a bar, so the cup is pushed on its centre line and cannot turn.
+    finger_hole_d: float = 4.7
     finger_hole_depth: float = 4.0
-    finger_offset: float = 11.0  # from the cup's centre, outwards from the ring
+    finger_offset: float = 10.0  # each finger hole's centre from the cup's centre
+    lead_in: float = 0.6  # 45 deg chamfer at a finger hole's mouth: the finger finds it
     face_t: float = 10.0
     face_pocket: float = 6.0  # depth of the channel and of the disc's recess
-    face_rim: float = 20.7  # face plate beyond the channel
+    face_rim: float = 22.2  # face plate beyond the channel
     disc_r: float = 41.0
     hub_d: float = 10.0
     hub_len: float = 16.0
@@ -84,12 +89,22 @@ class Params:
     crank_arm_t: float = 3.5
     crank_arm_margin: float = 2.4  # arm beyond the crank pin
     index_margin: float = 3.6  # index magnet's centre beyond the crank gear's teeth
-    bar_w: float = 6.0
+    bar_w: float = 6.0  # each of a bar's two rails, under its row of fingers
     bar_h: float = 4.0
     finger_d: float = 4.4
+    finger_up: float = 3.5  # how far a finger reaches into its hole with the bar up
     yoke_wall: float = 2.6
     yoke_h: float = 5.0
-    lift: float = 4.5  # the bar drops this much on its way back, fingers out of the cups
+    # The bar rides on its crank pin's slider, whose track in the yoke has a ramp across the
+    # middle: up (fingers in the cups) while the pin is on the ring's side of the crank axis,
+    # down (fingers clear below the cups) on the way back. The ramp spans +-ramp_half of the
+    # pin's travel across the yoke: the bar lifts and drops within +-asin(4/20) = 11.5 deg of
+    # the crank's dead centres, where the yoke hardly moves (0.4 mm).
+    lift: float = 4.5
+    ramp_half: float = 4.0
+    # Moving parts keep at least this from fixed ones and from each other (issue 32: 0.5 mm),
+    # except where they touch by design (a finger in its cup, a cup on its floor).
+    running_gap: float = 0.6
 
     pi_w: float = 85.0  # Raspberry Pi 4 B board, with its parts on top
     pi_d: float = 56.0
@@ -139,7 +154,9 @@ class Params:
 
     @property
     def channel_w(self) -> float:
-        return self.cup_d + 2 * self.slide
+        # Cups slide on the channel's floor; across it they keep the running gap from its
+        # walls (the fingers steer them, the walls only catch a cup knocked off its square).
+        return self.cup_d + 2 * self.running_gap
 
     @property
     def face_w(self) -> float:
