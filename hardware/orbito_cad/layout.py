@@ -14,6 +14,7 @@ outer cup moves one square in a straight line per place, and a turn backwards un
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -116,15 +117,58 @@ def bar_displacement(phi: float, p: Params = PARAMS) -> float:
     return p.crank_r * (1 - math.cos(phi))
 
 
+COLLAR_DOME = 1.0  # mm: the crank pin's collar ends in a shallow dome (in collar_h)
+
+
+def ramp_ceiling(across: float, p: Params = PARAMS) -> float:
+    """The yoke's track over the collar, ``across`` the yoke from its middle (towards the
+    ring positive): how far above the collar's top it stands with the bar fully up. A half
+    cosine from ``lift`` (outer half: the bar rides low) to 0 (inner half: high)."""
+    t = min(1.0, max(0.0, (across - ramp_centre(p) + p.ramp_half) / (2 * p.ramp_half)))
+    return p.lift * (1 + math.cos(math.pi * t)) / 2
+
+
+@functools.cache
+def ramp_centre(p: Params = PARAMS) -> float:
+    """Where the ramp's middle stands across the yoke: the dome meets the track off its
+    axis, on the high side, which would lift the bar early and drop it late; moving the
+    ramp that way by as much makes the bar half up exactly at the dead centres, so the
+    fingers enter and leave the cups while the yoke is still (solved once by bisection)."""
+    lo, hi = 0.0, p.collar_d / 2 + p.ramp_half
+    for _ in range(40):
+        mid = (lo + hi) / 2
+        if _lift_at(0.0, p, mid) > p.lift / 2:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def collar_drop(d: float, p: Params = PARAMS) -> float:
+    """How far the collar's dome falls below its top at ``d`` from its axis (its rim at
+    ``collar_d / 2``): a spherical cap ``COLLAR_DOME`` high."""
+    r = p.collar_d / 2
+    radius = (r * r + COLLAR_DOME * COLLAR_DOME) / (2 * COLLAR_DOME)
+    return radius - math.sqrt(max(radius * radius - d * d, 0.0))
+
+
 def bar_lift(phi: float, p: Params = PARAMS) -> float:
-    """How high a bar stands (mm above its lowest) at crank angle ``phi``: it rides on its
-    crank pin's collar, whose track in the yoke ramps up across the yoke's middle. The pin
-    crosses the yoke at ``r sin phi`` (towards the ring while ``sin phi > 0``), so the bar is
-    up on the way out and down on the way back, and changes only near the dead centres.
-    The ramp is a half cosine: the collar rolls onto it without a kink."""
-    across = p.crank_r * math.sin(phi)
-    t = min(1.0, max(0.0, (across + p.ramp_half) / (2 * p.ramp_half)))
-    return p.lift * (1 - math.cos(math.pi * t)) / 2
+    """How high a bar stands (mm above its lowest) at crank angle ``phi``. It rests on its
+    crank pin's domed collar through the ramped track of its yoke; the pin crosses the yoke
+    at ``r sin phi`` (towards the ring while ``sin phi > 0``), so the bar is up on the way
+    out and down on the way back, and rises and falls only near the dead centres, where the
+    yoke hardly moves. The bar settles on the highest point of the dome under the track."""
+    return _lift_at(p.crank_r * math.sin(phi), p, ramp_centre(p))
+
+
+def _lift_at(across: float, p: Params, centre: float) -> float:
+    r = p.collar_d / 2
+    gap = p.lift
+    for i in range(33):
+        d = r * (2 * i / 32 - 1)
+        t = min(1.0, max(0.0, (across + d - centre + p.ramp_half) / (2 * p.ramp_half)))
+        gap = min(gap, p.lift * (1 + math.cos(math.pi * t)) / 2 + collar_drop(d, p))
+    return p.lift - gap
 
 
 def finger_depth(phi: float, p: Params = PARAMS) -> float:

@@ -92,16 +92,21 @@ class Params:
     bar_w: float = 6.0  # each of a bar's two rails, under its row of fingers
     bar_h: float = 4.0
     finger_d: float = 4.4
-    finger_up: float = 3.5  # how far a finger reaches into its hole with the bar up
+    finger_up: float = 3.0  # how far a finger reaches into its hole with the bar up
     yoke_wall: float = 2.6
-    yoke_h: float = 5.0
+    yoke_roof: float = 2.0  # the yoke's roof over the lift's recess
+    collar_d: float = 8.0  # on top of each crank pin: the bar's yoke rides on it
+    collar_h: float = 4.0  # its cylinder 3 mm and a 1 mm dome the ramp rolls on
+    # The pin's shaft between the arm and the collar: the yoke's walls hang round the
+    # collar and must clear the arm with the bar down.
+    pin_h: float = 5.6
     # The bar rides on its crank pin's slider, whose track in the yoke has a ramp across the
     # middle: up (fingers in the cups) while the pin is on the ring's side of the crank axis,
     # down (fingers clear below the cups) on the way back. The ramp spans +-ramp_half of the
-    # pin's travel across the yoke: the bar lifts and drops within +-asin(4/20) = 11.5 deg of
-    # the crank's dead centres, where the yoke hardly moves (0.4 mm).
-    lift: float = 4.5
-    ramp_half: float = 4.0
+    # pin's travel across the yoke, so the fingers enter and leave the cups within a few
+    # degrees of the crank's dead centres, where the yoke hardly moves (layout.bar_lift).
+    lift: float = 5.0
+    ramp_half: float = 3.0
     # Moving parts keep at least this from fixed ones and from each other (issue 32: 0.5 mm),
     # except where they touch by design (a finger in its cup, a cup on its floor).
     running_gap: float = 0.6
@@ -189,19 +194,20 @@ class Params:
         return self.z_gear + self.gear_t
 
     @property
-    def z_yoke(self) -> float:
-        """Bottom of the bars' yokes with the fingers up (at rest): down, they still clear
-        the crank arms."""
-        return self.z_arm + self.crank_arm_t + 1.0 + self.lift
+    def z_collar(self) -> float:
+        """Top of the crank pins' domed collars, on which the bars ride."""
+        return self.z_arm + self.crank_arm_t + self.pin_h + self.collar_h
 
     @property
-    def z_bar(self) -> float:
-        return self.z_yoke + self.yoke_h
+    def z_rail(self) -> float:
+        """Bottom of the bars' rails with the bars up: the rails sit on the yokes' roofs,
+        over the lift's recess, and run a running gap under the face."""
+        return self.z_collar + self.lift + self.yoke_roof
 
     @property
     def z_face(self) -> float:
         """Bottom of the face plate."""
-        return self.z_bar + self.bar_h + 2.0
+        return self.z_rail + self.bar_h + self.running_gap
 
     @property
     def z_floor_top(self) -> float:
