@@ -87,7 +87,7 @@ def bought(config: Config, p: Params = PARAMS) -> list[tuple[int, str, str, str,
 def led_chain(config: Config, p: Params = PARAMS) -> tuple[float, float]:
     """(total, longest hop) of wire along the LEDs in the config's strip order, in mm: the
     single modules are chained in that order, each hop a straight run plus 20 mm slack."""
-    from orbito_cad.parts import led_centre
+    from orbito_cad.track import led_centre
 
     points = [led_centre(s, p) for s in config.lights.order]
     hops = [math.dist(a, b) + 20 for a, b in pairwise(points)]

@@ -25,7 +25,8 @@ def case(p: Params = PARAMS) -> Part:
     ring = Box(w - 2 * wall, w - 2 * wall, p.ledge_h, align=BOTTOM)
     ring -= Box(w - 2 * wall - 2 * p.ledge, w - 2 * wall - 2 * p.ledge, 3 * p.ledge_h)
     part += Pos(0, 0, p.z_face - p.ledge_h) * ring
-    post_h = p.z_gear - 0.5 - p.case_floor
+    # the crank bearing's inner race sits on the post's top, the gear a running gap above it
+    post_h = p.z_gear - p.running_gap - p.case_floor
     for side in geo.sides():
         ax, ay = side.crank_axis(p)
         post = Pos(ax, ay, p.case_floor) * Cylinder(p.post_d / 2, post_h, align=BOTTOM)
@@ -102,3 +103,20 @@ def electronics(p: Params = PARAMS) -> list[Placed]:
     z = p.case_floor + (p.z_face - p.case_floor) / 2
     out.append(Placed("button", "button", Pos(p.button_x, -inner, z) * button, False, False, -40))
     return out
+
+
+def face_screw_points(p: Params = PARAMS) -> list[tuple[float, float]]:
+    """Where the face is screwed down onto the case's ledge (M3 into bosses under it): near
+    each corner and mid-side, on the ledge's centre line, clear of the channel."""
+    c = (p.face_w / 2 + 1.5 * p.pitch + p.channel_w / 2) / 2
+    return [(sx * c, sy * c) for sx in (-1, 1) for sy in (-1, 1)]
+
+
+def centre_posts(p: Params = PARAMS) -> list[tuple[float, float, float]]:
+    """The centre plate's four posts: (x, y, radius), on the diagonals inside the inner slots,
+    clear of the central gear's teeth, the crank arms and the bars' rails."""
+    from orbito_cad.track import plate_half
+
+    r = p.post_d / 4
+    at = plate_half(p) - r - p.min_wall
+    return [(sx * at, sy * at, r) for sx in (-1, 1) for sy in (-1, 1)]

@@ -54,6 +54,9 @@ class Params:
     bearing_w: float = 5.0
     screw_d: float = 3.0  # M3 everywhere
     screw_clear_d: float = 3.4
+    screw_head_d: float = 5.7  # ISO 7380 M3 button head
+    nut_w: float = 5.8  # an M3 nut's trap: 5.5 across the flats, and room to drop it in
+    nut_t: float = 2.6
     axle_len: float = 20.0
 
     # --- gears: module and teeth (printed) ------------------------------------------------
@@ -89,7 +92,9 @@ class Params:
     crank_arm_t: float = 3.5
     crank_arm_margin: float = 2.4  # arm beyond the crank pin
     index_margin: float = 3.6  # index magnet's centre beyond the crank gear's teeth
-    bar_w: float = 6.0  # each of a bar's two rails, under its row of fingers
+    # Each of a bar's two rails, under its row of fingers: narrower than the slot above it,
+    # so a rail never passes under the sensors and LEDs between the slots.
+    bar_w: float = 5.2
     bar_h: float = 4.0
     finger_d: float = 4.4
     finger_up: float = 3.0  # how far a finger reaches into its hole with the bar up

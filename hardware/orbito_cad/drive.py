@@ -1,0 +1,242 @@
+"""The drive's printed parts: the involute gears, the cranks and the transfer bars.
+
+One motor turns the central gear (and the inner disc above it); the central gear turns a crank
+gear under each side of the outer ring, one crank turn a place. Each crank carries a pin with a
+domed collar; a side's transfer bar rides on that collar through its yoke, a channel across
+the bar whose walls make the Scotch yoke (the bar goes out one square and back per turn) and
+whose ramped ceiling lifts the bar on the way out and lowers it on the way back
+(``layout.bar_lift``). The bar's two rails carry two fingers under each of its cups, across
+the way the cup goes.
+
+A side's frame: x along the way its bar pushes, y towards the board's centre, z up, the
+origin on its crank's axis (a proper rotation of the board's frame, so nothing is mirrored).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+from build123d import (
+    Align,
+    Box,
+    Cylinder,
+    Part,
+    Plane,
+    Polygon,
+    Pos,
+    Rot,
+    Sphere,
+    extrude,
+)
+
+from orbito_cad import layout as geo
+from orbito_cad.params import PARAMS, Params
+
+BOTTOM = (Align.CENTER, Align.CENTER, Align.MIN)
+PRESSURE_ANGLE = math.radians(20.0)  # the standard involute: mates with any m 1.5 gear
+ADDENDUM = 1.0  # x module: full-depth teeth
+DEDENDUM = 1.25  # x module: room for the mating tip
+
+
+# --- involute gears -------------------------------------------------------------------------
+def _involute(alpha: float) -> float:
+    return math.tan(alpha) - alpha
+
+
+@functools.cache
+def tooth_outline(
+    teeth: int, p: Params = PARAMS, flank_points: int = 12
+) -> tuple[tuple[float, float], ...]:
+    """A spur gear's outline (one closed polygon, counter-clockwise), its first tooth on +x:
+    involute flanks from the base circle (a radial line below it) to the tip, each tooth
+    thinned on the pitch circle by half the backlash (the pair shares ``p.backlash``)."""
+    m = p.gear_module
+    rp = m * teeth / 2
+    rb = rp * math.cos(PRESSURE_ANGLE)
+    ra, rf = rp + ADDENDUM * m, rp - DEDENDUM * m
+    # half a tooth's angle on the pitch circle, then on the base circle
+    half_pitch = (math.pi * m / 2 - p.backlash / 2) / (2 * rp)
+    half_base = half_pitch + _involute(PRESSURE_ANGLE)
+    flank: list[tuple[float, float]] = []  # (radius, half-angle) from the root up
+    start = max(rb, rf)
+    if rf < rb:
+        flank.append((rf, half_base))
+    for i in range(flank_points + 1):
+        r = start + (ra - start) * i / flank_points
+        alpha = math.acos(min(1.0, rb / r))
+        flank.append((r, half_base - _involute(alpha)))
+    step = 2 * math.pi / teeth
+    out: list[tuple[float, float]] = []
+    for k in range(teeth):
+        c = k * step
+        # the root arc from the previous tooth to this one, then up one flank, over the tip,
+        # down the other
+        for r, a in flank:
+            out.append((r * math.cos(c - a), r * math.sin(c - a)))
+        for r, a in reversed(flank):
+            out.append((r * math.cos(c + a), r * math.sin(c + a)))
+        for j in range(1, 4):
+            a = c + flank[0][1] + (step - 2 * flank[0][1]) * j / 4
+            out.append((rf * math.cos(a), rf * math.sin(a)))
+    return tuple(out)
+
+
+def gear(teeth: int, p: Params = PARAMS, phase: float = 0.0) -> Part:
+    """An involute spur gear ``p.gear_t`` thick; ``phase`` (degrees) turns its first tooth
+    from the +x axis."""
+    outline = tooth_outline(teeth, p)
+    return Rot(0, 0, phase) * extrude(Polygon(*outline, align=None), p.gear_t)
+
+
+def pitch_radius(teeth: int, p: Params = PARAMS) -> float:
+    return p.gear_module * teeth / 2
+
+
+def tip_radius(teeth: int, p: Params = PARAMS) -> float:
+    return pitch_radius(teeth, p) + ADDENDUM * p.gear_module
+
+
+def central_phase(p: Params = PARAMS) -> float:
+    """The central gear's first tooth, in degrees: a gap faces each crank at rest (the
+    cranks sit at 0, 90, 180, 270 degrees, a quarter of the teeth apart)."""
+    return 180 / p.central_teeth
+
+
+def crank_phase(p: Params = PARAMS) -> float:
+    """A crank gear's first tooth, in its side's frame: a tooth points at the motor (+y)."""
+    return 90.0
+
+
+def d_shaft(d: float, length: float, p: Params = PARAMS) -> Part:
+    """A round shaft of diameter ``d`` with the motor shaft's flat (on +x), from z = 0 up."""
+    return Cylinder(d / 2, length, align=BOTTOM) - Pos(d / 2 - p.shaft_flat, -d, -1) * Box(
+        d, 2 * d, length + 2, align=(Align.MIN, Align.MIN, Align.MIN)
+    )
+
+
+def clamp_screw(p: Params, z: float, reach: float) -> Part:
+    """An M3 grub screw's hole and its nut's trap, square to a shaft's flat (+x), at height
+    ``z``: tightened on the flat, the hub cannot turn on the shaft (a D-bore alone leaves
+    it the bore's clearance, +-12 deg at the cranks)."""
+    hole = Pos(0, 0, z) * Rot(0, 90, 0) * Cylinder(p.screw_clear_d / 2, reach, align=BOTTOM)
+    nut = Pos(p.shaft_d / 2 + 1.5, 0, z) * Box(p.nut_t, p.nut_w, 2 * reach, align=(
+        Align.MIN, Align.CENTER, Align.MIN))  # fmt: skip
+    return hole + nut
+
+
+def central_gear(p: Params = PARAMS) -> Part:
+    """The central gear on the motor's shaft, with a clamped hub under it."""
+    body = gear(p.central_teeth, p, phase=central_phase(p))
+    boss = Pos(0, 0, p.gear_t) * Cylinder(p.gear_boss_d / 2, p.gear_boss_h, align=BOTTOM)
+    part = body + boss
+    part -= Pos(0, 0, -1) * d_shaft(p.shaft_d + p.fit, 3 * p.gear_t, p)
+    part -= clamp_screw(p, p.gear_t + p.gear_boss_h / 2, p.gear_boss_d)
+    return part
+
+
+def index_radius(p: Params = PARAMS) -> float:
+    """The index magnet's radius on the crank arm: outside the gear's teeth."""
+    return tip_radius(p.crank_teeth, p) + p.index_margin
+
+
+def arm_radius(p: Params = PARAMS) -> float:
+    return p.crank_r + p.collar_d / 2 + p.crank_arm_margin
+
+
+def crank_gear(p: Params = PARAMS) -> Part:
+    """Gear, crank arm, pin and its domed collar in one print, on a 625ZZ bearing. The pin
+    starts at -x (crank angle 0); the arm holds the index magnet under the pin."""
+    body = gear(p.crank_teeth, p, phase=crank_phase(p))
+    arm = Pos(0, 0, p.gear_t) * Cylinder(arm_radius(p), p.crank_arm_t, align=BOTTOM)
+    top = p.gear_t + p.crank_arm_t
+    pin = Pos(-p.crank_r, 0, top) * Cylinder(p.crank_pin_d / 2, p.pin_h + 0.5, align=BOTTOM)
+    cylinder_h = p.collar_h - geo.COLLAR_DOME
+    collar = Pos(-p.crank_r, 0, top + p.pin_h) * Cylinder(p.collar_d / 2, cylinder_h, align=BOTTOM)
+    r = p.collar_d / 2
+    radius = (r * r + geo.COLLAR_DOME**2) / (2 * geo.COLLAR_DOME)
+    dome = Pos(-p.crank_r, 0, top + p.pin_h + p.collar_h - radius) * Sphere(radius)
+    dome &= Pos(-p.crank_r, 0, top + p.pin_h + cylinder_h) * Cylinder(r, 5, align=BOTTOM)
+    part = body + arm + pin + collar + dome
+    part -= Cylinder((p.bearing_od + p.fit) / 2, p.bearing_w * 2)  # 625ZZ pressed in
+    # the axle turns nothing: the bearing carries the gear, the bore keeps a running gap
+    part -= Cylinder(p.axle_d / 2 + p.running_gap + 0.1, 40)
+    part -= Pos(-index_radius(p), 0, p.gear_t - 1) * Cylinder(
+        (p.index_magnet_d + p.fit) / 2, p.index_magnet_h + 1.1, align=BOTTOM
+    )
+    return part
+
+
+# --- transfer bars ------------------------------------------------------------------------
+def rails_y(p: Params = PARAMS) -> tuple[float, float]:
+    """The two rails (outer, inner) across the side's frame: under the two rows of fingers,
+    ``finger_offset`` either side of the ring's centre line."""
+    line = p.crank_distance - 1.5 * p.pitch
+    return (line - p.finger_offset, line + p.finger_offset)
+
+
+def fingers_x(p: Params = PARAMS) -> list[float]:
+    """Where a side's three pairs of fingers stand along it at rest (the cups it pushes)."""
+    return [-p.crank_r - p.pitch, -p.crank_r, -p.crank_r + p.pitch]
+
+
+def yoke_half_width(p: Params = PARAMS) -> float:
+    """The yoke's channel, half its width along the bar: the collar with a running fit."""
+    return p.collar_d / 2 + p.fit
+
+
+def transfer_bar(p: Params = PARAMS) -> Part:
+    """A side's bar in its own frame: z = 0 is the yoke's track where it carries the bar
+    fully up (``layout.ramp_ceiling`` = 0), the yoke at the pin's place at crank angle 0."""
+    up = geo.ramp_ceiling  # the track above the collar's top, across the yoke
+    half = yoke_half_width(p)
+    reach = p.crank_r + p.collar_d / 2 + p.running_gap  # the pin's travel across, and more
+    wall_bottom = -(p.collar_h - geo.COLLAR_DOME) - 0.5
+    roof_top = p.lift + p.yoke_roof
+    x0 = -p.crank_r
+    yoke = Pos(x0, 0, wall_bottom) * Box(
+        2 * (half + p.yoke_wall), 2 * (reach + p.yoke_wall), roof_top - wall_bottom,
+        align=BOTTOM,
+    )  # fmt: skip
+    # the channel: its ceiling follows the ramp, sampled finely along y
+    n = 48
+    profile = [(-reach, wall_bottom - 1.0)]
+    profile += [
+        (-reach + 2 * reach * i / n, up(-reach + 2 * reach * i / n, p)) for i in range(n + 1)
+    ]
+    profile += [(reach, wall_bottom - 1.0)]
+    channel = extrude(Plane.YZ.offset(x0) * Polygon(*profile, align=None), half, both=True)
+    yoke -= channel
+    part = yoke
+    xs = fingers_x(p)
+    length = xs[-1] - xs[0] + p.bar_w  # ends within the slots' round ends
+    for y in rails_y(p):
+        # on the yoke's roof, sunk into it by half a millimetre so the two print as one
+        part += Pos((xs[0] + xs[-1]) / 2, y, roof_top - 0.5) * Box(
+            length, p.bar_w, p.bar_h + 0.5, align=BOTTOM
+        )
+    # the fingers: up through the floor's slots into the cups, domed at the tip
+    tip = finger_tip_z(p)
+    for x in xs:
+        for y in rails_y(p):
+            stem = Pos(x, y, roof_top + p.bar_h) * Cylinder(
+                p.finger_d / 2, tip - p.finger_d / 2 - roof_top - p.bar_h, align=BOTTOM
+            )
+            part += stem + Pos(x, y, tip - p.finger_d / 2) * Sphere(p.finger_d / 2)
+    return part
+
+
+def finger_tip_z(p: Params = PARAMS) -> float:
+    """A finger's tip in the bar's frame (the bar fully up: ``finger_up`` into the cup)."""
+    return p.z_floor_top + p.finger_up - bar_up_z(p)
+
+
+def bar_up_z(p: Params = PARAMS) -> float:
+    """Where a bar's frame stands (its z = 0) with the bar fully up: the track on the
+    collar's top."""
+    return p.z_collar
+
+
+def bar_z(phi: float, p: Params = PARAMS) -> float:
+    """Where a bar's frame stands at crank angle ``phi``."""
+    return bar_up_z(p) - (p.lift - geo.bar_lift(phi, p))
