@@ -13,7 +13,7 @@ from pathlib import Path
 
 from build123d import Compound, export_step, export_stl
 
-from orbito_cad import bom, layout, parts, render
+from orbito_cad import bom, layout, motion, parts, render
 from orbito_cad.params import PARAMS, Params
 from orbito_hw.app.config import Config
 
@@ -49,5 +49,14 @@ def build(out: Path, config: Config, p: Params = PARAMS,
     (out / "layout.json").write_text(json.dumps(layout.layout(p), indent=1) + "\n")
     (out / "BOM.md").write_text(bom.bom(config, built, p))
     written += [out / "layout.json", out / "BOM.md"]
+    written += write_motion(out, placed, p, say)
     say(f"layout.json, BOM.md: {len(written)} files in {out}")
     return written
+
+
+def write_motion(out: Path, placed: list[parts.Placed], p: Params,
+                 say: Callable[[str], None]) -> list[Path]:  # fmt: skip
+    """``motion/``: every solid posed at rest and its transforms through one place."""
+    files = motion.write(out / "motion", placed, p)
+    say(f"motion/: {len(files) - 1} solids at rest, motion.json")
+    return files

@@ -115,8 +115,8 @@ def face_screw_points(p: Params = PARAMS) -> list[tuple[float, float]]:
 def centre_posts(p: Params = PARAMS) -> list[tuple[float, float, float]]:
     """The centre plate's four posts: (x, y, radius), on the diagonals inside the inner slots,
     clear of the central gear's teeth, the crank arms and the bars' rails."""
-    from orbito_cad.track import plate_half
-
-    r = p.post_d / 4
-    at = plate_half(p) - r - p.min_wall
+    # the screw's head sinks into the plate inside the channel's inner wall
+    wall = 1.5 * p.pitch - p.channel_w / 2
+    at = wall - p.centre_screw_head_d / 2 - 0.3 - p.min_wall
+    r = p.centre_post_d / 2
     return [(sx * at, sy * at, r) for sx in (-1, 1) for sy in (-1, 1)]

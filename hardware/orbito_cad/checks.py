@@ -18,6 +18,7 @@ import numpy as np
 from orbito_cad.placed import Placed
 
 TOUCH = 1e-3  # mm^3: parts that only touch (a cup on the floor) share no more than this
+GRAZING = 0.3  # cosine: a facet the inward ray meets at over 72 deg is grazed, not crossed
 
 
 def _boxes_overlap(a: object, b: object) -> bool:
@@ -143,7 +144,10 @@ def thinnest_wall(tris: np.ndarray, samples: int = 4000, seed: int = 0) -> float
         q = np.cross(s, e1)
         vv = f * (q @ d)
         t = f * np.einsum("ij,ij->i", e2, q)
-        hit = ok & (uu >= 0) & (vv >= 0) & (uu + vv <= 1) & (t > 1e-4)
+        # a wall is measured to the surface facing back across it: a ray that only grazes
+        # a facet (the chords of a hole's wall, at the hole's rim) is not a wall
+        facing = np.abs(normals @ d) > GRAZING
+        hit = ok & (uu >= 0) & (vv >= 0) & (uu + vv <= 1) & (t > 1e-4) & facing
         hit[own] = False
         if hit.any():
             best = min(best, float(t[hit].min()))

@@ -19,14 +19,16 @@ import math
 
 from build123d import (
     Align,
+    Axis,
     Box,
+    Cone,
     Cylinder,
     Part,
     Plane,
     Polygon,
     Pos,
     Rot,
-    Sphere,
+    chamfer,
     extrude,
 )
 
@@ -35,8 +37,10 @@ from orbito_cad.params import PARAMS, Params
 
 BOTTOM = (Align.CENTER, Align.CENTER, Align.MIN)
 PRESSURE_ANGLE = math.radians(20.0)  # the standard involute: mates with any m 1.5 gear
-ADDENDUM = 1.0  # x module: full-depth teeth
-DEDENDUM = 1.25  # x module: room for the mating tip
+# x module: stub teeth, their tips thicker than min_wall on both gears (full-depth teeth
+# leave the 72-tooth gear's tips 1.1 mm thick); contact ratio still about 1.4
+ADDENDUM = 0.8
+DEDENDUM = 1.0
 
 
 # --- involute gears -------------------------------------------------------------------------
@@ -115,14 +119,21 @@ def d_shaft(d: float, length: float, p: Params = PARAMS) -> Part:
     )
 
 
-def clamp_screw(p: Params, z: float, reach: float) -> Part:
+def clamp_screw(p: Params, z: float, reach: float, opening: int = 1) -> Part:
     """An M3 grub screw's hole and its nut's trap, square to a shaft's flat (+x), at height
-    ``z``: tightened on the flat, the hub cannot turn on the shaft (a D-bore alone leaves
-    it the bore's clearance, +-12 deg at the cranks)."""
+    ``z``, the trap open upwards (``opening`` 1) or downwards (-1) for the nut to drop in:
+    tightened on the flat, the hub cannot turn on the shaft (a D-bore alone leaves it the
+    bore's clearance, +-12 deg at the cranks)."""
     hole = Pos(0, 0, z) * Rot(0, 90, 0) * Cylinder(p.screw_clear_d / 2, reach, align=BOTTOM)
-    nut = Pos(p.shaft_d / 2 + 1.5, 0, z) * Box(p.nut_t, p.nut_w, 2 * reach, align=(
-        Align.MIN, Align.CENTER, Align.MIN))  # fmt: skip
-    return hole + nut
+    z_align = Align.MIN if opening > 0 else Align.MAX
+    nut = Pos(p.shaft_d / 2 + 1.5, 0, z - opening * p.nut_w / 2) * Box(
+        p.nut_t, p.nut_w, 2 * reach, align=(Align.MIN, Align.CENTER, z_align)
+    )
+    # a flat where the hole leaves the round hub: the screw's end bears square on it
+    side = p.screw_clear_d + 2 * p.min_wall
+    flat = Pos(reach / 2 - 0.6, 0, z) * Box(reach, 2 * reach, side, align=(
+        Align.MIN, Align.CENTER, Align.CENTER))  # fmt: skip
+    return hole + nut + flat
 
 
 def central_gear(p: Params = PARAMS) -> Part:
@@ -151,13 +162,9 @@ def crank_gear(p: Params = PARAMS) -> Part:
     arm = Pos(0, 0, p.gear_t) * Cylinder(arm_radius(p), p.crank_arm_t, align=BOTTOM)
     top = p.gear_t + p.crank_arm_t
     pin = Pos(-p.crank_r, 0, top) * Cylinder(p.crank_pin_d / 2, p.pin_h + 0.5, align=BOTTOM)
-    cylinder_h = p.collar_h - geo.COLLAR_DOME
-    collar = Pos(-p.crank_r, 0, top + p.pin_h) * Cylinder(p.collar_d / 2, cylinder_h, align=BOTTOM)
-    r = p.collar_d / 2
-    radius = (r * r + geo.COLLAR_DOME**2) / (2 * geo.COLLAR_DOME)
-    dome = Pos(-p.crank_r, 0, top + p.pin_h + p.collar_h - radius) * Sphere(radius)
-    dome &= Pos(-p.crank_r, 0, top + p.pin_h + cylinder_h) * Cylinder(r, 5, align=BOTTOM)
-    part = body + arm + pin + collar + dome
+    collar = Pos(-p.crank_r, 0, top + p.pin_h) * Cylinder(p.collar_d / 2, p.collar_h, align=BOTTOM)
+    collar = chamfer(collar.edges().sort_by(Axis.Z)[-1], geo.COLLAR_CHAMFER)
+    part = body + arm + pin + collar
     part -= Cylinder((p.bearing_od + p.fit) / 2, p.bearing_w * 2)  # 625ZZ pressed in
     # the axle turns nothing: the bearing carries the gear, the bore keeps a running gap
     part -= Cylinder(p.axle_d / 2 + p.running_gap + 0.1, 40)
@@ -191,7 +198,7 @@ def transfer_bar(p: Params = PARAMS) -> Part:
     up = geo.ramp_ceiling  # the track above the collar's top, across the yoke
     half = yoke_half_width(p)
     reach = p.crank_r + p.collar_d / 2 + p.running_gap  # the pin's travel across, and more
-    wall_bottom = -(p.collar_h - geo.COLLAR_DOME) - 0.5
+    wall_bottom = -p.collar_h - 0.5
     roof_top = p.lift + p.yoke_roof
     x0 = -p.crank_r
     yoke = Pos(x0, 0, wall_bottom) * Box(
@@ -219,10 +226,14 @@ def transfer_bar(p: Params = PARAMS) -> Part:
     tip = finger_tip_z(p)
     for x in xs:
         for y in rails_y(p):
-            stem = Pos(x, y, roof_top + p.bar_h) * Cylinder(
-                p.finger_d / 2, tip - p.finger_d / 2 - roof_top - p.bar_h, align=BOTTOM
+            # a chamfered tip (the finger's own lead-in, beside the hole's)
+            stem = Pos(x, y, roof_top + p.bar_h - 0.5) * Cylinder(
+                p.finger_d / 2, tip - p.lead_in * 2 - roof_top - p.bar_h + 0.5, align=BOTTOM
             )
-            part += stem + Pos(x, y, tip - p.finger_d / 2) * Sphere(p.finger_d / 2)
+            cone = Pos(x, y, tip - p.lead_in * 2) * Cone(
+                p.finger_d / 2, p.finger_d / 2 - p.lead_in * 2, p.lead_in * 2, align=BOTTOM
+            )
+            part += stem + cone
     return part
 
 

@@ -117,7 +117,7 @@ def bar_displacement(phi: float, p: Params = PARAMS) -> float:
     return p.crank_r * (1 - math.cos(phi))
 
 
-COLLAR_DOME = 1.0  # mm: the crank pin's collar ends in a shallow dome (in collar_h)
+COLLAR_CHAMFER = 1.0  # mm: the crank pin's collar ends in a 45 deg chamfer (in collar_h)
 
 
 def ramp_ceiling(across: float, p: Params = PARAMS) -> float:
@@ -130,7 +130,7 @@ def ramp_ceiling(across: float, p: Params = PARAMS) -> float:
 
 @functools.cache
 def ramp_centre(p: Params = PARAMS) -> float:
-    """Where the ramp's middle stands across the yoke: the dome meets the track off its
+    """Where the ramp's middle stands across the yoke: the collar meets the track off its
     axis, on the high side, which would lift the bar early and drop it late; moving the
     ramp that way by as much makes the bar half up exactly at the dead centres, so the
     fingers enter and leave the cups while the yoke is still (solved once by bisection)."""
@@ -145,11 +145,9 @@ def ramp_centre(p: Params = PARAMS) -> float:
 
 
 def collar_drop(d: float, p: Params = PARAMS) -> float:
-    """How far the collar's dome falls below its top at ``d`` from its axis (its rim at
-    ``collar_d / 2``): a spherical cap ``COLLAR_DOME`` high."""
-    r = p.collar_d / 2
-    radius = (r * r + COLLAR_DOME * COLLAR_DOME) / (2 * COLLAR_DOME)
-    return radius - math.sqrt(max(radius * radius - d * d, 0.0))
+    """How far the collar's top falls below its highest at ``d`` from its axis: flat, then
+    the chamfer down to its rim at ``collar_d / 2``."""
+    return max(0.0, abs(d) - (p.collar_d / 2 - COLLAR_CHAMFER))
 
 
 def bar_lift(phi: float, p: Params = PARAMS) -> float:

@@ -65,26 +65,30 @@ class Params:
     central_teeth: int = 72  # on the motor shaft, under the inner disc
     crank_teeth: int = 18  # four, one per side: 72 / 18 = 4 crank turns per motor turn
     gear_t: float = 6.0
-    backlash: float = 0.2  # taken off each tooth's width
-    gear_boss_d: float = 16.0  # the central gear's hub, above its teeth
-    gear_boss_h: float = 6.0
+    backlash: float = 0.2  # of the pair, on the pitch circle: half off each gear's teeth
+    # The central gear's hub above its teeth: room for the clamp screw's nut by the D-bore.
+    gear_boss_d: float = 18.0
+    gear_boss_h: float = 9.0
 
     # --- cups, disc, face (printed) -------------------------------------------------------
-    # 27 mm: two cups meeting at a corner pass 40/sqrt(2) = 28.3 mm apart at mid-stroke (one
-    # coming in along a side, one leaving along the next), so 30 mm cups collided there.
-    cup_d: float = 27.0
-    seat_d: float = 13.0  # through hole the marble sits in, and the light comes up through
+    # Under 28.3 mm: two cups meeting at a corner pass 40/sqrt(2) = 28.3 mm apart at
+    # mid-stroke (one coming in along a side, one leaving along the next), so 30 mm cups
+    # collided there; 27.6 leaves 0.7 mm, and walls of min_wall round the finger holes.
+    cup_d: float = 27.6
+    # The through hole the marble sits in: 12 mm lets a 16 mm marble down to 0.4 mm above
+    # the cup's bottom (nearer the sensor) and leaves a wall to the finger holes.
+    seat_d: float = 12.0
     # Four finger holes on a cup's bottom, on its axes: two across the way it travels take
     # the two fingers of a bar, so the cup is pushed on its centre line and cannot turn.
-    finger_hole_d: float = 4.7
+    finger_hole_d: float = 4.3
     finger_hole_depth: float = 4.0
     finger_offset: float = 10.0  # each finger hole's centre from the cup's centre
-    lead_in: float = 0.6  # 45 deg chamfer at a finger hole's mouth: the finger finds it
+    lead_in: float = 0.4  # 45 deg chamfer at a finger hole's mouth: the finger finds it
     face_t: float = 10.0
     face_pocket: float = 6.0  # depth of the channel and of the disc's recess
     face_rim: float = 22.2  # face plate beyond the channel
     disc_r: float = 41.0
-    hub_d: float = 10.0
+    hub_d: float = 18.0  # room for the clamp screw's nut beside the D-bore
     hub_len: float = 16.0
 
     # --- drive (printed) ------------------------------------------------------------------
@@ -96,12 +100,12 @@ class Params:
     # so a rail never passes under the sensors and LEDs between the slots.
     bar_w: float = 5.2
     bar_h: float = 4.0
-    finger_d: float = 4.4
+    finger_d: float = 4.0
     finger_up: float = 3.0  # how far a finger reaches into its hole with the bar up
     yoke_wall: float = 2.6
     yoke_roof: float = 2.0  # the yoke's roof over the lift's recess
     collar_d: float = 8.0  # on top of each crank pin: the bar's yoke rides on it
-    collar_h: float = 4.0  # its cylinder 3 mm and a 1 mm dome the ramp rolls on
+    collar_h: float = 4.0  # with a 1 mm chamfer the ramp rides on
     # The pin's shaft between the arm and the collar: the yoke's walls hang round the
     # collar and must clear the arm with the bar down.
     pin_h: float = 5.6
@@ -142,6 +146,8 @@ class Params:
     status_led_hole_d: float = 5.2
     jack_z: float = 12.0  # the DC jack's centre above the case's floor
     post_d: float = 12.0
+    centre_post_d: float = 5.0  # the centre plate's posts: beside the central gear's teeth
+    centre_screw_head_d: float = 4.7  # M2.5 button head, self-tapping into the post
 
     # --- printer ----------------------------------------------------------------------------
     slide: float = 0.3  # clearance of a part that slides or turns in another
@@ -191,8 +197,8 @@ class Params:
 
     @property
     def z_gear(self) -> float:
-        """Bottom of the central and crank gears."""
-        return self.z_mount_top + 0.5
+        """Bottom of the central and crank gears: a running gap over the motor's mount."""
+        return self.z_mount_top + self.running_gap
 
     @property
     def z_arm(self) -> float:

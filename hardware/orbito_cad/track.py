@@ -59,7 +59,7 @@ def disc(p: Params = PARAMS) -> Part:
         x, y = geo.square_centre(s, p)
         part -= Pos(x, y, 0) * Cylinder(p.seat_d / 2, 3 * t)
     part -= Pos(0, 0, -p.hub_len - 1) * d_shaft(p.shaft_d + p.fit, p.hub_len + 2, p)
-    part -= clamp_screw(p, -p.hub_len + 4, p.hub_d)
+    part -= clamp_screw(p, -p.hub_len + 5, p.hub_d, opening=-1)
     return part
 
 
@@ -152,9 +152,9 @@ def centre_plate(p: Params = PARAMS) -> Part:
     from orbito_cad.case import centre_posts
 
     for x, y, _ in centre_posts(p):
-        part -= Pos(x, y, 0) * Cylinder(p.screw_clear_d / 2, 3 * p.face_t)
+        part -= Pos(x, y, 0) * Cylinder(p.standoff_hole_d / 2 + 0.3, 3 * p.face_t)
         part -= Pos(x, y, floor - 2) * Cylinder(
-            p.screw_head_d / 2 + 0.3, 3 * p.face_t, align=BOTTOM
+            p.centre_screw_head_d / 2 + 0.3, 3 * p.face_t, align=BOTTOM
         )
     return part
 
