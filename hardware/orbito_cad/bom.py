@@ -17,24 +17,18 @@ from orbito_cad.params import PARAMS, Params
 from orbito_hw.app.config import Config
 from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, SQUARES
 
-PETG = 1.27  # g/cm^3
-INFILL = 0.45  # share of a part's volume that is plastic at 3 walls and 20 % infill (rough)
-
-# name: (quantity per board, material, print settings)
+# name: (quantity per board, material and colour, what to know); a part of parts.PRINTED
+# missing here is printed once, in PETG. How each lies and is sliced: printing.py.
 PRINTED: dict[str, tuple[int, str, str]] = {
-    "case": (1, "PETG", "open side up; no supports; 3 walls, 20 % infill"),
-    "face": (1, "PETG, dark", "face down; no supports; 3 walls, 20 % infill; ironing on top"),
-    "motor_mount": (1, "PETG", "upside down (plate on the bed); no supports"),
-    "central_gear": (1, "PETG", "flat; 4 walls, 40 % infill; no supports"),
-    "crank_gear": (4, "PETG", "gear face down, pin up; 4 walls, 100 % infill for the pin"),
-    "transfer_bar": (4, "PETG", "yoke down, fingers up; 4 walls, 40 % infill"),
-    "cup": (
-        len(OUTER_RING),
-        "PETG, natural (translucent)",
-        "flat, finger holes down; 3 walls, 20 % infill",
-    ),
-    "disc": (1, "PETG, natural (translucent)", "upside down (hub up); no supports"),
+    "case": (1, "PETG", ""),
+    "face": (1, "PETG, dark", ""),
+    "centre_plate": (1, "PETG, dark", "the same colour as the face"),
+    "crank_gear": (len(layout.sides()), "PETG", ""),
+    "transfer_bar": (len(layout.sides()), "PETG", ""),
+    "cup": (len(OUTER_RING), "PETG, natural (translucent)", ""),
+    "disc": (1, "PETG, natural (translucent)", ""),
 }
+EUR_PER_KG = 25.0  # PETG
 
 
 def _money(eur: float) -> str:
@@ -94,9 +88,10 @@ def led_chain(config: Config, p: Params = PARAMS) -> tuple[float, float]:
     return (sum(hops), max(hops))
 
 
-def bom(config: Config, solids: Mapping[str, Any], p: Params = PARAMS) -> str:
-    """BOM.md for the model ``p`` (its printed parts built: ``solids``, by name) and
-    ``config``."""
+def bom(config: Config, solids: Mapping[str, Any], p: Params = PARAMS,
+        prints: Mapping[str, Any] | None = None) -> str:  # fmt: skip
+    """BOM.md for the model ``p`` (its printed parts built: ``solids``, by name; as they
+    were exported: ``prints``, ``printing.Print`` by name) and ``config``."""
     lines = [
         "# Bill of materials",
         "",
@@ -109,29 +104,10 @@ def bom(config: Config, solids: Mapping[str, Any], p: Params = PARAMS) -> str:
         "",
         "## Printed parts",
         "",
-        f"Every part fits a {p.bed[0]:g} x {p.bed[1]:g} x {p.bed[2]:g} mm bed; "
-        f"{p.nozzle_d:g} mm nozzle, {p.layer_h:g} mm layers, walls at least {p.min_wall:g} mm.",
-        f"Clearances: {p.slide:g} mm where parts slide or turn, {p.fit:g} mm for bought parts "
-        "pressed in.",
-        "",
-        "| qty | part | file | size (mm) | filament each | material | print |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
     ]
-    total_g = 0.0
-    for name, (qty, material, how) in PRINTED.items():
-        box = solids[name].bounding_box().size
-        size = " x ".join(f"{v:.0f}" for v in (box.X, box.Y, box.Z))
-        grams = solids[name].volume / 1000 * PETG * INFILL
-        total_g += qty * grams
-        lines.append(
-            f"| {qty} | {name.replace('_', ' ')} | `{name}.stl` | {size} | {grams:.0f} g | "
-            f"{material} | {how} |"
-        )
+    lines += printed_table(solids, p, prints or {})
     lines += [
-        "",
-        f"About {total_g:.0f} g of filament in all ({total_g / 1000 * 25:.0f} EUR at 25 EUR/kg).",
-        "",
-        "## Bought parts",
+        "## Bought parts",        "## Bought parts",
         "",
         "| qty | part | size | example | each (EUR) |",
         "| --- | --- | --- | --- | --- |",
@@ -144,7 +120,7 @@ def bom(config: Config, solids: Mapping[str, Any], p: Params = PARAMS) -> str:
     lines += [
         "",
         f"Bought parts: about {total:.0f} EUR; with the filament, about "
-        f"{total + total_g / 1000 * 25:.0f} EUR.",
+        f"{total + filament_grams(solids, prints or {}) / 1000 * EUR_PER_KG:.0f} EUR.",
         "",
         "## LEDs: single modules, chained in the strip order",
         "",
@@ -166,6 +142,82 @@ def bom(config: Config, solids: Mapping[str, Any], p: Params = PARAMS) -> str:
     ]
     lines += _budgets(config)
     return "\n".join(lines) + "\n"
+
+
+def quantity(name: str) -> int:
+    return PRINTED.get(name, (1, "PETG", ""))[0]
+
+
+def filament_grams(solids: Mapping[str, Any], prints: Mapping[str, Any]) -> float:
+    """The filament for one board, by the slicer where it measured the part as built, by
+    the part's volume (solid at 45 % as a rough share) where it did not."""
+    from orbito_cad import slicer
+
+    figures = slicer.load()["parts"]
+    total = 0.0
+    for name, solid in solids.items():
+        got = slicer.fresh(figures.get(name), prints[name]) if name in prints else None
+        grams = got.grams if got is not None else solid.volume / 1000 * 1.27 * 0.45
+        total += quantity(name) * grams
+    return total
+
+
+def printed_table(solids: Mapping[str, Any], p: Params, prints: Mapping[str, Any]) -> list[str]:
+    """The printed parts: how each lies, its supports (computed from the exported mesh's
+    overhangs), the slicer's settings and its figures (PrusaSlicer's own, from
+    print_figures.json, where they were measured on the part as built)."""
+    from orbito_cad import printing, slicer
+
+    data = slicer.load()
+    figures = data["parts"]
+    lines = [
+        f"Every part fits a {p.bed[0]:g} x {p.bed[1]:g} x {p.bed[2]:g} mm bed; "
+        f"{p.nozzle_d:g} mm nozzle, {p.layer_h:g} mm layers, walls at least {p.min_wall:g} mm, "
+        f"{printing.MATERIAL}. Clearances: {p.slide:g} mm where parts slide or turn, "
+        f"{p.fit:g} mm for bought parts pressed in.",
+        "",
+        "Each STL lies as it prints. **Supports** are computed from the STL: its facets facing "
+        f"down more than {printing.OVERHANG_DEG:g} deg from vertical, off the bed; regions "
+        f"narrower than {printing.BRIDGE:g} mm (a hole's roof) are bridged, wider ones need "
+        f"support (more than {printing.SUPPORT_AREA:g} mm2 of them: supports on). **Time and "
+        f"filament** are {data.get('slicer', 'the slicer')}'s own figures for each STL with "
+        "these settings (`python hardware/slice.py DIR`, hardware/orbito_cad/slicer.py).",
+        "",
+        "| qty | part | file | size as printed (mm) | lies | overhang (mm2): wide / all "
+        "| supports | layer | walls | infill | material | time each | filament each |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    seconds, grams = 0, 0.0
+    names = [*solids, *(n for n in prints if n not in solids)]
+    for name in names:
+        qty = quantity(name) if name in solids else 1
+        material = PRINTED.get(name, (1, "PETG", ""))[1]
+        s = printing.settings(name)
+        if name not in prints:
+            lines.append(f"| {qty} | {name.replace('_', ' ')} | `{name}.stl` | | | | | | | | | | |")
+            continue
+        pr = prints[name]
+        got = slicer.fresh(figures.get(name), pr)
+        if got is not None and name in solids:
+            seconds += qty * got.seconds
+            grams += qty * got.grams
+        time = slicer.hms(got.seconds) if got else "not sliced"
+        mass = f"{got.grams:.0f} g" if got else "not sliced"
+        size = " x ".join(f"{v:.0f}" for v in pr.size)
+        lines.append(
+            f"| {qty} | {name.replace('_', ' ')} | `{name}.stl` | {size} | "
+            f"{printing.describe(pr.angles)} | {pr.overhang.wide:.0f} / {pr.overhang.area:.0f} | "
+            f"{'yes' if pr.overhang.supports else 'no'} | {p.layer_h:g} mm | {s.walls} | "
+            f"{s.infill} % | {material}{'; ' + s.note if s.note else ''} | {time} | {mass} |"
+        )
+    lines += [
+        "",
+        f"One board: {slicer.hms(seconds)} of printing and {grams:.0f} g of filament "
+        f"({grams / 1000 * EUR_PER_KG:.0f} EUR at {EUR_PER_KG:g} EUR/kg), by the slicer, for "
+        "the parts it measured as built (the tolerance test not counted).",
+        "",
+    ]
+    return lines
 
 
 def _budgets(config: Config) -> list[str]:
