@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Final, Literal, Protocol, get_args
+from typing import Final, Literal, Protocol, get_args, runtime_checkable
 
 # --- who drives a part ----------------------------------------------------------------------
 Backend = Literal["sim", "gpio", "serial"]
@@ -86,6 +86,28 @@ class SquareSensors(Protocol):
         ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class ColourSensors(SquareSensors, Protocol):
+    """Sensors that tell black from white (linear hall sensors, calibrated).
+
+    Listeners hear presence as from any ``SquareSensors``; a square that turns from black to
+    white (or back) without reading empty in between is reported as a lift then a put
+    (present False then True, with the same timestamp), so whoever keeps the colours reads
+    ``colours()`` after the put and never misses the change.
+    """
+
+    def colours(self) -> tuple[int, int]:
+        """(black, white): the squares read holding a black and a white marble now, as masks
+        (raw, like read(); together they are read())."""
+        ...
+
+
+def tells_colour(sensors: SquareSensors) -> bool:
+    """Whether ``sensors`` tell black from white. A part whose colour is switched off
+    (``sensors.colour = false``, a presence-only board) is built without ``colours()``."""
+    return isinstance(sensors, ColourSensors)
 
 
 ButtonListener = Callable[[bool, float], None]
