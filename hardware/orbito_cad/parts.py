@@ -166,7 +166,8 @@ def bought(p: Params = PARAMS) -> list[Placed]:
         Placed(
             "hall_index",
             "hall",
-            Pos(ix, iy, p.z_arm - p.running_gap - p.hall_t) * Box(p.hall_w, p.hall_d, p.hall_t, align=BOTTOM),
+            Pos(ix, iy, p.z_arm - p.running_gap - p.hall_t)
+            * Box(p.hall_w, p.hall_d, p.hall_t, align=BOTTOM),
             False,
             False,
             30,
