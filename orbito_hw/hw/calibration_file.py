@@ -1,0 +1,99 @@
+"""The board's calibration in its state directory: written by ``doctor``, read at start.
+
+Written atomically (a power cut leaves the old file or the new one, never half of one). A
+file that cannot be read is moved aside to the first free ``calibration.json.damaged-N``
+and said so, never deleted: the board then runs on the design's levels, with a warning.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from orbito_hw.hw.hall import Calibration, default_calibration
+
+CALIBRATION_NAME: Final = "calibration.json"
+MAX_BYTES: Final = 1 << 16  # 16 squares' levels are a few hundred bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """The calibration the board runs on, and what a person should hear about it ("")."""
+
+    calibration: Calibration
+    warning: str = ""
+    calibrated: bool = False
+
+
+def calibration_path(state_dir: Path) -> Path:
+    return state_dir / CALIBRATION_NAME
+
+
+def load_calibration(state_dir: Path) -> Loaded:
+    """The saved calibration; the design's levels with a warning when there is none, or
+    when the file is damaged (moved aside, the warning says where)."""
+    path = calibration_path(state_dir)
+    uncalibrated = "the board's squares are not calibrated (run orbito-hw doctor --only calibrate)"
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return Loaded(default_calibration(), f"{uncalibrated}: using the design's levels")
+    except OSError as exc:
+        why = exc.strerror or str(exc)
+        warning = f"cannot read {path} ({why}): using the design's levels"
+        return Loaded(default_calibration(), warning)
+    try:
+        if len(data) > MAX_BYTES:
+            raise ValueError(f"larger than {MAX_BYTES} bytes")
+        return Loaded(Calibration.from_json(data.decode("utf-8")), calibrated=True)
+    except (ValueError, UnicodeDecodeError) as exc:
+        reason = str(exc)
+    try:
+        kept = f"moved aside to {move_aside(path)}"
+    except OSError as exc:
+        kept = f"and cannot be moved aside ({exc.strerror or exc})"
+    return Loaded(
+        default_calibration(),
+        f"the calibration {path} is damaged ({reason}), {kept}: using the design's levels; "
+        "calibrate again (orbito-hw doctor --only calibrate)",
+    )
+
+
+def move_aside(path: Path) -> Path:
+    """Rename ``path`` to the first free ``NAME.damaged-N``: nothing is deleted."""
+    n = 1
+    while os.path.lexists(kept := path.with_name(f"{path.name}.damaged-{n}")):
+        n += 1
+    os.rename(path, kept)
+    return kept
+
+
+def save_calibration(state_dir: Path, calibration: Calibration) -> Path:
+    """Write ``calibration`` atomically and durably; OSError as the file system says."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    path = calibration_path(state_dir)
+    tmp = path.with_name(path.name + ".tmp")
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(tmp)  # a fresh file: never write through whatever stands at the name
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        with open(fd, "w", encoding="utf-8") as file:
+            file.write(calibration.to_json())
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    directory = os.open(state_dir, os.O_RDONLY)
+    try:
+        with contextlib.suppress(OSError):  # some file systems refuse a directory fsync
+            os.fsync(directory)
+    finally:
+        os.close(directory)
+    return path
