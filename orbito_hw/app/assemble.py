@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 from orbito_hw.app.config import Config
 from orbito_hw.doctor.checks import PINNED_PARTS, Wiring
 from orbito_hw.errors import ConfigError, HardwareError
+from orbito_hw.hw.calibration_file import load_calibration
+from orbito_hw.hw.hall import Calibration
 from orbito_hw.hw.interfaces import (
     RGB,
     Board,
@@ -196,13 +198,39 @@ def say_pin_library(config: Config, factory: Any) -> None:
         )
 
 
-def open_sensors(config: Config, clock: Clock, factory: Any = None) -> SquareSensors:
+def open_sensors(
+    config: Config,
+    clock: Clock,
+    factory: Any = None,
+    on_lost: Callable[[str], None] | None = None,
+) -> SquareSensors:
     """The squares' sensors on the Pi's pins (``backends.sensors = "gpio"``), through
-    ``factory`` (``open_pin_factory``'s; None: gpiozero's own)."""
+    ``factory`` (``open_pin_factory``'s; None: gpiozero's own): a hall switch per square,
+    or (``sensors.colour``) the linear sensors through the multiplexer and the ADC, whose
+    failure mid-game ``on_lost`` hears."""
+    if config.sensors.colour:
+        from orbito_hw.hw.analog import AnalogSquares  # adafruit_ads1x15 only when chosen
+
+        calibration = board_calibration(config)
+        front = config.analog.front_end()
+        return _open(
+            "analog.address",
+            lambda: AnalogSquares(front, clock, calibration, factory, on_lost=on_lost),
+            config,
+        )
     from orbito_hw.hw.gpio import GpioSensors  # gpiozero only when a gpio part is chosen
 
     pins = gpio_pins(config)
     return _open("sensors.pins", lambda: GpioSensors(pins, clock, factory), config)
+
+
+def board_calibration(config: Config) -> Calibration:
+    """The squares' calibration from the state directory; the design's, with a warning in
+    the log, on a board not calibrated yet (or whose file was damaged: moved aside)."""
+    loaded = load_calibration(config.board.state_dir)
+    if loaded.warning:
+        log.warning("%s", loaded.warning)
+    return loaded.calibration
 
 
 def open_button(config: Config, clock: Clock, factory: Any = None) -> Button:
@@ -256,6 +284,8 @@ def _open(key: str, make: Callable[[], P], config: Config) -> P:
         ) from None
     except PinError as exc:
         raise HardwareError(f"{config.source}: {pin_problem(config, exc)}") from None
+    except HardwareError as exc:  # the ADC: its message names its address and bus
+        raise HardwareError(f"{config.source}: {key}: {exc}") from None
     except (GPIOZeroError, OSError, RuntimeError) as exc:
         raise HardwareError(f"{config.source}: {key}: {type(exc).__name__}: {exc}") from None
     return part

@@ -22,6 +22,7 @@ from typing import Any, Final
 import tomli_w
 
 from orbito_hw.app import config_checks as checks
+from orbito_hw.app.config_analog import I2C_PINS, AnalogConfig, read_analog
 from orbito_hw.control.lights import Palette
 from orbito_hw.control.settings import Settings
 from orbito_hw.errors import ConfigError, shown
@@ -132,6 +133,7 @@ class BackendsConfig:
 
 @dataclass(frozen=True, slots=True)
 class SensorsConfig:
+    colour: bool = False  # linear hall sensors that tell black from white ([analog])
     pins: tuple[int, ...] = ()  # indexed by square, a1 = 0; empty when no pins are given
     active: str = "low"
     pull: str = "up"
@@ -190,6 +192,7 @@ class Config:
     game: GameConfig = field(default_factory=GameConfig)
     backends: BackendsConfig = field(default_factory=BackendsConfig)
     sensors: SensorsConfig = field(default_factory=SensorsConfig)
+    analog: AnalogConfig = field(default_factory=AnalogConfig)
     button: ButtonConfig = field(default_factory=ButtonConfig)
     drive: DriveConfig = field(default_factory=DriveConfig)
     serial: SerialConfig = field(default_factory=SerialConfig)
@@ -203,7 +206,13 @@ class Config:
     def gpio_pins(self) -> list[tuple[str, int]]:
         """(key path, BCM pin) of every Pi pin the chosen backends use, in file order."""
         used: list[tuple[str, int]] = []
-        if self.backends.sensors == "gpio":
+        if self.backends.sensors == "gpio" and self.sensors.colour:
+            a = self.analog
+            used += [
+                (f"analog.s{n}_pin", p) for n, p in enumerate(a.select_pins()) if p is not None
+            ]
+            used += [("analog.bus", p) for p in I2C_PINS.get(a.bus, ())]
+        elif self.backends.sensors == "gpio":
             used += [
                 (f"sensors.pins.{SQUARE_NAMES[s]}", p) for s, p in enumerate(self.sensors.pins)
             ]
@@ -235,6 +244,8 @@ class Config:
             lines.append(f"remote game: {r.game} on {r.broker}, this board plays {r.plays}")
         if b.drive == "serial" or b.sensors == "serial":
             lines.append(f"serial: {self.serial.port} at {self.serial.baud} baud")
+        if self.sensors.colour:
+            lines.append(f"colour sensing: {self.analog.described(b.sensors)}")
         pins = self.gpio_pins()
         if pins:
             lines.append(f"GPIO pins in use: {len(pins)}")
@@ -301,8 +312,8 @@ def parse_config(text: str, source: str = "<config>", base_dir: Path | None = No
 
 RETIRED_COLOUR: Final = "ready"  # was documented, never shown: a file that still sets it is told so
 TABLES: Final = (
-    "board", "game", "backends", "sensors", "button", "drive", "serial", "lights", "web",
-    "remote",
+    "board", "game", "backends", "sensors", "analog", "button", "drive", "serial", "lights",
+    "web", "remote",
 )  # fmt: skip
 
 
@@ -374,7 +385,8 @@ class _Reader:
             board=self.board(top, base_dir),
             game=self.game(top),
             backends=backends,
-            sensors=self.sensors(top, backends.sensors == "gpio"),
+            sensors=(sensors := self.sensors(top, backends.sensors == "gpio")),
+            analog=read_analog(self, top, sensors.colour, backends.sensors == "gpio"),
             button=self.button(top, backends.button == "gpio"),
             drive=self.drive(top, backends.drive == "gpio"),
             serial=self.serial(top),
@@ -428,11 +440,13 @@ class _Reader:
         )
 
     def sensors(self, top: dict[str, Any], gpio: bool) -> SensorsConfig:
-        t = self.table(top, "sensors", ("pins", "active", "pull", "debounce_ms"))
+        t = self.table(top, "sensors", ("colour", "pins", "active", "pull", "debounce_ms"))
         d = SensorsConfig()
         active = self.get(t, "sensors.active", checks.choice(LEVELS), d.active) or d.active
+        colour = bool(self.get(t, "sensors.colour", checks.flag, d.colour))
         return SensorsConfig(
-            pins=self.square_pins(t, gpio),
+            colour=colour,
+            pins=self.square_pins(t, gpio and not colour),
             active=active,
             pull=self.get(t, "sensors.pull", checks.choice(PULLS), _pull_for(active)) or d.pull,
             debounce_ms=self.get(t, "sensors.debounce_ms", checks.int_in(0, 1000), d.debounce_ms)
@@ -632,10 +646,15 @@ class _Reader:
         owner: dict[int, str] = {}
         lights = config.lights.pin if config.backends.lights == "neopixel" else None
         for key, pin in self.some_pins + config.gpio_pins():
+            i2c = key == "analog.bus"
             if pin in HAT_EEPROM_PINS:
                 self.problem(key, f"pin {pin} is the HAT ID EEPROM's bus: never a board's pin")
             elif lights in SPI_BUS_PINS and pin in SPI_BUS_PINS and pin != lights:
                 self.problem(key, f"pin {pin} is on the SPI bus that drives the LEDs (GPIO 10)")
+            elif pin in owner and (i2c or owner[pin] == "analog.bus"):
+                user = owner[pin] if i2c else key
+                bus = config.analog.bus
+                self.problem(user, f"pin {pin} is I2C bus {bus}'s, for the colour sensors' ADC")
             elif pin in owner:
                 self.problem(key, f"pin {pin} is also used by {owner[pin]}")
             else:

@@ -61,6 +61,38 @@ def number_in(lo: float, hi: float) -> Check:
     return check
 
 
+def nonzero(hi: float) -> Check:
+    def check(value: Any) -> str | None:
+        if not is_number(value):
+            return f"expected a number, got {shown(value)}"
+        if value == 0 or abs(value) > hi:
+            return f"{value} is out of range (not 0, at most {hi:g} either way)"
+        return None
+
+    return check
+
+
+def one_of_ints(options: tuple[int, ...]) -> Check:
+    def check(value: Any) -> str | None:
+        if is_int(value) and value in options:
+            return None
+        return f"{shown(value)} is not one of {', '.join(map(str, options))}"
+
+    return check
+
+
+def adc_gain(options: tuple[str, ...]) -> Check:
+    """An ADS1115 gain: a whole number of ``options`` (1, 2, 4...) or the string "2/3"."""
+
+    def check(value: Any) -> str | None:
+        text = str(value) if is_int(value) else value if isinstance(value, str) else None
+        if text in options:
+            return None
+        return f"{shown(value)} is not one of {', '.join(options)}"
+
+    return check
+
+
 def choice(options: tuple[str, ...]) -> Check:
     def check(value: Any) -> str | None:
         if isinstance(value, str) and value in options:

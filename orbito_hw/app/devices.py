@@ -37,6 +37,7 @@ from orbito_hw.errors import ConfigError, HardwareError
 from orbito_hw.hw.interfaces import Board, Clock
 from orbito_hw.hw.standby import (
     StandInButton,
+    StandInColourSensors,
     StandInDrive,
     StandInLights,
     StandInSensors,
@@ -60,7 +61,7 @@ class Devices:
         check_backends(config)  # a config no device can mend: ConfigError, exit 2
         self.config = config
         self.loop = loop
-        self.sensors = StandInSensors()
+        self.sensors = StandInColourSensors() if config.sensors.colour else StandInSensors()
         self.button = StandInButton()
         self.lights = StandInLights()
         self.drive = StandInDrive(clock, "the board is starting")
@@ -209,7 +210,15 @@ class Devices:
         self.drive.attach(drive)
 
     def _open_sensors(self) -> None:
-        self.sensors.attach(open_sensors(self.config, self.board.clock, self._pins()))
+        self.sensors.attach(
+            open_sensors(self.config, self.board.clock, self._pins(), self._sensors_lost)
+        )
+
+    def _sensors_lost(self, why: str) -> None:
+        """The sensors failed mid-game (their ADC gone from the bus): a fault the referee
+        shows until they are open again."""
+        self.sensors.detach()
+        self._lost("sensors", why)
 
     def _open_button(self) -> None:
         self.button.attach(open_button(self.config, self.board.clock, self._pins()))

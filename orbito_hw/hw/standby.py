@@ -82,6 +82,26 @@ class StandInSensors(StandIn[SquareSensors]):
         for listener in self._listeners:
             real.subscribe(listener)
 
+    def detach(self) -> None:
+        """The real sensors failed (an ADC gone from its bus): let go of them; no square
+        reads a marble until the supervisor has opened them again."""
+        real, self.real = self.real, None
+        if real is not None:
+            with contextlib.suppress(Exception):
+                real.close()
+
+
+class StandInColourSensors(StandInSensors):
+    """The stand-in of sensors that tell colours (``ColourSensors``): no marble of either
+    colour until they are there."""
+
+    def colours(self) -> tuple[int, int]:
+        real = self.real
+        if real is None:
+            return 0, 0
+        colours: tuple[int, int] = getattr(real, "colours")()  # noqa: B009 - a ColourSensors
+        return colours
+
 
 class StandInButton(StandIn[Button]):
     """Never pressed until the button is there."""
