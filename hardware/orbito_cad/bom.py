@@ -31,6 +31,24 @@ PRINTED: dict[str, tuple[int, str, str]] = {
 EUR_PER_KG = 25.0  # PETG
 
 
+# Every screw and nut, by the assembly's steps (hardware/assembly.md): (count, kind, size,
+# where). Self-tapping: into a printed pilot hole (params.screw_tap_d, standoff_hole_d,
+# pico_hole_d); button heads (ISO 7380) sink into the face's and the floor's counterbores.
+FASTENERS: tuple[tuple[int, str, str, str], ...] = (
+    (4, "screw, button head", "M3 x 8", "ISO 7380: the motor under its mount"),
+    (4, "screw, button head", "M3 x 10", "ISO 7380: the mount's legs, from under the case"),
+    (4, "screw, button head", "M3 x 16", "ISO 7380: the face onto the case's corner bosses"),
+    (4, "screw, button head", "M2.5 x 10", "ISO 7380: the centre plate onto its posts"),
+    (8, "screw, pan head", "M2.5 x 6", "the Pi and the perfboard onto their standoffs"),
+    (4, "screw, pan head", "M2 x 5", "the Pico onto its standoffs"),
+    (2, "grub screw and nut", "M3 x 5, M3 nut", "the central gear's and the disc's clamps"),
+)
+
+
+def fasteners() -> list[tuple[int, str, str, str, float]]:
+    return [(n, kind, size, where, 0.05) for n, kind, size, where in FASTENERS]
+
+
 def _money(eur: float) -> str:
     return f"{eur:.2f}"
 
@@ -60,7 +78,7 @@ def bought(config: Config, p: Params = PARAMS) -> list[tuple[int, str, str, str,
          "one in each crank gear", 0.5),
         (sides, "steel dowel (crank axle)", f"{p.axle_d:g} x {p.axle_len:g} mm",
          "ISO 2338 5m6x20", 0.2),
-        (4, "screw", "M3 x 8", "ISO 7380 button head: the motor under its mount", 0.05),
+        *fasteners(),
         (pixels, "LED module, WS2812B (5050)", f"{p.led_d:g} mm round PCB",
          "\"WS2812B 10 mm round module\" (sold in 10s); one under each square + status", 0.25),
         (1, "level shifter", "74AHCT125, DIP-14", "TI SN74AHCT125N", 0.6),
@@ -107,7 +125,7 @@ def bom(config: Config, solids: Mapping[str, Any], p: Params = PARAMS,
     ]
     lines += printed_table(solids, p, prints or {})
     lines += [
-        "## Bought parts",        "## Bought parts",
+        "## Bought parts",
         "",
         "| qty | part | size | example | each (EUR) |",
         "| --- | --- | --- | --- | --- |",
@@ -207,8 +225,9 @@ def printed_table(solids: Mapping[str, Any], p: Params, prints: Mapping[str, Any
         lines.append(
             f"| {qty} | {name.replace('_', ' ')} | `{name}.stl` | {size} | "
             f"{printing.describe(pr.angles)} | {pr.overhang.wide:.0f} / {pr.overhang.area:.0f} | "
-            f"{'yes' if pr.overhang.supports else 'no'} | {p.layer_h:g} mm | {s.walls} | "
-            f"{s.infill} % | {material}{'; ' + s.note if s.note else ''} | {time} | {mass} |"
+            f"{'yes' if pr.overhang.supports else 'no'} | {s.layer or p.layer_h:g} mm | "
+            f"{s.walls} | {s.infill} % | {material}{'; ' + s.note if s.note else ''} | {time} | "
+            f"{mass} |"
         )
     lines += [
         "",

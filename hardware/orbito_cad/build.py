@@ -1,8 +1,9 @@
 """``orbito-hw cad build DIR``: every part's STL and STEP, the renders, layout.json, BOM.md.
 
-The printed parts are exported in their own frames (each as it lies on the bed: flat face
-down), one file per kind of part (the BOM says how many to print); the whole assembly is
-``assembly.step``.
+Each printed part's STL lies as it prints (``printing``: turned onto its base, supports
+computed from the exported mesh), its STEP in the part's own frame; one file per kind of
+part (the BOM says how many to print), ``tolerance_test.stl`` (``testprint``), the whole
+assembly as ``assembly.step`` and the cable routing as ``cable-routing.svg``.
 """
 
 from __future__ import annotations
@@ -10,15 +11,17 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from build123d import Compound, export_step, export_stl
 
-from orbito_cad import bom, layout, motion, parts, render
+from orbito_cad import bom, layout, motion, parts, printing, render, routing, testprint
 from orbito_cad.params import PARAMS, Params
 from orbito_hw.app.config import Config
 
 STL_TOLERANCE = 0.02  # mm between the true surface and the STL's facets
 STL_ANGULAR = 0.2  # radians
+TEST_PRINT = "tolerance_test"  # hardware/tolerance-test.md: printed before the board
 
 
 def build(out: Path, config: Config, p: Params = PARAMS,
@@ -27,12 +30,8 @@ def build(out: Path, config: Config, p: Params = PARAMS,
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     built = {name: make(p) for name, make in parts.PRINTED.items()}
-    for name, solid in built.items():
-        stl, step = out / f"{name}.stl", out / f"{name}.step"
-        export_stl(solid, str(stl), tolerance=STL_TOLERANCE, angular_tolerance=STL_ANGULAR)
-        export_step(solid, str(step))
-        written += [stl, step]
-        say(f"{name}: {stl.name}, {step.name}")
+    prints = export_printed(out, {**built, TEST_PRINT: testprint.tolerance_test(p)}, p, say)
+    written += [out / f"{name}{suffix}" for name in prints for suffix in (".stl", ".step")]
     placed = parts.assembly(p)
     whole = out / "assembly.step"
     export_step(Compound(label="orbito-hw", children=[x.solid for x in placed]), str(whole))
@@ -47,11 +46,28 @@ def build(out: Path, config: Config, p: Params = PARAMS,
     written += render.steps(placed, out)
     say("renders: assembled.png, exploded.png, part-*.png, step-*.png")
     (out / "layout.json").write_text(json.dumps(layout.layout(p), indent=1) + "\n")
-    (out / "BOM.md").write_text(bom.bom(config, built, p))
-    written += [out / "layout.json", out / "BOM.md"]
+    (out / "BOM.md").write_text(bom.bom(config, built, p, prints))
+    (out / "cable-routing.svg").write_text(routing.svg(config, p))
+    written += [out / "layout.json", out / "BOM.md", out / "cable-routing.svg"]
     written += write_motion(out, placed, p, say)
     say(f"layout.json, BOM.md: {len(written)} files in {out}")
     return written
+
+
+def export_printed(out: Path, pieces: dict[str, Any], p: Params,
+                   say: Callable[[str], None] = print) -> dict[str, printing.Print]:  # fmt: skip
+    """Each piece's STL as it lies on the bed and its STEP in its own frame, and what the
+    print table says of it, by name."""
+    prints: dict[str, printing.Print] = {}
+    for name, solid in pieces.items():
+        angles = (0.0, 0.0, 0.0) if name == TEST_PRINT else printing.orientation(name, solid)
+        on_bed = printing.laid(solid, angles)
+        stl, step = out / f"{name}.stl", out / f"{name}.step"
+        export_stl(on_bed, str(stl), tolerance=STL_TOLERANCE, angular_tolerance=STL_ANGULAR)
+        export_step(solid, str(step))
+        prints[name] = printing.inspect(name, on_bed, stl, angles, p)
+        say(f"{name}: {stl.name}, {step.name}")
+    return prints
 
 
 def write_motion(out: Path, placed: list[parts.Placed], p: Params,

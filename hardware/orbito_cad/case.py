@@ -1,122 +1,287 @@
 """The case, the motor's mount and the electronics in the case: the fixed frame of the board.
 
-The case is a tray: floor, walls, the ledge the face rests on, the posts the crank axles stand
-in and the index sensor's post; the motor hangs under its mount in the middle; the Pi and
-the perfboard stand on standoffs in the corners the drive leaves free.
+The case is a tray printed open side up with nothing under an overhang steeper than 45 deg:
+
+- the **ledge** the face rests on is carried by a 45 deg chamfer down to the walls, except
+  round the middle of each side, where the yoke of the side's transfer bar swings out under
+  it (there the ledge stands back to the face's edge); at each corner it widens into the
+  **boss** the face is screwed to (``face_screw_points``, M3 self-tapping);
+- the floor carries the crank axles' posts, the index sensor's post, the **centre plate's
+  four posts** (``centre_posts``, M2.5 self-tapping from above), four **bosses with
+  sockets** the motor mount's legs stand in (the sockets locate it, so the motor's axis is
+  the board's centre: the gears' centre distance depends on it; an M3 screw from under the
+  floor into each leg holds it), and standoffs for the Pi, the Pico and the perfboard
+  (``bay``);
+- the walls have the **openings** of ``bay.openings`` (the Pi's USB-C, micro-HDMI and
+  micro-SD card, the DC jack, the button, the status LED), each with a 45 deg gabled or
+  teardrop top so its roof prints without support; the ledge has **notches** where the face's
+  wires drop into the bay (``bay.notches``).
 """
 
 from __future__ import annotations
 
-from build123d import Align, Box, Cylinder, Part, Pos, Rot
+import math
 
+from build123d import (
+    Align,
+    Box,
+    Cone,
+    Cylinder,
+    Kind,
+    Part,
+    Polygon,
+    Pos,
+    Rot,
+    extrude,
+    loft,
+    offset,
+)
+
+from orbito_cad import bay
 from orbito_cad import layout as geo
 from orbito_cad.params import PARAMS, Params
 from orbito_cad.placed import Placed
 
 BOTTOM = (Align.CENTER, Align.CENTER, Align.MIN)
+TOP = (Align.CENTER, Align.CENTER, Align.MAX)
+YOKE_GAP = 34.0  # half the ledge's gap round each side's middle, where the yoke swings
+FACE_SCREW_DEPTH = 12.0  # the boss and its pilot hole: an M3 x 16 goes 8 mm into it
+
+
+def face_screw_points(p: Params = PARAMS) -> list[tuple[float, float]]:
+    """Where the face is screwed down onto the case's corner bosses (M3 self-tapping):
+    near each corner, on the face's rim between the channel and the edge."""
+    c = (p.face_w / 2 + 1.5 * p.pitch + p.channel_w / 2) / 2
+    return [(sx * c, sy * c) for sx in (-1, 1) for sy in (-1, 1)]
+
+
+def face_boss_r(p: Params = PARAMS) -> float:
+    """The corner bosses' radius round a face screw's pilot hole."""
+    return p.screw_tap_d / 2 + 2 * p.min_wall
+
+
+def centre_posts(p: Params = PARAMS) -> list[tuple[float, float, float]]:
+    """The centre plate's four posts: (x, y, radius), on the diagonals inside the inner slots,
+    clear of the central gear's teeth, the crank arms and the bars' rails. Each stands on the
+    case's floor up to ``centre_post_top`` (the plate's underside)."""
+    # the screw's head sinks into the plate inside the channel's inner wall
+    wall = 1.5 * p.pitch - p.channel_w / 2
+    at = wall - p.centre_screw_head_d / 2 - 0.3 - p.min_wall
+    r = p.centre_post_d / 2
+    return [(sx * at, sy * at, r) for sx in (-1, 1) for sy in (-1, 1)]
+
+
+def centre_post_top(p: Params = PARAMS) -> float:
+    """The centre plate's posts end under the plate: level with the face's underside."""
+    return p.z_face
+
+
+def mount_leg_points(p: Params = PARAMS) -> list[tuple[float, float]]:
+    """The motor mount's four legs, at the corners of its plate."""
+    c = (p.motor_w + p.mount_margin) / 2 - p.mount_leg / 2
+    return [(sx * c, sy * c) for sx in (-1, 1) for sy in (-1, 1)]
+
+
+# --- the case -----------------------------------------------------------------------------
+def _ledge_outlines(p: Params) -> list[list[tuple[float, float]]]:
+    """The ledge's inner edge as convex outlines (their union): the square inside the ledge
+    with its corners cut off at the face screws' bosses, and at each side's middle the gap
+    back to the face's edge."""
+    edge = p.face_w / 2 + p.slide  # the face's edge, with its clearance
+    e = edge - p.ledge
+    x, y = face_screw_points(p)[-1]
+    # the corner cut, |x| + |y| = k, through the boss (a cut tangent to it breaks the union)
+    k = x + y - (face_boss_r(p) - 1) * math.sqrt(2)
+    octagon = []
+    for quarter in range(4):
+        c, s = math.cos(quarter * math.pi / 2), math.sin(quarter * math.pi / 2)
+        for px, py in ((e, -(k - e)), (e, k - e)):
+            octagon.append((c * px - s * py, s * px + c * py))
+    gaps = []
+    for quarter in range(4):
+        c, s = math.cos(quarter * math.pi / 2), math.sin(quarter * math.pi / 2)
+        corners = [(e - 1, -YOKE_GAP), (edge, -YOKE_GAP), (edge, YOKE_GAP), (e - 1, YOKE_GAP)]
+        gaps.append([(c * px - s * py, s * px + c * py) for px, py in corners])
+    return [octagon, *gaps]
+
+
+def _chamfered_cut(outline: list[tuple[float, float]], z: float, depth: float) -> Part:
+    """The room under a ledge whose edge is ``outline`` at height ``z``: it widens at 45 deg
+    going down, ``depth`` deep, and goes up through the ledge."""
+    top = Polygon(*outline, align=None)
+    bottom = offset(top, depth, kind=Kind.INTERSECTION)
+    frustum = loft([Pos(0, 0, z - depth) * bottom, Pos(0, 0, z) * top])
+    return frustum + extrude(Pos(0, 0, z - 0.01) * top, depth)
+
+
+def _wall_hole(w: float, h: float, round_: bool, depth: float) -> Part:
+    """A hole through a wall (y through, x across, z up, centred): its top a 45 deg gable
+    (a teardrop for a round hole), so the roof prints without support."""
+    if round_:
+        r = w / 2
+        core = Rot(90, 0, 0) * Cylinder(r, depth)
+        gable = Rot(0, 45, 0) * Box(r * math.sqrt(2), depth, r * math.sqrt(2))
+        return core + (gable & Box(2 * w, depth, 2 * w, align=BOTTOM))
+    core = Box(w, depth, h)
+    side = w / math.sqrt(2)
+    gable = Pos(0, 0, h / 2) * Rot(0, 45, 0) * Box(side, depth, side)
+    return core + (gable & Pos(0, 0, h / 2) * Box(2 * w, depth, 2 * w, align=BOTTOM))
+
+
+def _opening(o: bay.Opening, p: Params) -> Part:
+    i, depth = bay.inner(p), 3 * p.case_wall
+    hole = _wall_hole(o.w, o.h, o.w == o.h, depth)
+    at = {
+        "back": Pos(o.at, i + p.case_wall / 2, o.z),
+        "front": Pos(o.at, -i - p.case_wall / 2, o.z),
+        "right": Pos(i + p.case_wall / 2, o.at, o.z) * Rot(0, 0, 90),
+        "left": Pos(-i - p.case_wall / 2, o.at, o.z) * Rot(0, 0, 90),
+    }[o.wall]
+    return at * hole
+
+
+def _standoffs(points: list[tuple[float, float]], hole_d: float, p: Params) -> tuple[Part, Part]:
+    """(standoffs, their pilot holes) on the floor at ``points``."""
+    posts, holes = Part(), Part()
+    for x, y in points:
+        posts += Pos(x, y, p.case_floor) * Cylinder(p.standoff_d / 2, p.standoff_h, align=BOTTOM)
+        holes += Pos(x, y, p.case_floor) * Cylinder(hole_d / 2, 2 * p.standoff_h, align=BOTTOM)
+    return posts, holes
 
 
 def case(p: Params = PARAMS) -> Part:
-    """The tray: floor, walls, the ledge the face rests on, the crank axles' posts and the
-    index sensor's post."""
-    w, h, wall = p.case_w, p.z_top, p.case_wall
-    part = Box(w, w, h, align=BOTTOM)
-    part -= Pos(0, 0, p.case_floor) * Box(w - 2 * wall, w - 2 * wall, h, align=BOTTOM)
-    ring = Box(w - 2 * wall, w - 2 * wall, p.ledge_h, align=BOTTOM)
-    ring -= Box(w - 2 * wall - 2 * p.ledge, w - 2 * wall - 2 * p.ledge, 3 * p.ledge_h)
-    part += Pos(0, 0, p.z_face - p.ledge_h) * ring
+    """The tray: floor, walls, the chamfered ledge and its corner bosses, the posts, the motor
+    mount's sockets, the standoffs, the openings and the cable notches."""
+    w, wall, i = p.case_w, p.case_wall, bay.inner(p)
+    edge = p.face_w / 2 + p.slide
+    z_ledge = p.z_face - p.ledge_h  # the ledge's underside at its edge
+    part = Box(w, w, p.z_face, align=BOTTOM)
+    rim = Box(2 * (edge + wall), 2 * (edge + wall), p.z_top - p.z_face, align=BOTTOM)
+    part += Pos(0, 0, p.z_face) * (rim - Box(2 * edge, 2 * edge, 3 * p.z_top))
+    # under the ledge: the room widening at 45 deg down to the walls (deep enough to reach
+    # them everywhere), kept inside the walls and over the floor
+    depth = 2 * i
+    room = Part()
+    for outline in _ledge_outlines(p):
+        room += _chamfered_cut(outline, z_ledge, depth)
+    inside = Pos(0, 0, p.case_floor) * Box(2 * i, 2 * i, p.z_top, align=BOTTOM)
+    # under each face screw a boss as deep as the screw, on a 45 deg cone: the corner's
+    # chamfer alone would leave the screw's end in the air
+    r = face_boss_r(p)
+    for x, y in face_screw_points(p):
+        boss = Pos(x, y, p.z_face) * Cylinder(r, FACE_SCREW_DEPTH, align=TOP)
+        boss += Pos(x, y, p.z_face - FACE_SCREW_DEPTH) * Cone(0.5, r, r - 0.5, align=TOP)
+        room -= boss
+    part -= room & inside
+    for x, y in face_screw_points(p):
+        part -= Pos(x, y, p.z_face) * Cylinder(p.screw_tap_d / 2, FACE_SCREW_DEPTH, align=TOP)
+    for _, (x, y) in bay.notches(p):
+        # across the ledge under the face's edge, down past the chamfer into the bay
+        along_x = abs(y) > abs(x)
+        size = (p.cable_notch, p.ledge + 2 * p.slide + 2, 0.0)
+        sx, sy = (size[0], size[1]) if along_x else (size[1], size[0])
+        cx = x if along_x else math.copysign(edge - p.ledge / 2 + 1, x)
+        cy = math.copysign(edge - p.ledge / 2 + 1, y) if along_x else y
+        part -= Pos(cx, cy, p.z_face) * Box(sx, sy, p.ledge_h + 2 * (i - edge) + 10, align=TOP)
+    part += _posts(p)
+    part -= _post_holes(p)
+    for o in bay.openings(p):
+        part -= _opening(o, p)
+    return part
+
+
+def _posts(p: Params) -> Part:
+    out = Part()
     # the crank bearing's inner race sits on the post's top, the gear a running gap above it
     post_h = p.z_gear - p.running_gap - p.case_floor
     for side in geo.sides():
         ax, ay = side.crank_axis(p)
-        post = Pos(ax, ay, p.case_floor) * Cylinder(p.post_d / 2, post_h, align=BOTTOM)
-        part += post
-        part -= Pos(ax, ay, p.z_gear - 0.5 - 15) * Cylinder(
-            (p.axle_d + p.fit) / 2, 20, align=BOTTOM
-        )
+        out += Pos(ax, ay, p.case_floor) * Cylinder(p.post_d / 2, post_h, align=BOTTOM)
     from orbito_cad.parts import index_sensor_xy
 
     ix, iy = index_sensor_xy(p)
-    top = p.z_arm - 0.5 - p.hall_t
-    part += Pos(ix, iy, p.case_floor) * Box(5, 5, top - p.case_floor, align=BOTTOM)
-    # standoffs for the Pi and the perfboard, in the two corners the drive leaves free
-    for (cx, cy), (hx, hy) in (
-        (pi_xy(p), p.pi_holes),
-        (board_xy(p), (p.board_w - 8, p.board_d - 8)),
-    ):
-        for sx in (-1, 1):
-            for sy in (-1, 1):
-                at = Pos(cx + sx * hx / 2, cy + sy * hy / 2, p.case_floor)
-                part += at * Cylinder(p.standoff_d / 2, p.standoff_h, align=BOTTOM)
-                part -= at * Cylinder(p.standoff_hole_d / 2, 2 * p.standoff_h, align=BOTTOM)
-    # the button (and the status LED beside it) at the front, the 12 V jack at the back
-    button_z = p.case_floor + (p.z_face - p.case_floor) / 2
-    part -= Pos(p.button_x, -w / 2, button_z) * Rot(90, 0, 0) * Cylinder(p.button_d / 2, 4 * wall)
-    status = Cylinder(p.status_led_hole_d / 2, 4 * wall)
-    part -= Pos(p.button_x + p.button_d + 6, -w / 2, button_z) * Rot(90, 0, 0) * status
-    jack = Cylinder(p.jack_d / 2, 4 * wall)
-    part -= Pos(0, w / 2, p.case_floor + p.jack_z) * Rot(90, 0, 0) * jack
-    return part
+    top = p.z_arm - p.running_gap - p.hall_t
+    out += Pos(ix, iy, p.case_floor) * Box(5, 5, top - p.case_floor, align=BOTTOM)
+    for x, y, r in centre_posts(p):
+        out += Pos(x, y, p.case_floor) * Cylinder(r, centre_post_top(p) - p.case_floor,
+                                                  align=BOTTOM)  # fmt: skip
+    # each socket's outer walls: four legs at four corners locate the mount both ways, and
+    # the inner walls would stand in the motor's body
+    boss = p.mount_leg + 2 * p.fit + 4 * p.min_wall
+    c = mount_leg_points(p)[-1][0] - p.mount_leg / 2 - p.fit
+    for x, y in mount_leg_points(p):
+        out += Pos(x, y, p.case_floor) * Box(boss, boss, p.socket_h, align=BOTTOM) - Box(
+            2 * c, 2 * c, 3 * p.z_top
+        )
+    for points in (bay.pi_holes(p), bay.pico_holes(p), bay.board_holes(p)):
+        out += _standoffs(points, 0, p)[0]
+    return out
 
 
-def pi_xy(p: Params = PARAMS) -> tuple[float, float]:
-    """The Pi in the back right corner, clear of the crank posts and the motor's mount."""
-    inner = p.case_w / 2 - p.case_wall
-    return (inner - p.pi_w / 2 - 2, inner - p.pi_d / 2 - 2)
+def _post_holes(p: Params) -> Part:
+    out = Part()
+    for side in geo.sides():
+        ax, ay = side.crank_axis(p)
+        out += Pos(ax, ay, p.z_gear - 0.5 - 15) * Cylinder((p.axle_d + p.fit) / 2, 20,
+                                                           align=BOTTOM)  # fmt: skip
+    for x, y, _ in centre_posts(p):
+        out += Pos(x, y, centre_post_top(p)) * Cylinder(p.standoff_hole_d / 2, 12, align=TOP)
+    socket = p.mount_leg + 2 * p.fit
+    head = p.screw_head_d + 2 * p.slide
+    for x, y in mount_leg_points(p):
+        out += Pos(x, y, p.case_floor) * Box(socket, socket, 2 * p.socket_h, align=BOTTOM)
+        out += Pos(x, y, -1) * Cylinder(p.screw_clear_d / 2, p.case_floor + 2, align=BOTTOM)
+        # the button head sinks into the floor from below: the case stands flat
+        out += Pos(x, y, -1) * Cylinder(head / 2, 1 + 1.6, align=BOTTOM)
+    for points, hole in ((bay.pi_holes(p), p.standoff_hole_d), (bay.pico_holes(p), p.pico_hole_d),
+                         (bay.board_holes(p), p.standoff_hole_d)):  # fmt: skip
+        out += _standoffs(points, hole, p)[1]
+    return out
 
 
-def board_xy(p: Params = PARAMS) -> tuple[float, float]:
-    inner = p.case_w / 2 - p.case_wall
-    return (-inner + p.board_w / 2 + 2, inner - p.board_d / 2 - 2)
-
-
+# --- the motor's mount ---------------------------------------------------------------------
 def motor_mount(p: Params = PARAMS) -> Part:
-    """A plate on four legs: the motor hangs under it from its four M3 screws."""
+    """A plate on four legs: the motor hangs under it from its four M3 screws, its 22 mm
+    boss in the plate's hole with a pressed fit (that centres the shaft); each leg stands in
+    a socket of the case's floor and takes an M3 screw from below."""
     size, leg = p.motor_w + p.mount_margin, p.mount_leg
     plate = Box(size, size, p.mount_plate_t, align=BOTTOM)
-    plate -= Cylinder(p.motor_boss_d / 2 + 0.5, 10)
+    plate -= Cylinder(p.motor_boss_d / 2 + p.fit, 10)
     for sx in (-1, 1):
         for sy in (-1, 1):
             h = p.motor_hole_pitch / 2
             plate -= Pos(sx * h, sy * h, 0) * Cylinder(p.screw_clear_d / 2, 10)
     legs_h = p.z_motor_top - p.case_floor
     part = Pos(0, 0, legs_h) * plate
-    c = size / 2 - leg / 2
-    for sx in (-1, 1):
-        for sy in (-1, 1):
-            part += Pos(sx * c, sy * c, 0) * Box(leg, leg, legs_h, align=BOTTOM)
+    for x, y in mount_leg_points(p):
+        part += Pos(x, y, 0) * Box(leg, leg, legs_h, align=BOTTOM)
+        part -= Pos(x, y, -1) * Cylinder(p.screw_tap_d / 2, 10, align=BOTTOM)
     return part
 
 
+# --- the electronics -------------------------------------------------------------------------
 def electronics(p: Params = PARAMS) -> list[Placed]:
-    """The bought parts in the case: the Pi, the perfboard, the Orbito button."""
+    """The bought parts in the case: the Pi, the Pico, the perfboard, the Orbito button."""
     out: list[Placed] = []
     for name, (x, y), (w, d, h) in (
-        ("raspberry_pi", pi_xy(p), (p.pi_w, p.pi_d, p.pi_h)),
-        ("perfboard", board_xy(p), (p.board_w, p.board_d, p.board_h)),
+        ("raspberry_pi", bay.pi_xy(p), (p.pi_w, p.pi_d, p.pi_h)),
+        ("pico", bay.pico_xy(p), (p.pico_l, p.pico_w, 4.0)),
+        ("perfboard", bay.board_xy(p), (p.board_w, p.board_d, p.board_h)),
     ):
         out.append(Placed(name, name, Pos(x, y, p.case_floor + p.standoff_h) * Box(w, d, h,
                           align=BOTTOM), False, False, -40))  # fmt: skip
     # the Orbito button through the front wall: its body must clear the drive
-    inner = p.case_w / 2 - p.case_wall
     button = Rot(-90, 0, 0) * Cylinder(p.button_d / 2 - 0.5, p.button_depth, align=BOTTOM)
     z = p.case_floor + (p.z_face - p.case_floor) / 2
-    out.append(Placed("button", "button", Pos(p.button_x, -inner, z) * button, False, False, -40))
+    out.append(
+        Placed("button", "button", Pos(p.button_x, -bay.inner(p), z) * button, False, False, -40)
+    )
     return out
 
 
-def face_screw_points(p: Params = PARAMS) -> list[tuple[float, float]]:
-    """Where the face is screwed down onto the case's ledge (M3 into bosses under it): near
-    each corner and mid-side, on the ledge's centre line, clear of the channel."""
-    c = (p.face_w / 2 + 1.5 * p.pitch + p.channel_w / 2) / 2
-    return [(sx * c, sy * c) for sx in (-1, 1) for sy in (-1, 1)]
+def pi_xy(p: Params = PARAMS) -> tuple[float, float]:
+    return bay.pi_xy(p)
 
 
-def centre_posts(p: Params = PARAMS) -> list[tuple[float, float, float]]:
-    """The centre plate's four posts: (x, y, radius), on the diagonals inside the inner slots,
-    clear of the central gear's teeth, the crank arms and the bars' rails."""
-    # the screw's head sinks into the plate inside the channel's inner wall
-    wall = 1.5 * p.pitch - p.channel_w / 2
-    at = wall - p.centre_screw_head_d / 2 - 0.3 - p.min_wall
-    r = p.centre_post_d / 2
-    return [(sx * at, sy * at, r) for sx in (-1, 1) for sy in (-1, 1)]
+def board_xy(p: Params = PARAMS) -> tuple[float, float]:
+    return bay.board_xy(p)

@@ -75,8 +75,8 @@ class Params:
     # mid-stroke (one coming in along a side, one leaving along the next), so 30 mm cups
     # collided there; 27.6 leaves 0.7 mm, and walls of min_wall round the finger holes.
     cup_d: float = 27.6
-    # The through hole the marble sits in: 12 mm lets a 16 mm marble down to 0.4 mm above
-    # the cup's bottom (nearer the sensor) and leaves a wall to the finger holes.
+    # The through hole the marble sits in, on its rim: a 16 mm marble dips 2.7 mm into a
+    # 12 mm hole (its bottom 3 mm over the cup's), and the hole leaves a wall to the fingers'.
     seat_d: float = 12.0
     # Four finger holes on a cup's bottom, on its axes: two across the way it travels take
     # the two fingers of a bar, so the cup is pushed on its centre line and cannot turn.
@@ -124,6 +124,19 @@ class Params:
     pi_d: float = 56.0
     pi_h: float = 17.0
     pi_holes: tuple[float, float] = (58.0, 49.0)  # M2.5, on a 58 x 49 mm rectangle
+    # From the Pi 4 B's mechanical drawing, in the board's own frame: u along the 85 mm edge
+    # from the micro-SD card's end, v across from the USB-C edge.
+    pi_hole_at: tuple[float, float] = (3.5, 3.5)  # the first M2.5 hole
+    pi_usb_c_u: float = 11.2  # USB-C power on the v = 0 edge
+    pi_hdmi_u: tuple[float, float] = (26.0, 39.5)  # the two micro-HDMI beside it
+    pi_sd_v: float = 28.0  # the micro-SD card, under the board at the u = 0 end
+    pi_usb_v: tuple[float, float] = (9.0, 27.0)  # the two USB-A pairs at the u = 85 end
+    pi_header_v: float = 52.5  # the 40-pin header's row, from u = 7.1 to 57.9
+    pi_board_t: float = 1.4
+    pico_w: float = 21.0  # Raspberry Pi Pico
+    pico_l: float = 51.0
+    pico_holes: tuple[float, float] = (11.4, 47.0)  # M2
+    pico_hole_d: float = 1.7  # M2, self-tapping
     board_w: float = 70.0  # perfboard: driver, buck, level shifter, fuse
     board_d: float = 50.0
     board_h: float = 15.0
@@ -136,11 +149,18 @@ class Params:
     # --- case (printed) -------------------------------------------------------------------
     case_wall: float = 3.0
     case_floor: float = 3.0
-    ledge: float = 4.0  # the ledge the face rests on: width and height
+    # Below the face the case reaches this much further out on each side: the Pi (56 mm
+    # deep) fits between the centre plate's posts and the back wall only so.
+    case_bay: float = 8.0
+    ledge: float = 4.0  # the ledge the face rests on beyond the bay: width and height
     ledge_h: float = 4.0
+    cable_notch: float = 10.0  # the face's wires drop through notches this wide in the ledge
     mount_plate_t: float = 3.0
-    mount_leg: float = 5.0
-    mount_margin: float = 12.7  # the motor mount's plate beyond the motor's body
+    # 7 mm legs 0.85 mm clear of the motor's body, each in a socket of a floor boss
+    mount_leg: float = 7.0
+    mount_margin: float = 15.7  # the motor mount's plate beyond the motor's body
+    socket_h: float = 3.0  # the bosses' sockets the mount's legs stand in
+    screw_tap_d: float = 2.5  # M3 self-tapping into a printed boss
     standoff_d: float = 6.0
     standoff_hole_d: float = 2.2  # M2.5, self-tapping
     status_led_hole_d: float = 5.2
@@ -148,6 +168,23 @@ class Params:
     post_d: float = 12.0
     centre_post_d: float = 5.0  # the centre plate's posts: beside the central gear's teeth
     centre_screw_head_d: float = 4.7  # M2.5 button head, self-tapping into the post
+
+    # --- motor and physics -------------------------------------------------------------------
+    petg_density: float = 1270.0  # kg/m^3
+    marble_mass: float = 0.0045  # kg: a printed marble with its magnets (a glass one: 5.4 g)
+    # 17HS4401: its pull-out torque (N m) at its rated 1.7 A against speed (rpm), from the
+    # datasheet's curve (24 V, 1/16 step); the driver's current scales it.
+    motor_torque_curve: tuple[tuple[float, float], ...] = (
+        (0.0, 0.40), (60.0, 0.36), (120.0, 0.32), (300.0, 0.24), (600.0, 0.14),
+    )  # fmt: skip
+    motor_rated_current: float = 1.7  # A per phase
+    # The TMC2209's RMS current, set by its VREF (assembly.md): 1.2 A gives the torque the
+    # physics asks for with a 2x margin.
+    driver_current: float = 1.2
+    rotor_inertia: float = 54e-7  # kg m^2 (54 g cm^2)
+    detent_torque: float = 0.02  # N m, unpowered (17HS4401 sheets: 1.5-2.8 N cm)
+    drive_efficiency: float = 0.7  # gears, yokes and ramps together, with the bars' guides
+    bar_mass: float = 0.018  # kg: a transfer bar (printed, from its volume at 45 % infill)
 
     # --- printer ----------------------------------------------------------------------------
     slide: float = 0.3  # clearance of a part that slides or turns in another
@@ -180,7 +217,7 @@ class Params:
 
     @property
     def case_w(self) -> float:
-        return self.face_w + 2 * self.slide + 2 * self.case_wall
+        return self.face_w + 2 * self.slide + 2 * (self.case_wall + self.case_bay)
 
     @property
     def cup_h(self) -> float:

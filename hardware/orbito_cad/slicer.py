@@ -1,0 +1,177 @@
+"""Print time and filament per part, measured by a real slicer (PrusaSlicer, headless).
+
+``python hardware/slice.py DIR`` slices every STL that ``orbito-hw cad build DIR`` wrote with
+the project's settings (``profile``) and writes ``print_figures.json`` beside this file: per
+part the slicer's own summary (the G-code's "estimated printing time (normal mode)" and
+"filament used [g]"), with what they were measured on: the STL's SHA-256, the part's
+geometry as it lies (``fingerprint``: volume, area, size; the same on any OpenCascade that
+tessellates a little differently) and the profile's SHA-256. A figure whose fingerprint or
+profile is not the built part's is stale: the BOM says so and tests/test_printing.py fails.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from orbito_cad.params import PARAMS, Params
+from orbito_cad.printing import MATERIAL, settings
+
+FIGURES = Path(__file__).resolve().parent / "print_figures.json"
+SLICER = "prusa-slicer"
+
+# The speeds and accelerations of PrusaSlicer's "0.20mm QUALITY @MK3" profile (a common
+# bed-slinger; the command line's own defaults print solid layers at 15-20 mm/s, half as
+# fast as any printer's profile), and PETG's flow cap of 8 mm^3/s
+PRINTER = {
+    "perimeter_speed": "45",
+    "small_perimeter_speed": "25",
+    "external_perimeter_speed": "25",
+    "infill_speed": "80",
+    "solid_infill_speed": "80",
+    "top_solid_infill_speed": "40",
+    "support_material_speed": "50",
+    "bridge_speed": "25",
+    "gap_fill_speed": "40",
+    "travel_speed": "180",
+    "first_layer_speed": "20",
+    "default_acceleration": "1000",
+    "perimeter_acceleration": "800",
+    "infill_acceleration": "1250",
+    "machine_max_acceleration_extruding": "1250",
+    "machine_max_acceleration_x": "1000",
+    "machine_max_acceleration_y": "1000",
+    "max_volumetric_speed": "8",
+}
+PETG = {
+    "filament_type": "PETG",
+    "filament_diameter": "1.75",
+    "filament_density": "1.27",
+    "temperature": "240",
+    "first_layer_temperature": "240",
+    "bed_temperature": "80",
+    "first_layer_bed_temperature": "80",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    seconds: int
+    grams: float
+
+
+def profile(name: str, supports: bool, p: Params = PARAMS) -> str:
+    """The slicer's config for part ``name``: the project's layer, nozzle and bed, the
+    part's walls and infill, supports where its overhangs need them."""
+    s = settings(name)
+    layer = s.layer or p.layer_h
+    bed_x, bed_y, bed_z = p.bed
+    lines = {
+        "layer_height": f"{layer:g}",
+        "first_layer_height": f"{p.layer_h:g}",
+        "nozzle_diameter": f"{p.nozzle_d:g}",
+        "perimeters": str(s.walls),
+        "top_solid_layers": "5",
+        "bottom_solid_layers": "4",
+        "fill_density": f"{s.infill}%",
+        # gyroid is stiff every way; PrusaSlicer fills a solid part in lines
+        "fill_pattern": "gyroid" if s.infill < 100 else "rectilinear",
+        "support_material": "1" if supports else "0",
+        "support_material_auto": "1",
+        "support_material_threshold": "45",
+        "bed_shape": f"0x0,{bed_x:g}x0,{bed_x:g}x{bed_y:g},0x{bed_y:g}",
+        "max_print_height": f"{bed_z:g}",
+        "gcode_flavor": "marlin2",
+        **PRINTER,
+        **PETG,
+    }
+    assert lines["filament_type"] == MATERIAL
+    return "".join(f"{k} = {v}\n" for k, v in lines.items())
+
+
+def summary(gcode: str) -> Figures:
+    """The print time and filament from a PrusaSlicer G-code's closing summary."""
+    time = re.search(r"^; estimated printing time \(normal mode\) = (.+)$", gcode, re.M)
+    grams = re.search(r"^; total filament used \[g\] = ([0-9.]+)$", gcode, re.M)
+    if time is None or grams is None:
+        raise ValueError("the G-code has no print time or filament summary")
+    seconds = 0
+    for value, unit in re.findall(r"(\d+)([dhms])", time.group(1)):
+        seconds += int(value) * {"d": 86400, "h": 3600, "m": 60, "s": 1}[unit]
+    return Figures(seconds, float(grams.group(1)))
+
+
+def installed() -> bool:
+    return shutil.which(SLICER) is not None
+
+
+def version() -> str:
+    out = subprocess.run([SLICER, "--help"], capture_output=True, text=True, check=False)
+    found = re.search(r"PrusaSlicer-([0-9.]+)", out.stdout)
+    return f"PrusaSlicer {found.group(1)}" if found else SLICER
+
+
+def slice_stl(stl: Path, ini: str, work: Path) -> Figures:
+    """Slice ``stl`` with the config ``ini`` in the folder ``work``."""
+    config = work / f"{stl.stem}.ini"
+    config.write_text(ini)
+    gcode = work / f"{stl.stem}.gcode"
+    done = subprocess.run(
+        [SLICER, "--export-gcode", "--load", str(config), "--center", _centre(ini), str(stl),
+         "--output", str(gcode)],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0 or not gcode.exists():
+        tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+        raise RuntimeError(f"{SLICER} failed on {stl.name}: {' / '.join(tail)}")
+    return summary(gcode.read_text(errors="replace"))
+
+
+def _centre(ini: str) -> str:
+    shape = re.search(r"^bed_shape = .*,(\S+)x(\S+),0x", ini, re.M)
+    assert shape is not None
+    return f"{float(shape.group(1)) / 2:g},{float(shape.group(2)) / 2:g}"
+
+
+def sha256(data: bytes | str) -> str:
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
+
+
+def fingerprint(solid: Any) -> str:
+    """A part's geometry as it lies on the bed, in words a slightly different tessellation
+    does not change."""
+    box = solid.bounding_box().size
+    return (
+        f"volume {solid.volume:.0f} mm3, area {solid.area:.0f} mm2, "
+        f"{box.X:.1f} x {box.Y:.1f} x {box.Z:.1f} mm"
+    )
+
+
+def load(path: Path = FIGURES) -> dict[str, Any]:
+    if not path.exists():
+        return {"parts": {}}
+    data: dict[str, Any] = json.loads(path.read_text())
+    return data
+
+
+def fresh(entry: dict[str, Any] | None, print_: Any) -> Figures | None:
+    """The slicer's figures for a part if they were measured on it as it is now built
+    (``print_``: a ``printing.Print``), else None."""
+    if entry is None:
+        return None
+    if entry.get("fingerprint") != print_.fingerprint or entry.get("profile") != sha256(
+        print_.profile
+    ):
+        return None
+    return Figures(int(entry["seconds"]), float(entry["grams"]))
+
+
+def hms(seconds: int) -> str:
+    h, m = divmod(round(seconds / 60), 60)
+    return f"{h} h {m:02d} min" if h else f"{m} min"
