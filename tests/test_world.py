@@ -89,6 +89,10 @@ def test_a_part_that_fails_to_close_does_not_keep_the_others_open() -> None:
 
 
 # --- the simulated world ------------------------------------------------------------------
+SCAN = 0.1
+"""Seconds for the colour board's analog sensors to read every square again (gpio)."""
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_every_backend_boots_on_the_simulated_board_and_survives_a_power_cut(
     backend: Backend,
@@ -98,6 +102,7 @@ def test_every_backend_boots_on_the_simulated_board_and_survives_a_power_cut(
     try:
         c3 = parse_square("c3")
         world.physics.put(c3, Colour.BLACK)
+        world.clock.advance(SCAN)
         assert parts.sensors.read() == mask_of([c3])
         assert parts.lights.shown() == ([None] * 16, None)  # nothing drawn yet
         assert parts.drive.wait_idle(0.0) and not parts.drive.moving
@@ -117,6 +122,7 @@ def test_crossed_sensor_wires_read_each_square_as_the_other(backend: Backend) ->
     parts = world.boot()
     try:
         world.physics.put(c3, Colour.WHITE)
+        world.clock.advance(SCAN)
         assert parts.sensors.read() == mask_of([c4])
     finally:
         world.power_cut(parts)

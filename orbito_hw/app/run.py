@@ -37,13 +37,23 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+REFEREE_SETTLE = Settings().settle
+
 
 def settings(config: Config) -> Settings:
     """The referee's settings from the config. Squares read by the Pico come debounced by
-    the Pico (``sensors.debounce_ms`` is sent to it): the host passes them straight on."""
-    scanned_by_pico = config.backends.sensors == "serial"
+    the Pico (``sensors.debounce_ms`` is sent to it): the host passes them straight on,
+    unless they are the colour sensors' levels, which the host classifies and debounces.
+    A colour board reads each square once a scan: after the rings stop, the referee waits
+    a whole scan (and a square's settling) before it trusts what the squares read."""
+    scanned_by_pico = config.backends.sensors == "serial" and not config.sensors.colour
+    settle = REFEREE_SETTLE
+    if config.sensors.colour:
+        front = config.analog.front_end()
+        settle = max(settle, front.scan_s + front.settle_s)
     return Settings(
         first=config.board.first,
+        settle=settle,
         debounce=0.0 if scanned_by_pico else config.sensors.debounce_ms / 1000,
         hold_time=config.board.new_game_hold_s,
         palette=config.lights.colours,

@@ -23,7 +23,8 @@ from __future__ import annotations
 import enum
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
 from typing import Any
 
@@ -74,29 +75,38 @@ class LinuxI2C:
             bus.close()
 
 
-def open_adc(front: FrontEnd, bus: Any) -> Any:
-    """The ADS1115 on ``bus`` converting continuously on ``front.channel``: the library's
-    ``AnalogIn``. AdcError naming the address and the bus when it does not answer."""
-    from adafruit_ads1x15.ads1x15 import Mode
+def open_adc(front: FrontEnd, bus: Any) -> tuple[Any, Any]:
+    """The ADS1115 on ``bus`` in single-shot mode, and the library's ``AnalogIn`` on
+    ``front.channel``. AdcError naming the address and the bus when it does not answer."""
     from adafruit_ads1x15.ads1115 import ADS1115
     from adafruit_ads1x15.analog_in import AnalogIn
 
-    try:
+    with _asking(front, "does not answer"):
         ads = ADS1115(
             bus, gain=library_gain(front.gain), data_rate=front.data_rate, address=front.address
         )
-        adc = AnalogIn(ads, front.channel)
-        # In continuous mode the library (3.0) keeps the input the chip's register holds,
-        # whatever channel is read: one single-shot conversion sets it, then the chip
-        # converts on it for good, and each reading is one read of the conversion register.
-        adc.value  # noqa: B018 - the single-shot conversion that chooses the input
-        ads.mode = Mode.CONTINUOUS
-        ads.get_last_result()  # the register pointer on the conversions, for fast reads
+        return ads, AnalogIn(ads, front.channel)
+
+
+def go_continuous(ads: Any) -> None:
+    """From single-shot to converting for good on the input last read. In continuous mode
+    the library (3.0) keeps the input the chip's register holds, whatever channel is read:
+    a single-shot conversion has set it; then each reading is one read of the conversion
+    register."""
+    from adafruit_ads1x15.ads1x15 import Mode
+
+    ads.mode = Mode.CONTINUOUS
+    ads.get_last_result()  # the register pointer on the conversions, for the fast reads
+
+
+@contextmanager
+def _asking(front: FrontEnd, what: str) -> Iterator[None]:
+    try:
+        yield
     except ValueError as exc:  # adafruit_bus_device's probe: "No I2C device at address"
-        raise AdcError(f"{front.where} does not answer ({exc}): check its wiring") from None
+        raise AdcError(f"{front.where} {what} ({exc}): check its wiring") from None
     except OSError as exc:
-        raise AdcError(f"{front.where} does not answer: {exc}") from None
-    return adc
+        raise AdcError(f"{front.where} {what}: {exc}") from None
 
 
 class AnalogSquares:
@@ -140,12 +150,11 @@ class AnalogSquares:
                 except (OSError, RuntimeError) as exc:
                     raise AdcError(f"{front.where}: cannot open the bus: {exc}") from None
             self._bus = bus
-            self._adc = open_adc(front, bus)
+            ads, self._adc = open_adc(front, bus)
+            self._first_scan(ads)
         except BaseException:
             self._close_devices()
             raise
-        self._square = 0
-        self._select(0)
         if scanner is Scanner.THREAD:
             self._thread: threading.Thread | None = threading.Thread(
                 target=self._run, name="analog-squares", daemon=True
@@ -185,6 +194,19 @@ class AnalogSquares:
         self._close_devices()
 
     # -- the scan ---------------------------------------------------------------------
+    def _first_scan(self, ads: Any) -> None:
+        """Every square read once before the sensors are open, in single-shot conversions
+        (each starts after the mux has switched: no settling to wait), so the first
+        ``read()`` is the board as it is; then the ADC converts continuously."""
+        with _asking(self.front, "failed the first scan"):
+            for square in SQUARES:
+                self._select(square)
+                self.core.take(square, self.front.gauss(float(self._adc.voltage)))
+            self._square = 0
+            self._select(0)
+            go_continuous(ads)
+        self.scans = 1
+
     def _run(self) -> None:
         delay = self.front.settle_s
         while not self._stop.wait(delay):

@@ -3,6 +3,11 @@ MockFactory: the simulated marbles drive the sensor pins, STEP pulses counted on
 pins turn the simulated rings the way DIR's level says, and the strip is a pixel buffer
 running adafruit's own brightness and byte-order code. The real driver code runs; only the
 wires are simulated.
+
+A board with hall sensors (``SimBoard.hall``) is a colour board: its squares are read by
+the analog backend (``hw/analog.py``), the multiplexer's select lines on mock pins and
+adafruit's ADS1115 code on an emulated chip (``sim/fake_i2c.py``) whose input is the
+simulated sensor under the square selected.
 """
 
 from __future__ import annotations
@@ -12,10 +17,15 @@ from typing import Any, Final
 
 from gpiozero.pins.mock import MockFactory, MockPin, PinState
 
+from orbito_hw.hw.analog import AnalogSquares, Scanner
+from orbito_hw.hw.analog_front import FrontEnd
 from orbito_hw.hw.clock import ScopedClock
 from orbito_hw.hw.gpio import GpioButton, GpioDrive, GpioPins, GpioSensors
+from orbito_hw.hw.interfaces import SquareSensors
 from orbito_hw.hw.strip import SERPENTINE, StripLights, fake_strip
+from orbito_hw.rules.squares import SQUARES
 from orbito_hw.sim.board import OnVirtualClock, SimBoard
+from orbito_hw.sim.fake_i2c import FakeAds1115, FakeI2C, MuxLine
 
 # A plausible wiring for the simulated board (BCM numbers); a config file overrides it.
 DEFAULT_PINS = GpioPins(
@@ -27,6 +37,11 @@ DEFAULT_PINS = GpioPins(
     index=26,
 )
 
+
+# The colour board's multiplexer on pins the default wiring leaves free, scanning without a
+# pause: a square is read within 41 ms of the rings stopping, before the referee's default
+# settling time (50 ms) runs out (a real board's settling covers its scan: app/run.py).
+DEFAULT_FRONT = FrontEnd(select_pins=(18, 27, 10, 3), scan_ms=40)
 
 # How many level changes a mock pin remembers (gpiozero's MockPin keeps them all: two per
 # STEP pulse, about 1.3 MB per simulated game). Enough to look at the last few by hand.
@@ -65,9 +80,13 @@ class MockPinDrive(OnVirtualClock, GpioDrive):
 class GpioSimWiring:
     """One controller's worth of mock pins between the gpio backend and the simulated board."""
 
-    def __init__(self, board: SimBoard, pins: GpioPins = DEFAULT_PINS) -> None:
+    def __init__(
+        self, board: SimBoard, pins: GpioPins = DEFAULT_PINS, front: FrontEnd = DEFAULT_FRONT
+    ) -> None:
         self.board = board
         self.pins = pins
+        self.front = front
+        self.colour = board.hall is not None
         self.factory = MockFactory(pin_class=_ShortMemoryPin)
         # Pins made before the devices claim them, so the devices get these classes.
         self.step_pin = self.factory.pin(pins.step, pin_class=_StepPin, on_rise=self._motor_step)
@@ -75,11 +94,30 @@ class GpioSimWiring:
         self.enable_pin = self.factory.pin(pins.enable)
         self.index_pin = self.factory.pin(pins.index)
         self.button_pin = self.factory.pin(pins.button)
-        self.square_pins = {sq: self.factory.pin(p) for sq, p in pins.squares.items()}
+        self.square_pins = (
+            {} if self.colour else {sq: self.factory.pin(p) for sq, p in pins.squares.items()}
+        )
+        self.mux_input = list(SQUARES)  # the square whose sensor is wired to each input
+        assert board.clock is not None
+        self.adc = FakeAds1115(board.clock, self._sensor_volts)
+        self.bus = FakeI2C(self.adc)
+        self.mux_lines = [
+            self.factory.pin(p, pin_class=MuxLine, on_change=self.adc.switched)
+            for p in front.select_pins
+        ] if self.colour else []  # fmt: skip
 
     def cross_wires(self, a: int, b: int) -> None:
-        """A wiring fault: square ``a``'s sensor lands on ``b``'s pin and the other way round."""
+        """A wiring fault: square ``a``'s sensor lands on ``b``'s pin (or multiplexer
+        input) and the other way round."""
+        if self.colour:
+            self.mux_input[a], self.mux_input[b] = self.mux_input[b], self.mux_input[a]
+            return
         self.square_pins[a], self.square_pins[b] = self.square_pins[b], self.square_pins[a]
+
+    def _sensor_volts(self, _adc_input: int) -> float:
+        """The multiplexer's common pin: the sensor on the input its select lines choose."""
+        selected = sum(bool(line.state) << n for n, line in enumerate(self.mux_lines))
+        return self.front.volts(self.board.hall_reading(self.mux_input[selected]))
 
     # --- wires from the board to the Pi ----------------------------------------------
     def _drive(self, pin: Any, active: bool, active_high: bool) -> None:
@@ -95,7 +133,8 @@ class GpioSimWiring:
         self._drive(self.index_pin, self.board.index_active(), self.pins.index_active_high)
 
     def _square_changed(self, square: int, present: bool, when: float) -> None:
-        self._drive(self.square_pins[square], present, self.pins.squares_active_high)
+        if not self.colour:
+            self._drive(self.square_pins[square], present, self.pins.squares_active_high)
 
     def finger(self, pressed: bool) -> None:
         self._drive(self.button_pin, pressed, self.pins.button_active_high)
@@ -112,10 +151,17 @@ class GpioSimWiring:
 
     def parts(
         self, clock: ScopedClock
-    ) -> tuple[GpioSensors, GpioButton, MockPinDrive, StripLights]:
+    ) -> tuple[SquareSensors, GpioButton, MockPinDrive, StripLights]:
         self.board.clock = clock.base
         self.board.subscribe(self._square_changed)
-        sensors = GpioSensors(self.pins, clock, self.factory)
+        sensors: GpioSensors | AnalogSquares
+        if self.board.hall is not None:
+            calibration = self.board.hall.calibration
+            sensors = AnalogSquares(
+                self.front, clock, calibration, self.factory, self.bus, scanner=Scanner.CLOCK
+            )
+        else:
+            sensors = GpioSensors(self.pins, clock, self.factory)
         button = GpioButton(self.pins, clock, self.factory)
         drive = MockPinDrive(
             self.pins, clock, self.board.steps_per_place, 2000.0, 8000.0, factory=self.factory
