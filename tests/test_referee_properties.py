@@ -150,6 +150,6 @@ def check_invariants(run: MockRun, diverged: bool) -> None:
         assert last[-1]["board"] == position.board()
         assert [e["turn"] for e in last] == ref.saved.turns[-len(last) :]
     if ref.state is State.WAITING and not run.drive.moving:
-        assert ref._expected() == run.physics.occupancy()
+        assert ref.reader.occupied == run.physics.occupancy()
         if not diverged:
             assert physical_masks(run) == (position.black, position.white)

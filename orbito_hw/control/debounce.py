@@ -4,11 +4,23 @@ A change is passed on only once the sensor has kept its new reading for ``delay`
 seconds; chatter that settles back to where it started passes nothing on. A ``delay`` of 0
 passes every change straight on: for squares that come debounced already (the Pico scans
 and debounces them itself when ``backends.sensors = "serial"``).
+
+Sensors that tell colours (``ColourSensors``) have their colours debounced alike: a
+square's colour is read with each raw put and settles with it, so ``colours()`` is the
+debounced state's. A colour that changes under a marble (a lift and a put at the same
+moment, as such sensors report it) settles as one change, passed on as a lift then a put.
 """
 
 from __future__ import annotations
 
-from orbito_hw.hw.interfaces import Clock, SquareListener, SquareSensors, TimerHandle
+from orbito_hw.hw.interfaces import (
+    Clock,
+    ColourSensors,
+    SquareListener,
+    SquareSensors,
+    TimerHandle,
+    tells_colour,
+)
 
 
 class Debouncer:
@@ -18,8 +30,12 @@ class Debouncer:
         self.clock = clock
         self.delay = delay
         self._sensors = sensors
+        self._colours = sensors if isinstance(sensors, ColourSensors) else None
+        self.colour = tells_colour(sensors)
+        """Whether ``colours()`` tells black from white (else presence only)."""
         self._stable = sensors.read()
         self._raw = self._stable
+        self._stable_black = self._raw_black = self._black_now()
         self._timers: dict[int, TimerHandle] = {}
         self._since: dict[int, float] = {}
         self._listeners: list[SquareListener] = []
@@ -32,12 +48,23 @@ class Debouncer:
         """The debounced reading."""
         return self._stable
 
+    def colours(self) -> tuple[int, int]:
+        """The debounced (black, white) masks; every marble reads black from sensors that
+        cannot tell colours (``colour`` False)."""
+        return self._stable_black, self._stable & ~self._stable_black
+
+    def _black_now(self) -> int:
+        if self._colours is None:
+            return self._raw
+        return self._colours.colours()[0]
+
     def resync(self) -> None:
         """Take the raw reading as settled (after the rings stop), dropping pending changes."""
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()
         self._raw = self._stable = self._sensors.read()
+        self._raw_black = self._stable_black = self._black_now() & self._raw
 
     def _raw_change(self, square: int, present: bool, when: float) -> None:
         old = self._timers.pop(square, None)
@@ -47,7 +74,10 @@ class Debouncer:
             # late (a busy loop, the kernel's queue), it happened all the same.
             if when - self._since[square] >= self.delay:
                 self._settle(square)
-        self._raw = self._raw | 1 << square if present else self._raw & ~(1 << square)
+        bit = 1 << square
+        self._raw = self._raw | bit if present else self._raw & ~bit
+        black = self._black_now() & bit if present else 0
+        self._raw_black = self._raw_black & ~bit | black
         self._since[square] = when
         if self.delay == 0:
             self._settle(square)
@@ -60,9 +90,13 @@ class Debouncer:
     def _settle(self, square: int) -> None:
         self._timers.pop(square, None)
         bit = 1 << square
-        if (self._raw ^ self._stable) & bit == 0:
+        recoloured = (self._raw_black ^ self._stable_black) & self._raw & self._stable & bit
+        if (self._raw ^ self._stable) & bit == 0 and not recoloured:
             return
-        self._stable ^= bit
+        self._stable = self._stable & ~bit | self._raw & bit
+        self._stable_black = self._stable_black & ~bit | self._raw_black & bit
         present = bool(self._stable & bit)
         for listener in list(self._listeners):
+            if recoloured:
+                listener(square, False, self._since[square])
             listener(square, present, self._since[square])

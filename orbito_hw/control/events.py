@@ -48,12 +48,15 @@ class TurnPlayed:
 
 @dataclass(frozen=True)
 class Rejected:
-    """A press refused: why, and the squares at fault (lowest first)."""
+    """A press refused: why, and the squares at fault (lowest first). ``seen``: the colour
+    read on each square at fault that holds a marble, from sensors that tell colours (none
+    otherwise; the JSON's ``seen`` only then)."""
 
     kind: ClassVar[str] = "rejected"
     game: int
     reason: str
     squares: tuple[int, ...] = ()
+    seen: tuple[tuple[int, Colour], ...] = ()
 
     def to_json(self) -> Json:
         return {"event": self.kind, "game": self.game, "reason": self.reason, **_square_names(self)}
@@ -61,11 +64,13 @@ class Rejected:
 
 @dataclass(frozen=True)
 class Correction:
-    """The board stopped matching what the referee expects: these squares differ."""
+    """The board stopped matching what the referee expects: these squares differ (missing,
+    extra, or a marble of the other colour). ``seen`` as for ``Rejected``."""
 
     kind: ClassVar[str] = "correction"
     game: int
     squares: tuple[int, ...] = ()
+    seen: tuple[tuple[int, Colour], ...] = ()
 
     def to_json(self) -> Json:
         return {"event": self.kind, "game": self.game, **_square_names(self)}
@@ -380,7 +385,10 @@ def _line_key(line: int) -> list[str]:
 
 
 def _square_names(event: Rejected | Correction) -> Json:
-    return {"squares": [square_name(sq) for sq in event.squares]}
+    names: Json = {"squares": [square_name(sq) for sq in event.squares]}
+    if event.seen:  # sensors that tell colours only: presence-only events stay as they were
+        names["seen"] = {square_name(sq): colour.value for sq, colour in event.seen}
+    return names
 
 
 # --- reading the JSON back -----------------------------------------------------------
@@ -434,10 +442,14 @@ def _leds(value: object) -> tuple[tuple[int, RGB], ...]:
     return tuple(sorted((parse_square(str(sq)), parse_rgb(str(c))) for sq, c in value.items()))
 
 
-def _setup_squares(value: object) -> tuple[tuple[int, Colour], ...]:
+def _setup_squares(value: object, key: str = "squares") -> tuple[tuple[int, Colour], ...]:
     if not isinstance(value, Mapping):
-        raise ValueError(f"squares {value!r} is not an object of squares and colours")
+        raise ValueError(f"{key} {value!r} is not an object of squares and colours")
     return tuple(sorted((parse_square(str(sq)), Colour.parse(str(c))) for sq, c in value.items()))
+
+
+def _seen(o: Mapping[str, object]) -> tuple[tuple[int, Colour], ...]:
+    return _setup_squares(o.get("seen", {}), "seen")
 
 
 def _remote_state(o: Mapping[str, object]) -> str:
@@ -466,9 +478,9 @@ def _game_over(o: Mapping[str, object]) -> GameOver:
 _READERS: dict[str, Callable[[Mapping[str, object]], Event]] = {
     TurnPlayed.kind: _turn,
     Rejected.kind: lambda o: Rejected(
-        _int(o, "game"), _str(o, "reason"), _square_list(o["squares"])
+        _int(o, "game"), _str(o, "reason"), _square_list(o["squares"]), _seen(o)
     ),
-    Correction.kind: lambda o: Correction(_int(o, "game"), _square_list(o["squares"])),
+    Correction.kind: lambda o: Correction(_int(o, "game"), _square_list(o["squares"]), _seen(o)),
     Corrected.kind: lambda o: Corrected(_int(o, "game")),
     GameOver.kind: _game_over,
     NewGame.kind: lambda o: NewGame(_int(o, "game"), Colour.parse(_str(o, "first"))),

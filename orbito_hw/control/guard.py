@@ -40,6 +40,7 @@ from orbito_hw.hw.interfaces import (
     Button,
     ButtonListener,
     Clock,
+    ColourSensors,
     FaultListener,
     Lights,
     MoveListener,
@@ -218,7 +219,7 @@ class Guard:
         handed to them; the clock guards every timer. Closing stays with ``board``'s owner."""
         return GuardedBoard(
             GuardedClock(board.clock, self),
-            CheckedSensors(board.sensors, self),
+            checked_sensors(board.sensors, self),
             CheckedButton(board.button, self),
             CheckedDrive(board.drive, self),
             board.lights,
@@ -309,6 +310,31 @@ class CheckedSensors:
 
     def close(self) -> None:
         self.sensors.close()
+
+
+class CheckedColourSensors(CheckedSensors):
+    """Sensors that tell colours: each pair of colour masks checked too (two masks of
+    squares, no square both black and white)."""
+
+    def __init__(self, sensors: ColourSensors, guard: Guard) -> None:
+        super().__init__(sensors, guard)
+        self.colour_sensors = sensors
+
+    def colours(self) -> tuple[Mask, Mask]:
+        value = self.colour_sensors.colours()
+        if not isinstance(value, tuple) or len(value) != 2:
+            raise BoundaryError(f"colours {named(value)}, not a pair of masks (black, white)")
+        black, white = check_mask(value[0]), check_mask(value[1])
+        if black & white:
+            raise BoundaryError(f"colours {named(value)}: a square read both black and white")
+        return black, white
+
+
+def checked_sensors(sensors: SquareSensors, guard: Guard) -> CheckedSensors:
+    """The sensors behind the guard, telling colours if they do."""
+    if isinstance(sensors, ColourSensors):
+        return CheckedColourSensors(sensors, guard)
+    return CheckedSensors(sensors, guard)
 
 
 class CheckedButton:

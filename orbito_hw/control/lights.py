@@ -101,6 +101,8 @@ class View:
     hint_turn: Turn | None = None  # "hint": the best turn, shown like the board's own
     menu: Choice | None = None  # "menu": the choice of opponent shown
     later: tuple[tuple[Square, Colour], ...] = ()  # "setup": the other colour's, dimly
+    seen: tuple[tuple[Square, Colour], ...] = ()  # "refused", "correction": a colour read
+    # on a square at fault, from sensors that tell colours (a marble of the wrong colour)
 
 
 def result_frame(result: Result, lines: tuple[Mask, ...], palette: Palette) -> dict[Square, RGB]:

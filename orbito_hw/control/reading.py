@@ -2,8 +2,10 @@
 
 Presence sensors cannot tell colours, so the reader follows the marbles themselves: a lift
 takes the marble off its square into the hand; a put sets down the marble last lifted, or,
-with an empty hand, a new marble from the supply of the player to move. The colours that
-gives say which legal turn the board shows, or why it shows none. Pure: no clock and no
+with an empty hand, a new marble from the supply of the player to move. Sensors that tell
+colours say which colour went down: the put is the marble last lifted of that colour, or a
+new one of it (the wrong player's, maybe). The colours that gives say which legal turn the
+board shows, or why it shows none. Pure: no clock and no
 hardware; the referee feeds it debounced touches and asks on a press.
 """
 
@@ -47,15 +49,15 @@ class TurnReader:
         (the board's own turn is refused for it; a person's is judged on the colours)."""
 
     # --- touches -------------------------------------------------------------------
-    def touch(self, square: int, present: bool) -> None:
-        """One lift (``present`` False) or put; a lift of an empty square changes nothing.
-        ValueError for a square that does not exist: it never enters the model (where
-        every later look at the board would trip over it)."""
+    def touch(self, square: int, present: bool, colour: Colour | None = None) -> None:
+        """One lift (``present`` False) or put, of a marble of ``colour`` if the sensors
+        tell it; a lift of an empty square changes nothing. ValueError for a square that
+        does not exist: it never enters the model (where every later look at the board
+        would trip over it)."""
         if isinstance(square, bool) or not isinstance(square, int) or square not in SQUARES:
             raise ValueError(f"{square!r:.40} is not a square (0..15)")
         if present:
-            marble = self.hand.pop() if self.hand else Marble(self.position.to_move, None)
-            self.marbles[square] = marble
+            self.marbles[square] = self._put(colour)
         elif square in self.marbles:
             marble = self.marbles.pop(square)
             self.hand.append(marble)
@@ -64,6 +66,14 @@ class TurnReader:
                 self.placed_first |= placed
             elif not placed:
                 self.placed_first = False  # the placed marble is off again: the order starts over
+
+    def _put(self, colour: Colour | None) -> Marble:
+        """The marble a put sets down: the last lifted (of ``colour``, when told), else a
+        new one from the supply (of ``colour``, else the player to move's)."""
+        for i in range(len(self.hand) - 1, -1, -1):
+            if colour is None or self.hand[i].colour is colour:
+                return self.hand.pop(i)
+        return Marble(colour or self.position.to_move, None)
 
     def replay_touches(self) -> list[tuple[bool, int]]:
         """A short run of touches, (put?, square), that brings a fresh reader of the same
@@ -128,6 +138,13 @@ class TurnReader:
         """The colour of the marble on each of ``squares`` that holds one."""
         return tuple((sq, self.marbles[sq].colour) for sq in squares if sq in self.marbles)
 
+    def wrong_colours(self, squares: Iterable[int]) -> tuple[tuple[int, Colour], ...]:
+        """The marbles placed this turn on ``squares`` that are not the mover's colour, with
+        their colour: only sensors that tell colours put such a marble down."""
+        to_move = self.position.to_move
+        placed = {sq: m.colour for sq, m in self.marbles.items() if m.origin is None}
+        return tuple((sq, placed[sq]) for sq in squares if placed.get(sq, to_move) is not to_move)
+
     # --- the turn ------------------------------------------------------------------------
     def turn(self) -> Turn:
         """The legal turn whose board the lifts and puts made (an extra press for a full
@@ -161,6 +178,9 @@ class TurnReader:
                 "the board is full: put the marbles back, press for an extra press",
                 moved_squares + placed,
             )
+        elif odd := self.wrong_colours(placed):
+            squares = [sq for sq, _ in odd]
+            fault = (wrong_colour(squares, odd[0][1], self.position.to_move), squares)
         elif len(moved) > 1:  # the first real fault first: the moves, then the places
             fault = ("only one opponent marble may be moved in a turn", moved_squares)
         elif moved and (wrong := self._bad_move(*moved[0])) is not None:
@@ -195,6 +215,13 @@ class TurnReader:
             if set(exc.squares) <= {src, dst}:
                 return exc
         return None
+
+
+def wrong_colour(squares: list[int], colour: Colour, to_move: Colour) -> str:
+    """Why a marble of ``colour`` is refused on ``squares``: ``to_move`` places."""
+    holds = "holds a" if len(squares) == 1 else "hold"
+    marbles = "marble" if len(squares) == 1 else "marbles"
+    return f"{_names(squares)} {holds} {colour} {marbles}: {to_move}'s turn"
 
 
 def _names(squares: list[int]) -> str:

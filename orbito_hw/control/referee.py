@@ -34,6 +34,7 @@ from orbito_hw.control.lights import LightShow, View
 from orbito_hw.control.menu import CHOICES, OpponentMenu
 from orbito_hw.control.players import BoardPlayer, Players
 from orbito_hw.control.reading import Marble, TurnReader
+from orbito_hw.control.seen import board_off, put_colour
 from orbito_hw.control.settings import Settings
 from orbito_hw.control.setup import SetUps
 from orbito_hw.control.takeback import MAX_FINISHING_MOVES, TakeBacks
@@ -288,7 +289,7 @@ class Referee:
                 self.board.drive.move(1, self._moved)
                 return
             self._emit(self._commit(self.pending))  # the rings had turned: the turn stands
-        if reading != self._expected():
+        if self.corrections.off():
             return self.corrections.enter("mismatch")
         if self.position.is_over:
             self._go("resume_over")
@@ -302,7 +303,7 @@ class Referee:
         if self.state in (S.WAITING, S.TURN, S.UNDOING):
             if present == self.reader.holds(square):
                 return  # the sensor agrees with the board as we know it
-            self.reader.touch(square, present)
+            self.reader.touch(square, present, put_colour(self.sensors, square, present))
             self.saved.add_touch(self.reader, square, present)
             self._save()
             self._refusal = None
@@ -323,10 +324,6 @@ class Referee:
     def _touched(self) -> bool:
         """Whether the board differs from the position at the start of the turn."""
         return self.reader.touched
-
-    def _expected(self) -> int:
-        """The squares that should read a marble."""
-        return self.reader.occupied
 
     # --- the button ------------------------------------------------------------------
     def _on_button(self, pressed: bool, when: float) -> None:
@@ -421,7 +418,7 @@ class Referee:
 
     # --- a press: accept exactly a legal turn ------------------------------------------
     def _referee_press(self) -> None:
-        changed = self.sensors.read() ^ self._expected()
+        changed = self.corrections.off()
         if changed:
             return self._refuse("the board changed while the sensors settled; check it", changed)
         try:
@@ -459,8 +456,10 @@ class Referee:
     def _refuse(self, reason: str, squares: int) -> None:
         at_fault = tuple(squares_of(squares))
         self._forget_hint()
-        self._emit(Rejected(self.saved.game, reason, at_fault))
-        self._refusal = View("refused", self.position.to_move, at_fault, board_turn=self.board_turn)
+        seen = self.reader.wrong_colours(at_fault)  # a colour told, and not the mover's
+        self._emit(Rejected(self.saved.game, reason, at_fault, seen))
+        self._refusal = View("refused", self.position.to_move, at_fault, board_turn=self.board_turn,
+                             seen=seen)  # fmt: skip
         self._draw()
 
     def _accept(self, turn: Turn) -> None:
@@ -491,17 +490,17 @@ class Referee:
         if self._drive_fault:  # the drive failed while the rings settled: no sensor to trust
             return self._fault(self._drive_fault)
         black, white = self.position.before_press(self.pending)
-        before, after = black | white, press(black | white)
-        reading = self.board.sensors.read()
-        if reading == before != after and self._finishing < MAX_FINISHING_MOVES:
+        self.sensors.resync()  # the rings have settled: the raw reading is the board's
+        before = board_off(self.sensors, black, white)  # colour for colour, if told
+        after = board_off(self.sensors, press(black), press(white))
+        if not before and after and self._finishing < MAX_FINISHING_MOVES:
             # A whole place was lost: the board still shows the turn before its press.
             log.warning("the rings lost a whole place: finishing the move")
             self._finishing += 1
             self.board.drive.move(1, self._check_move)
             return
-        self.sensors.resync()
         turn_event = self._commit(self.pending)
-        if reading != self._expected():
+        if self.corrections.off():  # colour for colour, where the sensors tell colours
             self._emit(turn_event)
             return self.corrections.enter("mismatch")
         self._go("over" if self.position.is_over else "match")
@@ -643,7 +642,8 @@ class Referee:
     def _enter_board_not_empty(self) -> None:
         """A new game on a board that still holds marbles: treat them as a turn to clear."""
         for square in squares_of(self.sensors.read()):
-            self.reader.touch(square, True)  # the hand is empty: a marble of the mover's
+            colour = put_colour(self.sensors, square, True)  # told, else the mover's
+            self.reader.touch(square, True, colour)  # the hand is empty
         self._go("touch")
 
     # --- the opponent menu (menu.py) ---------------------------------------------------

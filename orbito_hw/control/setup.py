@@ -6,8 +6,10 @@ set-up but its target is journaled: after a power cut it goes on from the same t
 the sensors telling what is still to do. Once they read exactly the squares asked for, the
 game goes on from there (``setup-done``), its next turn numbered after the record's.
 
-Sensors cannot tell colours: a square to fill is satisfied by any marble (the colours are
-trusted to the person), and a marble on a square that must stay empty is flagged. To be
+Presence sensors cannot tell colours: a square to fill is satisfied by any marble (the
+colours are trusted to the person), and a marble on a square that must stay empty is
+flagged. Sensors that tell colours are held to them: a marble of the wrong colour leaves its
+square still to do, lit in the colour that belongs there, and a press names it. To be
 easy to follow, the LEDs guide one colour at a time: the squares for the colour that
 placed first show that colour, the other colour's squares show dimly until those are done
 (a marble may go on them at any time all the same); squares to clear blink red; the status
@@ -32,9 +34,10 @@ from orbito_hw.control.guard import cut
 from orbito_hw.control.journal import Journal, Saved
 from orbito_hw.control.lights import View
 from orbito_hw.control.reading import TurnReader
+from orbito_hw.control.seen import board_off, seen_at, wrong_colours
 from orbito_hw.errors import OrbitoError
 from orbito_hw.rules.game import Colour, Position, ReplayError, replay
-from orbito_hw.rules.squares import squares_of
+from orbito_hw.rules.squares import square_name, squares_of
 from orbito_hw.rules.turn import Turn
 
 log = logging.getLogger(__name__)
@@ -156,7 +159,8 @@ class SetUps:
 
     def check(self) -> None:
         referee = self.referee
-        if referee.sensors.read() != referee.position.occupied:
+        position = referee.position
+        if board_off(referee.sensors, position.black, position.white):
             referee._draw()
             return
         saved, position = referee.saved, referee.position
@@ -176,10 +180,15 @@ class SetUps:
     def press(self) -> None:
         """A press before the set-up is done: nothing changes; it says what is still to do."""
         referee = self.referee
-        todo = referee.sensors.read() ^ referee.position.occupied
-        squares = tuple(squares_of(todo))
+        position = referee.position
+        squares = tuple(squares_of(board_off(referee.sensors, position.black, position.white)))
         reason = f"setting up: {len(squares)} squares still to do (lit)"
-        referee._emit(Rejected(referee.saved.game, reason, squares))
+        wrong = wrong_colours(referee.sensors, position.black, position.white)
+        if wrong:
+            sq, colour = wrong[0]
+            reason += f"; {square_name(sq)} holds a {colour.other} marble, {colour} belongs there"
+        seen = seen_at(referee.sensors, (sq for sq, _ in wrong))
+        referee._emit(Rejected(referee.saved.game, reason, squares, seen))
         self.show_all = True
         referee._draw()
 
@@ -188,7 +197,9 @@ class SetUps:
         dimly), and the squares to clear."""
         referee = self.referee
         target, reading = referee.position, referee.sensors.read()
+        wrong = wrong_colours(referee.sensors, target.black, target.white)
         to_fill = [(sq, c) for sq, c in squares_asked(target) if not reading >> sq & 1]
+        to_fill = sorted(to_fill + list(wrong))
         first = referee.saved.first
         now = first if any(c is first for _, c in to_fill) else first.other
         missing = tuple((sq, c) for sq, c in to_fill if self.show_all or c is now)

@@ -16,6 +16,7 @@ from orbito_hw.control.core import Core
 from orbito_hw.control.events import Rejected, TakeBack, TakenBack
 from orbito_hw.control.lights import View
 from orbito_hw.control.reading import TurnReader
+from orbito_hw.control.seen import board_off
 from orbito_hw.hw.interfaces import MoveReport
 from orbito_hw.rules.game import Colour, replay
 from orbito_hw.rules.squares import parse_square, squares_of
@@ -63,7 +64,8 @@ class TakeBacks:
         """Whether the board shows the game as its turns left it: no turn in progress, no
         marble in the hand, none missing or extra. Only from there may the rings turn back."""
         referee = self.referee
-        off = referee.sensors.read() ^ referee.saved.position().occupied
+        position = referee.saved.position()
+        off = board_off(referee.sensors, position.black, position.white)
         return not (referee.reader.touched or referee.reader.hand or off)
 
     def ask(self, single: bool = False) -> None:
@@ -74,7 +76,8 @@ class TakeBacks:
         if not referee.can_take_back:
             return
         if not self.board_as_it_stands:
-            off = referee.sensors.read() ^ referee.saved.position().occupied
+            position = referee.saved.position()
+            off = board_off(referee.sensors, position.black, position.white)
             squares = tuple(squares_of(off | referee._off()))
             reason = "put the board back as the last turn left it, then hold to take it back"
             referee._emit(Rejected(referee.saved.game, reason, squares))
@@ -168,7 +171,7 @@ class TakeBacks:
         referee = self.referee
         saved, target = referee.saved, referee.reader.position
         shown = referee.reader.masks() == (target.black, target.white)
-        if not shown or referee.sensors.read() != target.occupied:
+        if not shown or board_off(referee.sensors, target.black, target.white):
             referee._draw()  # what is left to undo
             return
         number, token = len(saved.turns), saved.turns.pop()

@@ -6,6 +6,11 @@ press, counter-clockwise; back is a take-back, clockwise), a square's sensor rea
 marble only while a full pocket sits on it, the index sensor reads only when the rings sit
 exactly on the squares, and steps can be lost. The controller sees it only through the
 interfaces of ``orbito_hw.hw.interfaces``; everything runs on a virtual clock.
+
+With ``hall`` (sim/hall_sensors.py) each square has a linear hall sensor: every change of
+the board reads all 16 in gauss, with their offsets and noise, and classifies the readings
+as a real board's backend does, so presence and colour follow the classified readings.
+Without, a sensor reads presence exactly (a reed switch or a hall switch).
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from dataclasses import dataclass, field
 from functools import partial
 
 from orbito_hw.errors import OrbitoError
+from orbito_hw.hw.hall import Seen
 from orbito_hw.hw.interfaces import (
     RGB,
     ButtonListener,
@@ -25,6 +31,7 @@ from orbito_hw.hw.interfaces import (
 from orbito_hw.hw.planner import SteppedDrive
 from orbito_hw.rules.game import Colour, board_string
 from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARES
+from orbito_hw.sim.hall_sensors import SimHall
 
 # Where each square sits on its ring: (ring, index along the ring).
 _RING_OF: dict[int, tuple[tuple[int, ...], int]] = {
@@ -63,7 +70,9 @@ class SimBoard:
     _overrides: dict[int, bool] = field(default_factory=dict)
     _listeners: list[SquareListener] = field(default_factory=list)
     _reading: int = 0
+    _black: int = 0  # the squares read holding a black marble (hall sensors only)
     clock: Clock | None = None
+    hall: SimHall | None = None
 
     # --- geometry --------------------------------------------------------------
     @property
@@ -96,16 +105,45 @@ class SimBoard:
         pocket, near = self._pocket_near(square)
         return self.pockets.get(pocket) if near else None
 
+    def truth(self, square: int) -> Colour | None:
+        """What sits on ``square`` as its sensor meets it: a marble within the window, or
+        what a chattering sensor's override makes of it (a marble's worth of field)."""
+        colour = self.colour_at(square)
+        if square in self._overrides:
+            present = self._overrides[square]
+            return (colour or Colour.BLACK) if present else None
+        return colour
+
     def occupancy(self) -> int:
-        mask = 0
+        """The squares whose sensor reads a marble now."""
+        if self.hall is not None:
+            return self._reading  # as last read and classified
+        return self._sense()[0]
+
+    def colours(self) -> tuple[int, int]:
+        """The squares read holding a black and a white marble (hall sensors only)."""
+        return self._black, self._reading & ~self._black
+
+    def hall_reading(self, square: int) -> float:
+        """What the hall sensor under ``square`` reads now, in gauss (with noise): what an
+        ADC on the simulated board converts."""
+        if self.hall is None:
+            raise SimError("this simulated board has no hall sensors")
+        return self.hall.reading(square, self.truth(square))
+
+    def _sense(self) -> tuple[int, int]:
+        """Every sensor read now: (the squares that read a marble, those read black)."""
+        reading = black = 0
         for sq in SQUARES:
-            if sq in self._overrides:
-                present = self._overrides[sq]
+            colour = self.truth(sq)
+            if self.hall is not None:
+                seen = self.hall.sample(sq, colour)
+                present, is_black = seen is not Seen.EMPTY, seen is Seen.BLACK
             else:
-                present = self.colour_at(sq) is not None
-            if present:
-                mask |= 1 << sq
-        return mask
+                present, is_black = colour is not None, False
+            reading |= present << sq
+            black |= is_black << sq
+        return reading, black
 
     def position_string(self) -> str:
         """What sits on the board, SPEC.md's position string (rings at rest)."""
@@ -119,15 +157,20 @@ class SimBoard:
         self._listeners.clear()
 
     def _changed(self) -> None:
-        reading = self.occupancy()
-        diff = reading ^ self._reading
-        self._reading = reading
+        reading, black = self._sense()
+        # A square read black then white (or back) with no empty reading between: a lift and
+        # a put at the same moment, as ColourSensors report it.
+        flipped = (black ^ self._black) & reading & self._reading
+        diff = (reading ^ self._reading) | flipped
+        self._reading, self._black = reading, black
         if not diff:
             return
         now = self.clock.now() if self.clock else 0.0
         for sq in SQUARES:
             if diff >> sq & 1:
                 for listener in list(self._listeners):
+                    if flipped >> sq & 1:
+                        listener(sq, False, now)
                     listener(sq, bool(reading >> sq & 1), now)
 
     # --- what hands do -----------------------------------------------------------
@@ -217,6 +260,13 @@ class SimSensors:
 
     def close(self) -> None:
         self.board.unsubscribe_all()
+
+
+class SimColourSensors(SimSensors):
+    """The simulated board's linear hall sensors: presence and colour (``ColourSensors``)."""
+
+    def colours(self) -> tuple[int, int]:
+        return self.board.colours()
 
 
 class SimButton:

@@ -18,7 +18,7 @@ from orbito_hw.control.guard import timer_name
 from orbito_hw.control.journal import Journal
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.puzzle import PuzzleWatch
-from orbito_hw.control.referee import Referee
+from orbito_hw.control.referee import Referee, State
 from orbito_hw.control.requests import serve_request
 from orbito_hw.control.settings import Settings
 from orbito_hw.errors import OrbitoError
@@ -60,6 +60,7 @@ class MockRun:
         on_event: EventListener | None = None,
         seed: int | None = None,
         on_boot: Callable[[Referee], None] | None = None,
+        colour: bool = True,
     ) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="orbito-hw-") if state_dir is None else None
         self.state_dir = Path(self._tmp.name if self._tmp else str(state_dir))
@@ -69,7 +70,7 @@ class MockRun:
         self.seed = seed  # of the board's choices, when it plays (the opponent directive)
         # An opponent directive waiting for the next reset: (the player or None,) or ().
         self._next_opponent: tuple[BoardPlayer | None, ...] = ()
-        self.world = SimWorld(parts)
+        self.world = SimWorld(parts, colour=colour)  # colour: hall sensors tell black from white
         self.clock, self.physics = self.world.clock, self.world.physics
         self.typed_events: list[Event] = []
         self._on_event = on_event
@@ -253,7 +254,13 @@ class MockRun:
         assert c.square is not None
         if c.colour is not None:
             self.physics.put(c.square, c.colour)
-        elif self.physics.put_from_hand(c.square) is None:
+            return
+        if self.referee.state in (State.WAITING, State.TURN, State.UNDOING):
+            # In play the hand holds what the referee has it hold: the marbles lifted off
+            # the board this turn (a press, a set-up or a correction set the others aside),
+            # so hall sensors read the colour the script means.
+            self.physics.hand = [marble.colour for marble in self.referee.hand]
+        if self.physics.put_from_hand(c.square) is None:
             self.physics.put(c.square, self.referee.position.to_move)
 
     def run_script(self, commands: list[Command]) -> None:

@@ -20,13 +20,22 @@ from orbito_hw.hw.interfaces import (
     Backend,
     Board,
     Button,
+    ColourSensors,
     Lights,
     SimulatedDrive,
     SquareListener,
     SquareSensors,
 )
 from orbito_hw.rules.squares import Mask, Square
-from orbito_hw.sim.board import SimBoard, SimButton, SimDrive, SimLights, SimSensors
+from orbito_hw.sim.board import (
+    SimBoard,
+    SimButton,
+    SimColourSensors,
+    SimDrive,
+    SimLights,
+    SimSensors,
+)
+from orbito_hw.sim.hall_sensors import SimHall
 
 if TYPE_CHECKING:
     from orbito_hw.hw.gpio import GpioPins
@@ -64,19 +73,26 @@ class SimParts:
 class SimWorld:
     """The physical board on a virtual clock, and the backend its controllers' parts come
     from. ``pins`` wire the gpio backend (a plausible default wiring otherwise);
-    ``crossed`` is a wiring fault: two squares' sensor wires swapped."""
+    ``crossed`` is a wiring fault: two squares' sensor wires swapped. ``colour``: the squares
+    have linear hall sensors that tell black from white (sim/hall_sensors.py, seeded by
+    ``seed``; ``calibrated`` False: the design's default levels); without, presence only."""
 
     def __init__(
         self,
         backend: Backend = "sim",
         pins: GpioPins | None = None,
         crossed: tuple[Square, Square] | None = None,
+        colour: bool = True,
+        seed: int = 0,
+        calibrated: bool = True,
     ) -> None:
         self.backend = backend
         self.pins = pins
         self.crossed = crossed
+        self.colour = colour
         self.clock = VirtualClock()
-        self.physics = SimBoard(clock=self.clock)
+        hall = SimHall(seed, calibrated=calibrated) if colour else None
+        self.physics = SimBoard(clock=self.clock, hall=hall)
 
     def boot(self) -> SimParts:
         """A fresh controller's parts on the same physical board (after a power cut too)."""
@@ -148,8 +164,11 @@ class SimWorld:
         )
 
     def _sensors(self) -> SquareSensors:
-        sensors = SimSensors(self.physics)
-        return sensors if self.crossed is None else CrossedSensors(sensors, *self.crossed)
+        if not self.colour:
+            sensors = SimSensors(self.physics)
+            return sensors if self.crossed is None else CrossedSensors(sensors, *self.crossed)
+        colours = SimColourSensors(self.physics)
+        return colours if self.crossed is None else CrossedColourSensors(colours, *self.crossed)
 
 
 class SimRings:
@@ -177,7 +196,9 @@ class CrossedSensors:
         self.swap = {a: b, b: a}
 
     def read(self) -> Mask:
-        mask = self.inner.read()
+        return self._swapped(self.inner.read())
+
+    def _swapped(self, mask: Mask) -> Mask:
         out = mask
         for sq, other in self.swap.items():
             out = out & ~(1 << other) | (mask >> sq & 1) << other
@@ -190,3 +211,15 @@ class CrossedSensors:
 
     def close(self) -> None:
         self.inner.close()
+
+
+class CrossedColourSensors(CrossedSensors):
+    """Hall sensors with two squares' wires crossed: presence and colour read swapped."""
+
+    def __init__(self, inner: ColourSensors, a: Square, b: Square) -> None:
+        super().__init__(inner, a, b)
+        self.colour_inner = inner
+
+    def colours(self) -> tuple[Mask, Mask]:
+        black, white = self.colour_inner.colours()
+        return self._swapped(black), self._swapped(white)
