@@ -73,8 +73,9 @@ class Params:
     # --- cups, disc, face (printed) -------------------------------------------------------
     # Under 28.3 mm: two cups meeting at a corner pass 40/sqrt(2) = 28.3 mm apart at
     # mid-stroke (one coming in along a side, one leaving along the next), so 30 mm cups
-    # collided there; 27.6 leaves 0.7 mm, and walls of min_wall round the finger holes.
-    cup_d: float = 27.6
+    # collided there; 27.2 leaves 1.1 mm (the physics: cups off by their play and a
+    # start +-0.3 mm off touch at 0.7), and walls of min_wall round the finger holes.
+    cup_d: float = 27.2
     # The through hole the marble sits in, on its rim: a 16 mm marble dips 2.7 mm into a
     # 12 mm hole (its bottom 3 mm over the cup's), and the hole leaves a wall to the fingers'.
     seat_d: float = 12.0
@@ -82,7 +83,7 @@ class Params:
     # the two fingers of a bar, so the cup is pushed on its centre line and cannot turn.
     finger_hole_d: float = 4.3
     finger_hole_depth: float = 4.0
-    finger_offset: float = 10.0  # each finger hole's centre from the cup's centre
+    finger_offset: float = 9.8  # each finger hole's centre from the cup's centre
     lead_in: float = 0.4  # 45 deg chamfer at a finger hole's mouth: the finger finds it
     face_t: float = 10.0
     face_pocket: float = 6.0  # depth of the channel and of the disc's recess
@@ -185,6 +186,61 @@ class Params:
     detent_torque: float = 0.02  # N m, unpowered (17HS4401 sheets: 1.5-2.8 N cm)
     drive_efficiency: float = 0.7  # gears, yokes and ramps together, with the bars' guides
     bar_mass: float = 0.018  # kg: a transfer bar (printed, from its volume at 45 % infill)
+
+    # --- sensing ----------------------------------------------------------------------------
+    # The magnetic model (magnetics.py) reads these. Magnets: N42, remanence 1.28-1.32 T;
+    # the model takes the low end, so every field it finds is one a weak magnet still gives.
+    remanence: float = 1.28
+    # The printed marble: six discs on the axes of a cube, each just under the shell, all
+    # north out in a black marble and south out in a white one (marble.py, marbles.md).
+    marble_magnet_d: float = 6.0
+    marble_magnet_h: float = 3.0
+    marble_skin: float = 0.8  # the shell over a magnet's rim: two 0.4 mm perimeters
+    # How far a marble's centre may stand off its square's centre at rest: the disc stops
+    # within 1.9 deg of the index (0.95 mm at the inner squares), a cup within its finger's
+    # play and the channel's running gap.
+    marble_offset: float = 1.0
+    # The seat's printed hole may come out this much off its diameter, the marble resting
+    # higher (smaller hole) or lower (larger).
+    seat_tolerance: float = 0.2
+    # Each sensor's sensitive point below the face of the package turned to the marble
+    # (datasheets: the SS451A's flat TO-92 about 0.8 mm; TI TMAG5273's SOT-23 about 0.65 mm).
+    switch_element_depth: float = 0.8
+    vector_element_depth: float = 0.65
+    # Honeywell SS451A, -40..125 C: operates at 85 G at most, releases at 10 G at least.
+    switch_operate_g: float = 85.0
+    switch_release_g: float = 10.0
+    # TI DRV5055A3 at 3.3 V (single axis): 15 mV/mT +-6 %, zero-field output VCC/2 +-60 mV
+    # (+-40 G), its drift over temperature +-1 % of VCC after calibration (+-22 G), noise
+    # 130 nT/sqrt(Hz) over its 20 kHz band (0.18 G RMS); the ADS1115 at +-4.096 V adds one
+    # 125 uV step (0.08 G). RMS, in all:
+    linear_offset_g: float = 40.0
+    linear_drift_g: float = 22.0
+    linear_noise_g: float = 0.3
+    # TI TMAG5273A1 (three axes, +-40 mT, I2C): offset +-0.3 mT an axis (+-3 G), its drift
+    # +-0.1 mT after calibration, noise 0.12 mT RMS an axis at 1x averaging, 32x averaging
+    # (2.2 ms a conversion) a sixth of it. Peaks are 3.3 RMS.
+    vector_offset_g: float = 3.0
+    vector_drift_g: float = 1.0
+    vector_noise_g: float = 0.2
+    # The referee reads the squares one scan after the rings stop: 16 sensors a scan.
+    scan_period: float = 0.04
+    # The stepper's rotor magnet, modelled bare (no stator round it): an upper bound on the
+    # motor's stray field, no measurement of a NEMA 17's being published.
+    motor_magnet_od: float = 22.0
+    motor_magnet_id: float = 6.0
+    motor_magnet_h: float = 4.0
+    # Under each square: the sensor's leads run this far from its body before they bend
+    # down, with its 100 nF 0805 capacitor soldered across VCC and GND on them.
+    hall_lead_stub: float = 2.5
+
+    @property
+    def sensor_keepout_r(self) -> float:
+        """How far from a square's centre its sensor's pocket, leads and capacitor reach,
+        a wall beyond: an LED's board stays outside this circle."""
+        half_w = self.hall_w / 2 + self.fit
+        reach = self.hall_d / 2 + self.fit + self.hall_lead_stub
+        return (half_w**2 + reach**2) ** 0.5 + self.min_wall
 
     # --- printer ----------------------------------------------------------------------------
     slide: float = 0.3  # clearance of a part that slides or turns in another
