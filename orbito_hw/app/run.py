@@ -25,6 +25,7 @@ from orbito_hw.control.puzzle import PuzzleWatch
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.requests import serve_request
 from orbito_hw.control.settings import Settings
+from orbito_hw.doctor.calibrate import calibrator
 from orbito_hw.doctor.checks import CheckResult, Doctor, Person, Runner
 from orbito_hw.hw.clock import LoopClock, close_loop
 from orbito_hw.hw.interfaces import Board, Clock
@@ -249,7 +250,8 @@ def doctor_board(
     clock = LoopClock(loop)
     try:
         with open_board(config, clock) as board:  # the lights close first: dark on the way out
-            doctor = Doctor(board, person(clock), doctor_wiring(config), out, timeout)
+            calibrate = calibrator(board.sensors, config.board.state_dir)
+            doctor = Doctor(board, person(clock), doctor_wiring(config), out, timeout, calibrate)
             runner = Runner(clock, doctor.run(checks))
             finished = loop.create_future()
             runner.start(lambda: finished.set_result(None))

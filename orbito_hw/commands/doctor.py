@@ -31,7 +31,12 @@ def register(sub: Any) -> None:
         default="sim",
         help="with --mock: the drivers run against the simulated board: sim (default), gpio",
     )
-    p.add_argument("--only", metavar="CHECKS", help="a comma list of leds,sensors,button,rings")
+    p.add_argument(
+        "--only",
+        metavar="CHECKS",
+        help="a comma list of leds,sensors,button,rings; calibrate (a colour board's squares: "
+        "each empty, with a black marble, with a white one) runs only when named",
+    )
     p.add_argument(
         "--yes",
         action="store_true",

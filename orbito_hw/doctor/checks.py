@@ -31,6 +31,7 @@ from orbito_hw.rules.words import counted
 
 CHECKS: Final = ("leds", "sensors", "button", "rings")
 """The checks, in the order they run."""
+ASKED_ONLY: Final = ("calibrate",)  # only when --only names it: doctor/calibrate.py
 
 PLACES_PER_TURN: Final = 12
 """Places in one full revolution of the outer ring."""
@@ -52,17 +53,9 @@ MOVE_MARGIN: Final = 10.0
 T = TypeVar("T")
 
 Action = Literal[
-    "put",
-    "lift",
-    "clear",
-    "press",
-    "watch",
-    "hands-off",
-    "watch-rings",
-    "confirm-leds",
-    "name-leds",
-    "confirm-rings",
-]
+    "put", "lift", "clear", "press", "watch", "hands-off", "watch-rings", "confirm-leds",
+    "name-leds", "confirm-rings",
+]  # fmt: skip
 """What a request asks of the person at the board (see ``Request``)."""
 
 
@@ -81,6 +74,7 @@ class Request:
     action: Action
     text: str
     square: int | None = None
+    colour: str | None = None  # the marble to put: "black" (by default) or "white"
 
 
 class Person(Protocol):
@@ -266,7 +260,9 @@ class Doctor:
         wiring: Wiring,
         out: Callable[[str], None],
         timeout: float = 30.0,
+        calibrate: Callable[[Doctor, CheckResult], Coroutine[Any, Any, None]] | None = None,
     ) -> None:
+        self.calibrate = calibrate
         self.board = board
         self.clock = board.clock
         self.person = person
@@ -281,7 +277,7 @@ class Doctor:
 
     async def run(self, checks: tuple[str, ...] = CHECKS) -> list[CheckResult]:
         results = []
-        for name in CHECKS:
+        for name in CHECKS + ASKED_ONLY:
             if name in checks:
                 self.out(f"\n== {name} ==")
                 result = CheckResult(name)
@@ -373,6 +369,12 @@ class Doctor:
 
     def _pass(self, text: str) -> None:
         self.out(f"  PASS {text}")
+
+    async def check_calibrate(self, result: CheckResult) -> None:
+        if self.calibrate is None:
+            result.notes.append("presence sensors: nothing to calibrate (sensors.colour = false)")
+            return
+        await self.calibrate(self, result)
 
     # --- the LEDs ---------------------------------------------------------------------
     async def check_leds(self, result: CheckResult) -> None:
@@ -684,9 +686,9 @@ def summary(results: list[CheckResult]) -> list[str]:
 def parse_only(text: str) -> tuple[str, ...]:
     """``--only``'s comma list, checked; ValueError naming a check that does not exist."""
     names = tuple(n.strip() for n in text.split(",") if n.strip())
-    bad = [n for n in names if n not in CHECKS]
+    bad = [n for n in names if n not in CHECKS + ASKED_ONLY]
     if bad or not names:
         shown = ", ".join(b if len(b) <= 40 else f"{b[:40]}... ({len(b)} characters)" for b in bad)
         what = f"no check called {shown}" if bad else "no check named"
-        raise ValueError(f"{what} (the checks are {', '.join(CHECKS)})")
+        raise ValueError(f"{what} (the checks are {', '.join(CHECKS + ASKED_ONLY)})")
     return names

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from orbito_hw.doctor.calibrate import Gauges, calibrator
 from orbito_hw.doctor.checks import (
     CHECKS,
     PLACES_PER_TURN,
@@ -26,7 +28,7 @@ from orbito_hw.errors import ECHO_LIMIT, echo
 from orbito_hw.hw.clock import VirtualClock
 from orbito_hw.hw.interfaces import RGB, Backend, Board, Clock, Frame, Lights
 from orbito_hw.rules.game import Colour
-from orbito_hw.rules.squares import SQUARE_NAMES, Square, parse_square
+from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES, Square, parse_square
 from orbito_hw.sim.board import SimBoard, seen
 from orbito_hw.sim.script import MAX_SLIP, parse_steps
 from orbito_hw.sim.world import SimWorld
@@ -128,7 +130,8 @@ class SimPerson:
         sq = request.square
         later = self.clock.call_later
         if request.action == "put" and sq is not None:
-            later(HUMAN_GAP, lambda: self.physics.put(sq, Colour.BLACK))
+            colour = Colour(request.colour or "black")
+            later(HUMAN_GAP, lambda: self.physics.put(sq, colour))
         elif request.action == "lift" and sq is not None:
             later(HUMAN_GAP, lambda: self._lift(sq))
         elif request.action == "clear":
@@ -170,15 +173,30 @@ class SimPerson:
         self.clock.call_later(HUMAN_GAP, lambda: answer(reply))
 
 
+class SimGauges:
+    """The simulated board's hall sensors read as an analog backend reads them: every
+    square's reading in gauss, a scan period apart."""
+
+    scan_period = 0.1
+
+    def __init__(self, physics: SimBoard) -> None:
+        self.physics = physics
+
+    def gauss(self) -> tuple[float, ...]:
+        return tuple(self.physics.hall_reading(square) for square in SQUARES)
+
+
 @dataclass
 class MockDoctor:
-    """The simulated board, its controller-side parts and the person, ready to examine."""
+    """The simulated board, its controller-side parts and the person, ready to examine.
+    ``gauges``: the squares' raw readings on a colour board (None: presence only)."""
 
     clock: VirtualClock
     physics: SimBoard
     board: Board
     person: SimPerson
     wiring: Wiring
+    gauges: Gauges | None = None
 
 
 def mock_doctor(
@@ -204,7 +222,11 @@ def mock_doctor(
     if faults.dead_led is not None:
         parts.lights = DeadPixel(parts.lights, faults.dead_led)
     person = SimPerson(world.physics, world.clock, parts.finger, lambda: seen(parts.lights), out)
-    return MockDoctor(world.clock, world.physics, parts.board(), person, wiring)
+    gauges: Gauges | None = None
+    if world.physics.hall is not None:
+        sensors = parts.sensors
+        gauges = sensors if hasattr(sensors, "gauss") else SimGauges(world.physics)  # type: ignore[assignment]
+    return MockDoctor(world.clock, world.physics, parts.board(), person, wiring, gauges)
 
 
 def run_mock(
@@ -214,11 +236,14 @@ def run_mock(
     out: Callable[[str], None] = print,
     timeout: float = 30.0,
     pins: GpioPins | None = None,
+    state_dir: Path | None = None,
 ) -> list[CheckResult]:
-    """Every check asked for, on the simulated board, as fast as the CPU allows."""
+    """Every check asked for, on the simulated board, as fast as the CPU allows; a
+    calibration is saved in ``state_dir`` (None: measured, not saved)."""
     mock = mock_doctor(backend, faults, out, pins)
     with mock.board:
-        doctor = Doctor(mock.board, mock.person, mock.wiring, out, timeout)
+        calibrate = calibrator(mock.gauges, state_dir)
+        doctor = Doctor(mock.board, mock.person, mock.wiring, out, timeout, calibrate)
         runner = Runner(mock.clock, doctor.run(checks))
         runner.start()
         while not runner.done:
