@@ -240,7 +240,7 @@ class Params:
         a wall beyond: an LED's board stays outside this circle."""
         half_w = self.hall_w / 2 + self.fit
         reach = self.hall_d / 2 + self.fit + self.hall_lead_stub
-        return (half_w**2 + reach**2) ** 0.5 + self.min_wall
+        return float((half_w**2 + reach**2) ** 0.5) + self.min_wall
 
     # --- printer ----------------------------------------------------------------------------
     slide: float = 0.3  # clearance of a part that slides or turns in another

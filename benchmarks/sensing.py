@@ -1,0 +1,78 @@
+"""The squares' sensing, from the magnetic model (hardware/orbito_cad/magnetics.py, issue 33).
+
+python benchmarks/sensing.py [AXES] [TURNS]    (marble directions and turns about the vertical
+                                                sampled; 1000 x 24 by default, a minute or two)
+
+Prints, BEFORE (today's glass marble with one 5 x 3 mm disc over an SS451A: magnet down,
+sideways, up, then every pose) and AFTER (the printed marble with six discs, read by the
+SS451A, by a single-axis DRV5055 and by a three-axis TMAG5273): the weakest field over every
+resting pose against the worst operate point, the strongest empty-square field (neighbours in
+their worst poses and colours, the index magnet, the motor) against the worst release point,
+black against white (the least distance between their readings against the offsets and noise,
+and the share of poses whose colour the reading decides), and when a marble's reading is final
+in a ring move against the referee's wait.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from orbito_cad import magnetics as mag
+from orbito_cad.params import PARAMS
+
+from orbito_hw.app.config import load_config
+from orbito_hw.control.settings import Settings
+
+
+def main(n_axes: int = 1000, n_turns: int = 24) -> None:
+    start = time.perf_counter()
+    print(f"poses: {n_axes} directions x {n_turns} turns x {len(mag.offsets())} offsets "
+          f"x 2 seat heights; N42 at {PARAMS.remanence} T")  # fmt: skip
+    print("\nBEFORE: glass marble, one 5x3 mm disc, SS451A (operate <= "
+          f"{PARAMS.switch_operate_g:g} G, release >= {PARAMS.switch_release_g:g} G)")  # fmt: skip
+    for pose, g in mag.poses(mag.today(), "switch", ("down", "sideways", "up")).items():
+        verdict = "seen" if g >= 2 * PARAMS.switch_operate_g else "NOT seen with 2x margin"
+        print(f"  magnet {pose:8s} {g:7.1f} G  {verdict}")
+    rows = [mag.margins(mag.today(), "switch", n_axes, n_turns)]
+    print("\nAFTER: printed marble, six 6x3 mm discs on a cube's axes (north out black)")
+    rows += [mag.margins(mag.six(), r, n_axes, n_turns) for r in ("switch", "linear", "vector")]
+    print(f"\n{'marble':22s} {'readout':7s} {'weakest':>8s} {'operate':>8s} {'seen':>6s} "
+          f"{'empty':>7s} {'release':>8s} {'unseen':>7s} {'b/w gap':>8s} {'noise':>6s} "
+          f"{'decided':>8s}")  # fmt: skip
+    for m in rows:
+        print(
+            f"{m.marble:22s} {m.readout:7s} {m.weakest:8.1f} {m.operate:8.1f} {m.seen:6.2f} "
+            f"{m.empty:7.1f} {m.release:8.1f} {m.unseen:7.2f} {m.gap:8.2f} "
+            f"{m.colour_noise:6.1f} {m.decided:8.1%}  "
+            f"{'sees' if m.sees() else 'MISSES'} / {'tells' if m.tells() else 'cannot tell'}"
+        )
+    print("\nthe field under a centred marble averaged over every rotation (gauss, x y z):")
+    for marble in (mag.today(), mag.six()):
+        print(f"  {marble.name:22s} {mag.orientation_mean(marble, 'vector')}")
+    print(f"index magnet, strongest at a square: {mag.index_field('vector'):.1f} G; motor (bare "
+          f"rotor magnet, an upper bound): {mag.motor_field('vector'):.1f} G")  # fmt: skip
+    drive = load_config(Path(__file__).resolve().parent.parent / "config.example.toml").drive
+    vector = rows[-1]
+    threshold = (vector.operate + vector.release) / 2
+    _, _, noise = mag._noise("vector", PARAMS)
+    print(f"\na ring move ({drive.steps_per_place} steps, {drive.max_speed:g} steps/s, "
+          f"{drive.acceleration:g} steps/s2), TMAG5273 threshold {threshold:.1f} G:")  # fmt: skip
+    for a in mag.arrival(mag.six(), "vector", threshold, noise, drive.steps_per_place,
+                         drive.max_speed, drive.acceleration):  # fmt: skip
+        print(
+            f"  {a.ring}: seen from {a.seen_at:.1f} mm off ({a.seen_before_stop:.2f} s before "
+            f"the stop), final from {a.final_at:.1f} mm ({a.final_before_stop:.2f} s before)"
+        )
+    wait = Settings().settle
+    print(
+        f"  final one scan after the stop at most ({PARAMS.scan_period * 1000:.0f} ms); the "
+        f"referee reads {wait * 1000:.0f} ms after the move's report: "
+        f"{'covered' if PARAMS.scan_period <= wait else 'NOT covered'}"
+    )
+    print(f"\n{time.perf_counter() - start:.1f} s")
+
+
+if __name__ == "__main__":
+    main(*(int(a) for a in sys.argv[1:3]))
