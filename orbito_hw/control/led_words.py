@@ -86,11 +86,17 @@ def view_words(view: View | None, palette: Palette, who: str = "the board") -> l
     if mode == "refused":
         if view.board_turn is not None:
             turn_squares(view.board_turn, view.to_move)
+        seen = dict(view.seen)
         for sq in view.squares:
-            light(sq, "wrong: undo what was done here", p.error, True)
+            what = f"a {seen[sq]} marble: {view.to_move}'s turn" if sq in seen else ""
+            light(sq, f"wrong: {what or 'undo what was done here'}", p.error, True)
         status = Lit("status", "refused: the red squares are wrong", p.error)
     elif mode in ("correction", "undo"):
+        seen = dict(view.seen)
         for sq, colour in view.missing:
+            if sq in seen:  # a marble of the other colour stands there
+                light(sq, f"a {seen[sq]} marble: put a {colour} one here", p.marble(colour))
+                continue
             light(sq, f"put a {colour} marble back here", p.marble(colour))
         if mode == "correction":
             for sq in view.extra:
