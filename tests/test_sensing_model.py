@@ -77,7 +77,7 @@ def test_colour_is_told_in_most_poses_but_not_all(rows: dict[tuple[str, str], ma
     vector, linear = six(rows, "vector"), six(rows, "linear")
     assert not vector.tells() and not linear.tells()
     assert vector.gap < vector.colour_noise  # some black pose reads like some white one
-    assert 0.5 < vector.decided < 1
+    assert 0.3 < vector.decided < 1
     assert linear.decided < vector.decided
 
 
@@ -125,3 +125,21 @@ def test_a_marble_brought_by_the_rings_reads_final_before_the_referee_looks(
 def test_the_keepout_holds_the_sensor_its_leads_and_capacitor() -> None:
     pocket = math.hypot(PARAMS.hall_w, PARAMS.hall_d) / 2
     assert PARAMS.sensor_keepout_r >= pocket + PARAMS.hall_lead_stub / 2 + PARAMS.min_wall
+
+
+def test_the_printed_half_holds_its_discs_under_a_wall() -> None:
+    from build123d import Vector
+    from orbito_cad.marble import marble_half, polarity_jig
+
+    half = marble_half()
+    assert half.is_valid and len(half.solids()) == 1
+    r = mag.magnet_radius()
+    # each disc's centre is in a pocket: the pole's, and the equator's four at the flat face
+    for x, y, z in ((0, 0, r), (r, 0, 0.1), (0, r, 0.1), (-r, 0, 0.1), (0, -r, 0.1)):
+        assert not half.is_inside(Vector(x, y, z)), (x, y, z)
+    # and the shell closes each pocket outside: just under the sphere over each disc
+    skin = PARAMS.marble_d / 2 - PARAMS.min_wall / 2
+    for x, y, z in ((0, 0, skin), (skin, 0, 0.1)):
+        assert half.is_inside(Vector(x, y, z)), (x, y, z)
+    jig = polarity_jig()
+    assert jig.is_valid and len(jig.solids()) == 1

@@ -89,10 +89,11 @@ def today(p: Params = PARAMS) -> Marble:
 
 
 def magnet_radius(p: Params = PARAMS) -> float:
-    """How far each of the printed marble's discs sits from its centre: its outer face's rim
-    ``marble_skin`` inside the sphere."""
-    rim = p.marble_d / 2 - p.marble_skin
-    return math.sqrt(rim**2 - (p.marble_magnet_d / 2) ** 2) - p.marble_magnet_h / 2
+    """How far each of the printed marble's discs sits from its centre: its pocket's outer
+    rim ``min_wall`` inside the sphere, the disc a fit inside its pocket."""
+    rim = p.marble_d / 2 - p.min_wall
+    pocket = p.marble_magnet_d / 2 + p.fit
+    return math.sqrt(rim**2 - pocket**2) - p.fit - p.marble_magnet_h / 2
 
 
 def six(p: Params = PARAMS) -> Marble:
@@ -330,9 +331,9 @@ def _noise(readout: Readout, p: Params) -> tuple[float, float, float]:
 
 def margins(marble: Marble, readout: Readout, n_axes: int = 300, n_turns: int = 8,
             p: Params = PARAMS) -> Margins:  # fmt: skip
-    """The issue's margins for ``marble`` read by ``readout``. A linear sensor's thresholds
-    are the calibration's: half-way (geometrically) between the strongest empty reading and
-    the weakest marble's, each widened by the drift and noise."""
+    """The issue's margins for ``marble`` read by ``readout``. A linear sensor's threshold
+    is the calibration's: where the margins to the weakest marble and to the strongest empty
+    square come out equal, each after the drift and noise."""
     rots = rotations(n_axes, n_turns)
     mine = own(marble, readout, rots, p)
     black, white = reading(mine.black, readout), reading(mine.white, readout)
@@ -350,9 +351,10 @@ def margins(marble: Marble, readout: Readout, n_axes: int = 300, n_turns: int = 
     if readout == "switch":
         operate, release = p.switch_operate_g, p.switch_release_g
     else:
-        low, high = empty + drift + noise, max(weakest - drift - noise, 1e-9)
-        threshold = math.sqrt(low * high)
-        operate, release = threshold + drift + noise, threshold - drift - noise
+        # where the two margins come out equal: weakest / (t + e) = (t - e) / empty
+        e = drift + noise
+        threshold = math.sqrt(max(weakest, 0.0) * empty + e**2)
+        operate, release = threshold + e, threshold - e
     gap, decided = colour_gap(mine, readout, 2 * (offset + noise))
     colour_noise = offset + noise
     return Margins(

@@ -191,11 +191,10 @@ class Params:
     # The magnetic model (magnetics.py) reads these. Magnets: N42, remanence 1.28-1.32 T;
     # the model takes the low end, so every field it finds is one a weak magnet still gives.
     remanence: float = 1.28
-    # The printed marble: six discs on the axes of a cube, each just under the shell, all
-    # north out in a black marble and south out in a white one (marble.py, marbles.md).
+    # The printed marble: six discs on the axes of a cube, each under a shell of min_wall,
+    # all north out in a black marble and south out in a white one (marble.py, marbles.md).
     marble_magnet_d: float = 6.0
     marble_magnet_h: float = 3.0
-    marble_skin: float = 0.8  # the shell over a magnet's rim: two 0.4 mm perimeters
     # How far a marble's centre may stand off its square's centre at rest: the disc stops
     # within 1.9 deg of the index (0.95 mm at the inner squares), a cup within its finger's
     # play and the channel's running gap.
