@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
@@ -278,3 +279,26 @@ def test_the_assembly_guides_print_table_is_the_boms() -> None:
     assert guide == print_table((hardware / "BOM.md").read_text()), (
         "hardware/assembly.md's print table differs from BOM.md's: copy it over"
     )
+
+
+def test_every_cable_runs_clear_of_the_posts_inside_the_case() -> None:
+    """A bundle (3 mm across) along each path of bay.cable_paths keeps off every post it does
+    not start or end at, and stays inside the case's walls."""
+    p = PARAMS
+    from orbito_cad import layout as geo
+
+    posts = [(x, y, r) for x, y, r in case.centre_posts(p)]
+    posts += [(*s.crank_axis(p), p.post_d / 2) for s in geo.sides()]
+    bundle = 1.5
+    for name, path in bay.cable_paths(p).items():
+        for (x0, y0), (x1, y1) in pairwise(path):
+            for x, y in ((x0, y0), (x1, y1)):
+                assert max(abs(x), abs(y)) <= bay.inner(p), name
+            for px, py, r in posts:
+                ends = min(math.hypot(px - x, py - y) for x, y in (path[0], path[-1]))
+                if ends <= r + bundle + 1:
+                    continue  # the cable starts or ends at this post
+                dx, dy = x1 - x0, y1 - y0
+                t = max(0.0, min(1.0, ((px - x0) * dx + (py - y0) * dy) / (dx * dx + dy * dy)))
+                gap = math.hypot(px - x0 - t * dx, py - y0 - t * dy) - r
+                assert gap >= bundle, (name, (px, py), round(gap, 2))

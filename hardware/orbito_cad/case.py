@@ -208,7 +208,8 @@ def _posts(p: Params) -> Part:
     # each socket's outer walls: four legs at four corners locate the mount both ways, and
     # the inner walls would stand in the motor's body
     boss = p.mount_leg + 2 * p.fit + 4 * p.min_wall
-    c = mount_leg_points(p)[-1][0] - p.mount_leg / 2 - p.fit
+    # (cut past the socket's inner edge: faces that coincide leave a seam in the mesh)
+    c = mount_leg_points(p)[-1][0] - p.mount_leg / 2 - p.fit + 0.5
     for x, y in mount_leg_points(p):
         out += Pos(x, y, p.case_floor) * Box(boss, boss, p.socket_h, align=BOTTOM) - Box(
             2 * c, 2 * c, 3 * p.z_top
