@@ -18,17 +18,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from orbito_hw.control.debounce import Debouncer
+from orbito_hw.control.events import Correction, Rejected, from_json
 from orbito_hw.control.led_words import view_words
-from orbito_hw.control.lights import Palette
+from orbito_hw.control.lights import Palette, View
 from orbito_hw.control.referee import State
 from orbito_hw.hw.clock import VirtualClock
 from orbito_hw.hw.hall import DESIGN, Seen, classify, default_calibration
 from orbito_hw.hw.interfaces import BACKENDS, Backend, SquareListener, tells_colour
-from orbito_hw.rules.game import Colour
+from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import parse_square, square_name
 from orbito_hw.sim.hall_sensors import SimHall
 from orbito_hw.sim.harness import MockRun
 from orbito_hw.sim.script import parse_script
+from orbito_hw.web.instruction import Situation, instruction
 
 from .scripts import game_script, kinds, random_game
 
@@ -278,3 +280,32 @@ def test_a_whole_game_on_noisy_hall_sensors_loses_no_turn(seed: int, calibrated:
         assert len(kinds(run.events, "turn")) == len(turns)
     finally:
         run.close()
+
+
+def test_the_page_asks_for_a_marble_of_the_wrong_colour_to_be_swapped() -> None:
+    d3, b1 = parse_square("d3"), parse_square("b1")
+    view = View(
+        "correction",
+        Colour.WHITE,
+        missing=((b1, Colour.BLACK), (d3, Colour.BLACK)),
+        seen=((d3, Colour.WHITE),),
+    )
+    situation = Situation(State.CORRECTION.value, view, Position.start(Colour.WHITE))
+    assert instruction(situation)[1] == (
+        "Put b1 (black) back; swap the white marble on d3 for a black one"
+    )
+
+
+def test_seen_is_in_the_json_only_when_a_colour_is_wrong_and_reads_back() -> None:
+    d3 = parse_square("d3")
+    plain = Rejected(1, "place one of your own marbles, then press", (d3,))
+    assert "seen" not in plain.to_json() and "seen" not in Correction(1, (d3,)).to_json()
+    for event in (
+        Rejected(1, "d3 holds a white marble: black's turn", (d3,), ((d3, Colour.WHITE),)),
+        Correction(1, (d3,), ((d3, Colour.BLACK),)),
+    ):
+        data = event.to_json()
+        assert data["seen"] == {"d3": event.seen[0][1].value}
+        assert from_json(data) == event
+    with pytest.raises(ValueError, match="seen"):
+        from_json({"event": "correction", "game": 1, "squares": ["d3"], "seen": ["d3"]})

@@ -198,9 +198,15 @@ def _correction(s: Situation) -> str:
     view = s.view
     assert view is not None
     parts = []
-    if view.missing:
-        back = names([f"{square_name(sq)} ({c.value})" for sq, c in view.missing])
+    seen = dict(view.seen)  # a marble of the other colour (sensors that tell colours)
+    missing = [(sq, c) for sq, c in view.missing if sq not in seen]
+    if missing:
+        back = names([f"{square_name(sq)} ({c.value})" for sq, c in missing])
         parts.append(f"Put {back} back")
+    for sq, c in view.missing:
+        if sq in seen:
+            swap = f"the {seen[sq].value} marble on {square_name(sq)} for a {c.value} one"
+            parts.append(f"{'swap' if parts else 'Swap'} {swap}")
     if view.extra:
         off = names([square_name(sq) for sq in view.extra])
         many = "marbles" if len(view.extra) > 1 else "marble"

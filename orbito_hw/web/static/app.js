@@ -343,13 +343,19 @@ function drawControls(s) {
 }
 
 // --- the log ------------------------------------------------------------------------------
+// A board that tells colours names the marbles of the wrong colour: " (white on d3)".
+function seenColours(seen) {
+  const pairs = Object.entries(seen || {}).map(([sq, colour]) => `${colour} on ${sq}`);
+  return pairs.length ? ` (${pairs.join(", ")})` : "";
+}
+
 function describe(e) {
   const squares = (e.squares || []).join(" ");
   switch (e.event) {
     case "turn": return `turn ${e.number}: ${e.colour} ${e.turn}`;
     case "board-turn": return `the board's turn ${e.number} (${e.colour}): ${e.turn}, make it`;
     case "rejected": return `not accepted: ${e.reason}` + (squares ? ` (${squares})` : "");
-    case "correction": return `the board does not match: ${squares}`;
+    case "correction": return `the board does not match: ${squares}` + seenColours(e.seen);
     case "corrected": return "the board matches again";
     case "result": return e.result === "draw" ? "a draw" : `${e.result} wins`;
     case "new-game": return `game ${e.game}: ${e.first} starts`;
