@@ -1,7 +1,7 @@
 """The squares' sensing, from the magnetic model (hardware/orbito_cad/magnetics.py, issue 33).
 
 python benchmarks/sensing.py [AXES] [TURNS]    (marble directions and turns about the vertical
-                                                sampled; 1000 x 24 by default, a minute or two)
+                                                sampled; 400 x 12 by default, a few minutes)
 
 Prints, BEFORE (today's glass marble with one 5 x 3 mm disc over an SS451A: magnet down,
 sideways, up, then every pose) and AFTER (the printed marble with six discs, read by the
@@ -26,7 +26,7 @@ from orbito_hw.app.config import load_config
 from orbito_hw.control.settings import Settings
 
 
-def main(n_axes: int = 1000, n_turns: int = 24) -> None:
+def main(n_axes: int = 400, n_turns: int = 12) -> None:
     start = time.perf_counter()
     print(f"poses: {n_axes} directions x {n_turns} turns x {len(mag.offsets())} offsets "
           f"x 2 seat heights; N42 at {PARAMS.remanence} T")  # fmt: skip
