@@ -55,20 +55,29 @@ def _money(eur: float) -> str:
 
 def bought(config: Config, p: Params = PARAMS) -> list[tuple[int, str, str, str, float]]:
     """(quantity, part, size, example part number, price each in EUR) of every bought part."""
+    from orbito_cad.magnetics import AXES6  # the cad build's own: magpylib comes with it
+
     squares, sides = len(SQUARES), len(layout.sides())
     pixels = config.lights.pixels
     return [
         (1, "Raspberry Pi", "", "Raspberry Pi 4 B (2 GB); a 3 B+ or 5 does too", 45.0),
         (1, "microSD card", "16 GB, A1", "SanDisk Ultra 16 GB", 6.0),
-        (squares + 1, "hall switch, omnipolar, open collector",
-         f"flat TO-92, {p.hall_w} x {p.hall_d} x {p.hall_t} mm",
-         "Honeywell SS451A: 16 under the squares, 1 index", 1.5),
-        (squares + 1, "capacitor 100 nF ceramic", "", "across each hall switch's VCC-GND", 0.05),
-        (squares, "glass marbles (8 black, 8 white)", f"{p.marble_d:g} mm", "any 16 mm marbles",
-         0.3),
-        (squares, "marble magnet, N42 disc", f"{p.magnet_d:g} x {p.magnet_h:g} mm",
-         "glued into a 5.2 mm x 3.2 mm hole drilled in each marble (diamond bit, under water)",
-         0.1),
+        (1, "hall switch, omnipolar, open collector",
+         f"flat TO-92, {p.hall_w} x {p.hall_d} x {p.hall_t} mm", "Honeywell SS451A: the index",
+         1.5),
+        (1, "capacitor 100 nF ceramic", "", "across the index switch's VCC-GND", 0.05),
+        (squares, "hall sensor, three-axis linear, I2C", "SOT-23-6, 3.3 V",
+         "TI TMAG5273: 4 each of A1, B1, C1, D1 (I2C 0x35, 0x22, 0x78, 0x44), one under each "
+         "square (mechanics.md)", 1.6),
+        (squares, "capacitor 100 nF ceramic, 0805", "",
+         "across each square sensor's VCC-GND, on its leads", 0.05),
+        (1, "I2C multiplexer", "TCA9548A breakout",
+         "4 channels, one sensor of each address on each",
+         2.5),
+        (squares * len(AXES6) + 2, "marble magnet, N42 disc, axially magnetised",
+         f"{p.marble_magnet_d:g} x {p.marble_magnet_h:g} mm",
+         f"{len(AXES6)} in each printed marble, 1 in each of the 2 polarity jigs (marbles.md)",
+         0.08),
         (1, "index magnet, N42 disc", f"{p.index_magnet_d:g} x {p.index_magnet_h:g} mm",
          "in the index crank gear's arm", 0.1),
         (1, "stepper motor", f"NEMA 17, {p.motor_len:g} mm, 1.8 deg, about 40 N cm, 1.7 A",
