@@ -81,7 +81,7 @@ class Params:
     seat_d: float = 12.0
     # Four finger holes on a cup's bottom, on its axes: two across the way it travels take
     # the two fingers of a bar, so the cup is pushed on its centre line and cannot turn.
-    finger_hole_d: float = 4.3
+    finger_hole_d: float = 4.2  # 0.1 mm play round a 4 mm finger: the physics asks no more
     finger_hole_depth: float = 4.0
     finger_offset: float = 9.8  # each finger hole's centre from the cup's centre
     lead_in: float = 0.4  # 45 deg chamfer at a finger hole's mouth: the finger finds it
@@ -179,13 +179,16 @@ class Params:
         (0.0, 0.40), (60.0, 0.36), (120.0, 0.32), (300.0, 0.24), (600.0, 0.14),
     )  # fmt: skip
     motor_rated_current: float = 1.7  # A per phase
-    # The TMC2209's RMS current, set by its VREF (assembly.md): 1.2 A gives the torque the
-    # physics asks for with a 2x margin.
-    driver_current: float = 1.2
+    # The TMC2209's RMS current, set by its VREF (assembly.md, 1.98 V): at 1.4 A the motor
+    # gives twice the torque the physics asks for at mu 0.5 (benchmarks/mechanism.py).
+    driver_current: float = 1.4
     rotor_inertia: float = 54e-7  # kg m^2 (54 g cm^2)
     detent_torque: float = 0.02  # N m, unpowered (17HS4401 sheets: 1.5-2.8 N cm)
     drive_efficiency: float = 0.7  # gears, yokes and ramps together, with the bars' guides
-    bar_mass: float = 0.018  # kg: a transfer bar (printed, from its volume at 45 % infill)
+    # The index's hall switch reads its magnet within this of it (mechanics.md): homing stops
+    # with the crank within index_reach / drive.index_radius of its rest.
+    index_reach: float = 2.5
+    bar_mass: float = 0.008  # kg: a transfer bar (its 9.9 cm^3 of PETG, 60 % of it solid)
 
     # --- sensing ----------------------------------------------------------------------------
     # The magnetic model (magnetics.py) reads these. Magnets: N42, remanence 1.28-1.32 T;

@@ -2,9 +2,9 @@
 through places on the drive's own speed profile.
 
 What is modelled, from ``params`` and ``layout`` (nothing copied): the 12 outer cups as free
-bodies on the channel's floor between its walls, each with its four finger holes (a ring of
-small vertical capsules each: a 4.3 mm hole) and its seat (a ring of capsules on which the
-marble rests); the 16 marbles as free spheres; the four bars' fingers (capsules, 4 mm) and the
+bodies on the channel's floor between its walls, each with its four finger holes (four thin
+walls each: a square hole as wide as the round one) and its seat (a ring of capsules on which
+the marble rests); the 16 marbles as free spheres; the four bars' fingers (capsules, 4 mm) and the
 inner disc with its four seats. Every contact between them is real, with friction ``mu``.
 
 What is idealised: the drive train. The gears, cranks, yokes and ramps are stiff, so the bars
@@ -20,6 +20,7 @@ yokes' efficiency) and the rotor's inertia, over the motor's speed.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,10 +34,12 @@ from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, SQUARE
 
 MM = 1e-3
 TIMESTEP = 2e-4  # s: half the contacts' time constant; the fingers' play is 0.15 mm
-HOLE_CAPSULES = 6  # a finger hole's wall: a 4 mm finger cannot pass between them
 SEAT_CAPSULES = 6  # a seat's rim
 WATCH_EVERY = 5  # engine steps between looks at the forces (1 ms)
+TORQUE_TIME = 0.002  # s: the rotor's response (about 1 / (2 pi 80 Hz))
 WALL_R = 0.3  # mm: the capsules that make a hole's wall and a seat's rim
+MU = (0.2, 0.5)  # the friction of PETG on PETG, dry to sticky (issue 32's range)
+JITTER = (0.3, 2.0)  # mm, deg: how far a cup or a marble may start off its place
 # contact groups (contype = conaffinity): what may touch what
 BODY, FINGER, SEAT = 1, 2, 4
 
@@ -51,11 +54,10 @@ class Drive:
     home_speed: float = 400.0  # steps/s (RingDrive.home)
 
 
-def _xml(p: Params, mu: float) -> str:
+def _xml(p: Params, mu: float, one_finger: bool = False) -> str:
     """The model's MJCF, in metres."""
     m = MM
     cup_r, cup_h = p.cup_d / 2 * m, p.cup_h * m
-    hole_r = p.finger_hole_d / 2 + WALL_R
     seat_r = p.seat_d / 2 + WALL_R
     ring = 1.5 * p.pitch
     half_w = p.channel_w / 2
@@ -87,14 +89,19 @@ def _xml(p: Params, mu: float) -> str:
             f'<geom name="cup_{name}" type="cylinder" size="{cup_r} {cup_h / 2}" '
             f'pos="0 0 {cup_h / 2}" mass="{cup_mass}" contype="{BODY}" conaffinity="{BODY}"/>'
         )
+        # each finger hole's wall as four thin boxes: a square hole as wide as the round
+        # one, so a finger pushing along or across meets a flat wall (a ring of capsules
+        # let a finger wedge between two of them)
+        half = p.finger_hole_d / 2
+        wall_z = p.finger_hole_depth / 2 * m
         for hx, hy in geo.cup_holes(p):
-            for j in range(HOLE_CAPSULES):
-                a = 2 * math.pi * j / HOLE_CAPSULES
-                cx, cy = (hx + hole_r * math.cos(a)) * m, (hy + hole_r * math.sin(a)) * m
-                top = (p.finger_hole_depth - WALL_R) * m
+            for dx, dy in ((1, 0), (0, 1), (-1, 0), (0, -1)):
+                cx, cy = (hx + dx * (half + WALL_R)) * m, (hy + dy * (half + WALL_R)) * m
+                size = (WALL_R * m, (half + 2 * WALL_R) * m) if dx else (
+                    (half + 2 * WALL_R) * m, WALL_R * m)  # fmt: skip
                 parts.append(
-                    f'<geom type="capsule" fromto="{cx} {cy} {WALL_R * m} {cx} {cy} {top}" '
-                    f'size="{WALL_R * m}" mass="0" contype="{FINGER}" conaffinity="{FINGER}"/>'
+                    f'<geom type="box" pos="{cx} {cy} {wall_z}" size="{size[0]} {size[1]} '
+                    f'{wall_z}" mass="0" contype="{FINGER}" conaffinity="{FINGER}"/>'
                 )
         parts.append(_seat_ring(seat_r, p.cup_h, p))
         parts.append("</body>")
@@ -111,7 +118,12 @@ def _xml(p: Params, mu: float) -> str:
         parts.append(f'<body name="bar_{tag}" mocap="true" pos="{ax * m} {ay * m} 0">')
         r = p.finger_d / 2
         tip = p.finger_up - (p.lift - geo.bar_lift(0.0, p))  # above the floor, at rest
-        for fx, fy in geo.finger_points(side, p):
+        points = geo.finger_points(side, p)
+        if one_finger:  # the first design: only the finger outside the centre line
+            ox, oy = side.outward
+            outside = [f for f in points if ox * f[0] + oy * f[1] > 1.5 * p.pitch]
+            points = outside
+        for fx, fy in points:
             cx, cy = (fx - ax) * m, (fy - ay) * m
             parts.append(
                 f'<geom type="capsule" fromto="{cx} {cy} {(tip - r - 8) * m} {cx} {cy} '
@@ -179,8 +191,8 @@ def _lift(p: Params, phi: float) -> float:
 
 
 @functools.cache
-def _model(p: Params, mu: float) -> mujoco.MjModel:
-    return mujoco.MjModel.from_xml_string(_xml(p, mu))
+def _model(p: Params, mu: float, one_finger: bool = False) -> mujoco.MjModel:
+    return mujoco.MjModel.from_xml_string(_xml(p, mu, one_finger))
 
 
 # --- the drive's profile ---------------------------------------------------------------------
@@ -206,7 +218,7 @@ class PlaceReport:
     marble_offset: float = 0.0  # mm: the farthest a marble sat from its seat's centre (ever)
     cup_force: float = 0.0  # N: the most two cups pressed on each other
     peak_torque: float = 0.0  # N m at the motor
-    torque_at: float = 0.0  # the motor's speed then, steps/s
+    torque_share: float = 0.0  # the most of the motor's usable torque (at its speed) asked
     lifted: float = 0.0  # mm: the most a cup rose off the floor
     missed: list[str] = field(default_factory=list)  # cups that did not reach their square
     duration: float = 0.0  # s of the move
@@ -215,13 +227,21 @@ class PlaceReport:
 class Board:
     """The rings in the engine: cups and marbles on their squares, the drive at rest."""
 
-    def __init__(self, p: Params = PARAMS, mu: float = 0.3, seed: int = 0,
-                 jitter: tuple[float, float] = (0.0, 0.0), drive: Drive = Drive()) -> None:  # fmt: skip
+    def __init__(
+        self,
+        p: Params = PARAMS,
+        mu: float = 0.3,
+        seed: int = 0,
+        jitter: tuple[float, float] = (0.0, 0.0),
+        drive: Drive = Drive(),
+        one_finger: bool = False,
+    ) -> None:
         self.p, self.mu, self.drive = p, mu, drive
-        self.model = _model(p, mu)
+        self.model = _model(p, mu, one_finger)
         self.data = mujoco.MjData(self.model)
         self.rng = np.random.default_rng(seed)
         self.places = 0.0  # where the drive stands, in places from the start
+        self.torque = 0.0  # N m the motor gives now (smoothed)
         self.on: dict[str, int] = {}  # each cup's square now
         m = self.model
         self.cups = {SQUARE_NAMES[s]: m.body(f"cup_{SQUARE_NAMES[s]}").id for s in OUTER_RING}
@@ -278,14 +298,23 @@ class Board:
         """Turn the rings ``places`` places (negative: back) on the drive's profile (or at a
         constant ``speed``), then let everything settle; ``cut_at`` stops the motor dead at
         that fraction of the move (a power cut: its steps stop, its holding torque gone)."""
-        report = PlaceReport()
         times = profile(self.drive, places, speed)
-        steps = len(times)
         sign = 1 if places >= 0 else -1
+        if cut_at is not None:
+            times = times[: int(len(times) * cut_at)]
+        report = self.run(times, sign, settle)
+        if cut_at is None:
+            self._arrived(report, places)
+        return report
+
+    def run(self, times: np.ndarray, sign: int, settle: float = 0.1) -> PlaceReport:
+        """Make the steps at ``times`` (s), each 1/steps_per_place of a place that way."""
+        report = PlaceReport()
         start = self.places
-        last_step = steps if cut_at is None else int(steps * cut_at)
-        end_t = times[last_step - 1] if last_step else 0.0
+        last_step = len(times)
+        end_t = times[-1] if last_step else 0.0
         t, k, n = 0.0, 0, 0
+        before = start
         while t < end_t:
             while k < last_step and times[k] <= t:
                 k += 1
@@ -299,7 +328,9 @@ class Board:
             mujoco.mj_step(self.model, self.data)
             n += 1
             if n % WATCH_EVERY == 0:
-                self._watch(report, now)
+                self._watch(report, now, abs(now - before) * self.drive.steps_per_place
+                            / (WATCH_EVERY * TIMESTEP))  # fmt: skip
+                before = now
             t += TIMESTEP
         self.places = start + sign * last_step / self.drive.steps_per_place
         self._pose(self.places)
@@ -307,12 +338,10 @@ class Board:
             mujoco.mj_step(self.model, self.data)
             if i % WATCH_EVERY == 0:
                 self._watch(report, self.places)
-        report.duration = end_t
-        if cut_at is None:
-            self._arrived(report, places)
+        report.duration = float(end_t)
         return report
 
-    def _watch(self, report: PlaceReport, places: float) -> None:
+    def _watch(self, report: PlaceReport, places: float, speed: float = 0.0) -> None:
         """Forces and offsets at this instant: cup on cup, the motor's torque, the marbles."""
         m, d = self.model, self.data
         n = d.ncon
@@ -341,8 +370,16 @@ class Board:
             along = force[0] * side.along[0] + force[1] * side.along[1]
             work += along * du + force[2] * dz
         work += 4 * self.p.bar_mass * 9.81 * dz  # lifting the bars (their drop gives it back)
-        torque = max(work, 0.0) / (math.pi / 2) / self.p.drive_efficiency
+        raw = max(work, 0.0) / (math.pi / 2) / self.p.drive_efficiency
+        # The rotor on its magnetic spring rings at about 250 Hz (its holding torque times
+        # 50 pole pairs over its inertia): contact spikes shorter than that are taken by its
+        # inertia, not its torque. So the torque it must give is the load smoothed over
+        # TORQUE_TIME (and the engine's friction chatter with it).
+        a = 1 - math.exp(-WATCH_EVERY * TIMESTEP / TORQUE_TIME)
+        self.torque = torque = self.torque + a * (raw - self.torque)
         report.peak_torque = max(report.peak_torque, torque)
+        report.torque_share = max(report.torque_share, torque / usable_torque(self.p, speed,
+                                  self.drive))  # fmt: skip
         for name, body in self.marbles.items():
             report.marble_offset = max(report.marble_offset, self._marble_off(name, body, places))
         z = d.xpos[list(self.cups.values()), 2] / MM
@@ -377,6 +414,74 @@ class Board:
             report.cup_turn = max(report.cup_turn, turn)
             if off > self.p.pitch / 4:
                 report.missed.append(name)
+
+
+def usable_torque(p: Params, speed: float, drive: Drive) -> float:
+    """N m the motor gives at ``speed`` steps/s: its pull-out curve, scaled by the driver's
+    current."""
+    rpm = speed / (p.motor_steps * p.microsteps) * 60
+    curve = p.motor_torque_curve
+    for (r0, t0), (r1, t1) in itertools.pairwise(curve):
+        if rpm <= r1:
+            full = t0 + (t1 - t0) * (rpm - r0) / (r1 - r0)
+            break
+    else:
+        full = curve[-1][1]
+    return full * p.driver_current / p.motor_rated_current
+
+
+@dataclass
+class Cut:
+    """A power cut mid-place, and the homing after it."""
+
+    at: float  # the fraction of the place when the power went
+    coast: float  # how much further the motor turned on its own (fraction of a place)
+    between: float  # mm: the farthest a cup stood from any square when it stopped
+    after_home: PlaceReport  # the place finished by homing
+
+
+def power_cut(board: Board, at: float) -> Cut:
+    """Cut the power at ``at`` of a place forwards, let the rotor coast to rest against the
+    drive's friction, then home as the referee does at its next start (RingDrive.home: on
+    counter-clockwise at the homing speed to the index, which every place ends on)."""
+    p, drive = board.p, board.drive
+    start = board.places
+    board.move(1, cut_at=at, settle=0.05)
+    # the rotor's energy against the friction the drive needs (the torque that moves the
+    # cups, at the efficiency) and the detent: a quarter degree at most
+    speed = 2 * math.pi * drive.max_speed / (p.motor_steps * p.microsteps)  # rad/s, at most
+    energy = 0.5 * p.rotor_inertia * speed**2
+    coast = energy / p.detent_torque / (2 * math.pi / 4)  # places
+    stopped = {n: (x, y) for n, (x, y) in cup_positions(board).items()}
+    between = max(min(math.dist(c, geo.square_centre(s, p)) for s in OUTER_RING)
+                  for c in stopped.values())  # fmt: skip
+    done = board.places - start
+    left = 1.0 - done
+    report = PlaceReport()
+    if left > 0:
+        steps = round(left * drive.steps_per_place)
+        times = np.arange(1, steps + 1) / drive.home_speed
+        report = board.run(times, 1)
+        board._arrived(report, 1)
+    return Cut(at, coast, between, report)
+
+
+def places_and_back(board: Board, n: int) -> list[PlaceReport]:
+    """``n`` places forwards, then ``n`` back: each place's report."""
+    return [board.move(1) for _ in range(n)] + [board.move(-1) for _ in range(n)]
+
+
+def random_places(count: int, seed: int, per_board: int = 20) -> list[PlaceReport]:
+    """``count`` places on boards with friction 0.2 to 0.5, each board's cups and marbles
+    started up to 0.3 mm and 2 deg off, each place forwards or back at random."""
+    rng = np.random.default_rng(seed)
+    out: list[PlaceReport] = []
+    while len(out) < count:
+        board = Board(mu=float(rng.uniform(MU[0], MU[1])), seed=int(rng.integers(1 << 30)),
+                      jitter=JITTER)  # fmt: skip
+        for _ in range(min(per_board, count - len(out))):
+            out.append(board.move(1 if rng.random() < 0.7 else -1))
+    return out
 
 
 def cup_positions(board: Board) -> dict[str, tuple[float, float]]:
