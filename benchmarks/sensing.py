@@ -4,13 +4,13 @@ python benchmarks/sensing.py [AXES] [TURNS]    (marble directions and turns abou
                                                 sampled; 400 x 12 by default, a few minutes)
 
 Prints, BEFORE (today's glass marble with one 5 x 3 mm disc over an SS451A: magnet down,
-sideways, up, then every pose) and AFTER (the printed marble with six discs, read by the
-SS451A, by a single-axis DRV5055 and by a three-axis TMAG5273): the weakest field over every
-resting pose against the worst operate point, the strongest empty-square field (neighbours in
-their worst poses and colours, the index magnet, the motor) against the worst release point,
-black against white (the least distance between their readings against the offsets and noise,
-and the share of poses whose colour the reading decides), and when a marble's reading is final
-in a ring move against the referee's wait.
+sideways, up, then every pose) and AFTER (printed marbles: issue 33's six discs and the
+design's four, each read by the SS451A, a single-axis DRV5055 and a three-axis TMAG5273):
+the weakest field over every resting pose against the worst operate point, the strongest
+empty-square field (neighbours in their worst poses and colours, the index magnet, the motor)
+against the worst release point, black against white (the least distance between their
+readings against the offsets and noise, and the share of poses whose colour the reading
+decides), and when a marble's reading is final in a ring move against the referee's wait.
 """
 
 from __future__ import annotations
@@ -36,8 +36,11 @@ def main(n_axes: int = 400, n_turns: int = 12) -> None:
         verdict = "seen" if g >= 2 * PARAMS.switch_operate_g else "NOT seen with 2x margin"
         print(f"  magnet {pose:8s} {g:7.1f} G  {verdict}")
     rows = [mag.margins(mag.today(), "switch", n_axes, n_turns)]
-    print("\nAFTER: printed marble, six 6x3 mm discs on a cube's axes (north out black)")
-    rows += [mag.margins(mag.six(), r, n_axes, n_turns) for r in ("switch", "linear", "vector")]
+    print("\nAFTER: printed marbles, 6x3 mm discs north out (black): issue 33's six on a cube's")
+    print("axes, and the design's four at a tetrahedron's corners")
+    readouts: tuple[mag.Readout, ...] = ("switch", "linear", "vector")
+    for marble in (mag.six(), mag.printed()):
+        rows += [mag.margins(marble, r, n_axes, n_turns) for r in readouts]
     print(f"\n{'marble':22s} {'readout':7s} {'weakest':>8s} {'operate':>8s} {'seen':>6s} "
           f"{'empty':>7s} {'release':>8s} {'unseen':>7s} {'b/w gap':>8s} {'noise':>6s} "
           f"{'decided':>8s}")  # fmt: skip
@@ -49,7 +52,7 @@ def main(n_axes: int = 400, n_turns: int = 12) -> None:
             f"{'sees' if m.sees() else 'MISSES'} / {'tells' if m.tells() else 'cannot tell'}"
         )
     print("\nthe field under a centred marble averaged over every rotation (gauss, x y z):")
-    for marble in (mag.today(), mag.six()):
+    for marble in (mag.today(), mag.six(), mag.printed()):
         print(f"  {marble.name:22s} {mag.orientation_mean(marble, 'vector')}")
     print(f"index magnet, strongest at a square: {mag.index_field('vector'):.1f} G; motor (bare "
           f"rotor magnet, an upper bound): {mag.motor_field('vector'):.1f} G")  # fmt: skip
@@ -59,7 +62,7 @@ def main(n_axes: int = 400, n_turns: int = 12) -> None:
     _, _, noise = mag._noise("vector", PARAMS)
     print(f"\na ring move ({drive.steps_per_place} steps, {drive.max_speed:g} steps/s, "
           f"{drive.acceleration:g} steps/s2), TMAG5273 threshold {threshold:.1f} G:")  # fmt: skip
-    for a in mag.arrival(mag.six(), "vector", threshold, noise, drive.steps_per_place,
+    for a in mag.arrival(mag.printed(), "vector", threshold, noise, drive.steps_per_place,
                          drive.max_speed, drive.acceleration):  # fmt: skip
         print(
             f"  {a.ring}: seen from {a.seen_at:.1f} mm off ({a.seen_before_stop:.2f} s before "

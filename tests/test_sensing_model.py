@@ -39,6 +39,10 @@ def six(rows: dict[tuple[str, str], mag.Margins], readout: str) -> mag.Margins:
     return rows[(mag.six().name, readout)]
 
 
+def four(rows: dict[tuple[str, str], mag.Margins], readout: str) -> mag.Margins:
+    return rows[(mag.printed().name, readout)]
+
+
 def test_today_is_seen_magnet_down_only() -> None:
     got = mag.poses(mag.today(), "switch", ("down", "sideways", "up"))
     assert got["down"] >= 2 * PARAMS.switch_operate_g
@@ -53,13 +57,13 @@ def test_every_readout_but_the_vector_misses_a_pose(
     today = rows[(mag.today().name, "switch")]
     assert not today.sees() and today.weakest < 1
     for readout in ("switch", "linear"):
-        m = six(rows, readout)
-        assert not m.sees() and m.weakest < 1, readout
+        for m in (six(rows, readout), four(rows, readout)):
+            assert not m.sees() and m.weakest < 1, (m.marble, readout)
 
 
 def test_no_field_survives_the_average_over_rotations() -> None:
     """Why no single-axis sensor sees a free marble in every pose."""
-    for marble in (mag.today(), mag.six()):
+    for marble in (mag.today(), mag.six(), mag.printed()):
         strongest = mag.poses(marble, "vector", ("down",))["down"]
         mean = mag.orientation_mean(marble, "vector")
         assert np.linalg.norm(mean) < 0.01 * strongest, marble.name
@@ -68,25 +72,27 @@ def test_no_field_survives_the_average_over_rotations() -> None:
 def test_the_vector_readout_sees_every_marble_and_no_empty_square(
     rows: dict[tuple[str, str], mag.Margins],
 ) -> None:
-    m = six(rows, "vector")
+    m = four(rows, "vector")
     assert m.seen >= 2 and m.unseen >= 2
     assert m.weakest >= 2 * m.operate and m.empty <= m.release / 2
+    # four discs at a tetrahedron's corners do better than issue 33's six on a cube's axes
+    assert m.weakest > six(rows, "vector").weakest
 
 
 def test_colour_is_told_in_most_poses_but_not_all(rows: dict[tuple[str, str], mag.Margins]) -> None:
-    vector, linear = six(rows, "vector"), six(rows, "linear")
+    vector, linear = four(rows, "vector"), four(rows, "linear")
     assert not vector.tells() and not linear.tells()
     assert vector.gap < vector.colour_noise  # some black pose reads like some white one
-    assert 0.3 < vector.decided < 1
-    assert linear.decided < vector.decided
+    assert 0.5 < vector.decided < 1
+    assert linear.decided < vector.decided and six(rows, "vector").decided < vector.decided
 
 
-def test_six_discs_keep_to_their_square() -> None:
-    """The six discs' moments cancel: 40 mm away the printed marble's stray field is a
-    fraction of the glass marble's single disc's, though its own field is as strong."""
+def test_the_printed_marble_keeps_to_its_square() -> None:
+    """The discs' moments cancel: 40 mm away the printed marble's stray field is a fraction
+    of the glass marble's single disc's, though its own field is as strong."""
     rots = mag.rotations(AXES, TURNS)
     edge = OUTER_RING[1]
-    _, printed = mag.stray(mag.six(), "vector", rots, edge)
+    _, printed = mag.stray(mag.printed(), "vector", rots, edge)
     _, glass = mag.stray(mag.today(), "vector", rots, edge)
     assert printed < glass / 4
 
@@ -111,8 +117,8 @@ def test_a_marble_brought_by_the_rings_reads_final_before_the_referee_looks(
     rows: dict[tuple[str, str], mag.Margins],
 ) -> None:
     drive = load_config(ROOT / "config.example.toml").drive
-    m = six(rows, "vector")
-    arrivals = mag.arrival(mag.six(), "vector", (m.operate + m.release) / 2, 1.0,
+    m = four(rows, "vector")
+    arrivals = mag.arrival(mag.printed(), "vector", (m.operate + m.release) / 2, 1.0,
                            drive.steps_per_place, drive.max_speed, drive.acceleration,
                            n_axes=20, n_turns=2)  # fmt: skip
     by_ring = {a.ring: a for a in arrivals}
@@ -133,13 +139,15 @@ def test_the_printed_half_holds_its_discs_under_a_wall() -> None:
 
     half = marble_half()
     assert half.is_valid and len(half.solids()) == 1
-    r = mag.magnet_radius()
-    # each disc's centre is in a pocket: the pole's, and the equator's four at the flat face
-    for x, y, z in ((0, 0, r), (r, 0, 0.1), (0, r, 0.1), (-r, 0, 0.1), (0, -r, 0.1)):
-        assert not half.is_inside(Vector(x, y, z)), (x, y, z)
-    # and the shell closes each pocket outside: just under the sphere over each disc
-    skin = PARAMS.marble_d / 2 - PARAMS.min_wall / 2
-    for x, y, z in ((0, 0, skin), (skin, 0, 0.1)):
-        assert half.is_inside(Vector(x, y, z)), (x, y, z)
+    r, skin = mag.magnet_radius(), PARAMS.marble_d / 2 - PARAMS.min_wall / 2
+    for axis in mag.AXES4[mag.AXES4[:, 2] > 0]:  # this half's two discs
+        x, y, z = (float(v) for v in axis * r)
+        assert not half.is_inside(Vector(x, y, z)), axis  # the disc's pocket
+        x, y, z = (float(v) for v in axis * skin)
+        assert half.is_inside(Vector(x, y, z)), axis  # the shell closing it outside
+    # the other half's discs stand proud of it into this one's flat face
+    for axis in mag.AXES4[mag.AXES4[:, 2] < 0]:
+        x, y, _ = (float(v) for v in axis * r)
+        assert not half.is_inside(Vector(x, y, 0.3)), axis
     jig = polarity_jig()
     assert jig.is_valid and len(jig.solids()) == 1

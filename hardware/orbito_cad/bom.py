@@ -55,7 +55,7 @@ def _money(eur: float) -> str:
 
 def bought(config: Config, p: Params = PARAMS) -> list[tuple[int, str, str, str, float]]:
     """(quantity, part, size, example part number, price each in EUR) of every bought part."""
-    from orbito_cad.magnetics import AXES6  # the cad build's own: magpylib comes with it
+    from orbito_cad.magnetics import AXES4  # the cad build's own: magpylib comes with it
 
     squares, sides = len(SQUARES), len(layout.sides())
     pixels = config.lights.pixels
@@ -74,9 +74,9 @@ def bought(config: Config, p: Params = PARAMS) -> list[tuple[int, str, str, str,
         (1, "I2C multiplexer", "TCA9548A breakout",
          "4 channels, one sensor of each address on each",
          2.5),
-        (squares * len(AXES6) + 2, "marble magnet, N42 disc, axially magnetised",
+        (squares * len(AXES4) + 2, "marble magnet, N42 disc, axially magnetised",
          f"{p.marble_magnet_d:g} x {p.marble_magnet_h:g} mm",
-         f"{len(AXES6)} in each printed marble, 1 in each of the 2 polarity jigs (marbles.md)",
+         f"{len(AXES4)} in each printed marble, 1 in each of the 2 polarity jigs (marbles.md)",
          0.08),
         (1, "index magnet, N42 disc", f"{p.index_magnet_d:g} x {p.index_magnet_h:g} mm",
          "in the index crank gear's arm", 0.1),

@@ -44,6 +44,9 @@ COLOURS: tuple[Colour, ...] = ("black", "white")
 GAUSS = 1e4  # per tesla
 PEAK = 3.3  # peak noise as a multiple of its RMS
 AXES6 = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], float)
+# A tetrahedron's corners: the printed marble's discs. Four radial discs cancel each other's
+# moment and their quadrupole too, so the neighbours see next to nothing.
+AXES4 = np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], float) / math.sqrt(3)
 
 
 def _get_b(source: object, at: object) -> Array:
@@ -96,12 +99,21 @@ def magnet_radius(p: Params = PARAMS) -> float:
     return math.sqrt(rim**2 - pocket**2) - p.fit - p.marble_magnet_h / 2
 
 
-def six(p: Params = PARAMS) -> Marble:
-    """The printed marble: six discs on the axes of a cube, north out (black)."""
+def _radial(name: str, axes: Array, p: Params) -> Marble:
     r = magnet_radius(p)
-    axes = tuple((float(a[0]), float(a[1]), float(a[2])) for a in AXES6)
-    centres = tuple((a[0] * r, a[1] * r, a[2] * r) for a in axes)
-    return Marble("printed, six discs", centres, axes, p.marble_magnet_d, p.marble_magnet_h)
+    unit = tuple((float(a[0]), float(a[1]), float(a[2])) for a in axes)
+    centres = tuple((a[0] * r, a[1] * r, a[2] * r) for a in unit)
+    return Marble(name, centres, unit, p.marble_magnet_d, p.marble_magnet_h)
+
+
+def six(p: Params = PARAMS) -> Marble:
+    """Issue 33's proposal: six discs on the axes of a cube, north out (black)."""
+    return _radial("printed, six discs", AXES6, p)
+
+
+def printed(p: Params = PARAMS) -> Marble:
+    """The printed marble: four discs at a tetrahedron's corners, north out (black)."""
+    return _radial("printed, four discs", AXES4, p)
 
 
 # --- where things are ---------------------------------------------------------------------
@@ -456,9 +468,11 @@ def arrival(marble: Marble, readout: Readout, threshold: float, noise: float,
 
 @functools.cache
 def before_and_after(n_axes: int, n_turns: int) -> list[Margins]:
-    """Today's marble read by today's switch, and the printed marble read each way."""
+    """Today's marble read by today's switch, issue 33's six-disc marble and the printed
+    four-disc one, each read every way."""
+    readouts: tuple[Readout, ...] = ("switch", "linear", "vector")
     return [margins(today(), "switch", n_axes, n_turns)] + [
-        margins(six(), r, n_axes, n_turns) for r in ("switch", "linear", "vector")
+        margins(marble, r, n_axes, n_turns) for marble in (six(), printed()) for r in readouts
     ]
 
 

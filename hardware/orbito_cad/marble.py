@@ -1,11 +1,12 @@
 """The printed marble and the jig that puts its magnets in with the right pole.
 
-A marble is two identical halves (hardware/marbles.md), each printed flat side down. Six
-discs sit on the axes of a cube (magnetics.six), each just under the shell: in each half the
-pole's disc in a blind hole up from the flat face, the four of the equator in channels along
-the flat face, half in each half, so the discs standing proud of one half key the other.
-Every pocket is closed outside and open towards the centre: the discs, all north out (or all
-south), push each other outwards onto the shell.
+A marble is two identical halves (hardware/marbles.md), each printed flat side down. Four
+discs sit at a tetrahedron's corners (magnetics.printed), each under a shell of ``min_wall``,
+two in each half; each lies at the end of a channel along its axis from the marble's centre,
+closed outside and open to the flat face, so a disc goes in from the flat face and the discs,
+all north out (or all south), push each other outwards onto the shell. The channels of one
+half cross the flat face into the other, so each half is cut by all four: the discs standing
+proud of one half key the other, and the halves go together one way round.
 
 The polarity jig is a block with a dish the marble's half sits in and one reference magnet
 under the dish, ``min_wall`` below it as a disc is under the marble's shell. A disc dropped
@@ -17,8 +18,9 @@ south pole up, one in white with its north pole up.
 from __future__ import annotations
 
 from build123d import Align, Box, Cylinder, Part, Pos, Rot, Sphere
+from scipy.spatial.transform import Rotation  # type: ignore[import-untyped]
 
-from orbito_cad.magnetics import magnet_radius
+from orbito_cad.magnetics import AXES4, magnet_radius
 from orbito_cad.params import PARAMS, Params
 
 BOTTOM = (Align.CENTER, Align.CENTER, Align.MIN)
@@ -31,16 +33,15 @@ def _pocket_d(p: Params) -> float:
 
 
 def marble_half(p: Params = PARAMS) -> Part:
-    """One half of a marble, flat face on the bed (z = 0): the pole's pocket up from the flat
-    face, the equator's four channels along it."""
+    """One half of a marble, flat face on the bed (z = 0), cut by all four discs' channels:
+    its own two rise from the flat face, the other half's nick it."""
     r = p.marble_d / 2
     half = Sphere(r) & Pos(0, 0, r) * Box(2 * r, 2 * r, 2 * r)
     reach = magnet_radius(p) + p.marble_magnet_h / 2 + p.fit  # a disc's outer face, and a fit
-    pocket = _pocket_d(p) / 2
-    half -= Cylinder(pocket, reach, align=BOTTOM)
-    for turn in (0, 90, 180, 270):
-        channel = Rot(0, 90, 0) * Cylinder(pocket, reach, align=BOTTOM)
-        half -= Rot(0, 0, turn) * channel
+    for axis in AXES4:
+        turn, _ = Rotation.align_vectors([axis], [[0.0, 0.0, 1.0]])
+        ax, ay, az = (float(v) for v in turn.as_euler("xyz", degrees=True))
+        half -= Rot(ax, ay, az) * Cylinder(_pocket_d(p) / 2, reach, align=BOTTOM)
     return half
 
 
