@@ -58,15 +58,17 @@ def main(n_axes: int = 400, n_turns: int = 12) -> None:
           f"rotor magnet, an upper bound): {mag.motor_field('vector'):.1f} G")  # fmt: skip
     drive = load_config(Path(__file__).resolve().parent.parent / "config.example.toml").drive
     vector = rows[-1]
-    threshold = (vector.operate + vector.release) / 2
     _, _, noise = mag._noise("vector", PARAMS)
     print(f"\na ring move ({drive.steps_per_place} steps, {drive.max_speed:g} steps/s, "
-          f"{drive.acceleration:g} steps/s2), TMAG5273 threshold {threshold:.1f} G:")  # fmt: skip
-    for a in mag.arrival(mag.printed(), "vector", threshold, noise, drive.steps_per_place,
-                         drive.max_speed, drive.acceleration):  # fmt: skip
+          f"{drive.acceleration:g} steps/s2), TMAG5273 operate {vector.operate:.1f} G, release "
+          f"{vector.release:.1f} G:")  # fmt: skip
+    for a in mag.arrival(mag.printed(), "vector", vector.operate, vector.release, noise,
+                         drive.steps_per_place, drive.max_speed, drive.acceleration):  # fmt: skip
         print(
-            f"  {a.ring}: seen from {a.seen_at:.1f} mm off ({a.seen_before_stop:.2f} s before "
-            f"the stop), final from {a.final_at:.1f} mm ({a.final_before_stop:.2f} s before)"
+            f"  {a.ring}: its square empty once {a.gone_at:.1f} mm off ({a.gone_after_start:.2f}"
+            f" s into the move); the next square's reading present from {a.seen_at:.1f} mm "
+            f"({a.seen_before_stop:.2f} s before the stop), final from {a.final_at:.1f} mm "
+            f"({a.final_before_stop:.2f} s before)"
         )
     wait = Settings().settle
     print(

@@ -118,13 +118,15 @@ def test_a_marble_brought_by_the_rings_reads_final_before_the_referee_looks(
 ) -> None:
     drive = load_config(ROOT / "config.example.toml").drive
     m = four(rows, "vector")
-    arrivals = mag.arrival(mag.printed(), "vector", (m.operate + m.release) / 2, 1.0,
+    arrivals = mag.arrival(mag.printed(), "vector", m.operate, m.release, 1.0,
                            drive.steps_per_place, drive.max_speed, drive.acceleration,
                            n_axes=20, n_turns=2)  # fmt: skip
     by_ring = {a.ring: a for a in arrivals}
     assert by_ring["outer"].final_before_stop >= 0.4  # the cups land half-way through
     assert by_ring["inner"].final_before_stop >= 0  # the disc: at the stop
-    assert all(0 < a.seen_at < PARAMS.pitch / 2 for a in arrivals)
+    for a in arrivals:
+        assert 0 < a.seen_at < PARAMS.pitch / 2 and a.seen_at < a.gone_at < PARAMS.pitch / 2
+        assert 0 < a.gone_after_start < 0.9 - a.seen_before_stop  # gone before the next is seen
     assert PARAMS.scan_period <= Settings().settle
 
 

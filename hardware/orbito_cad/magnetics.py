@@ -395,11 +395,14 @@ def colour_gap(mine: Own, readout: Readout, clearance: float) -> tuple[float, fl
 # --- a cup arriving ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Arrival:
-    """A marble arriving on a square in a ring move: how far off it first reads present in
-    every pose (mm), how far off its reading is within the noise of its rest (mm), and when
-    those come (seconds before the rings stop; negative: after)."""
+    """A marble carried across a square's neighbour in a ring move. Leaving its square: how
+    far off it no longer reads present in any pose (mm) and when (s after the move starts).
+    Arriving on the next: how far off it reads present in every pose, how far off its reading
+    is within the noise of its rest (mm), and when those come (s before the rings stop)."""
 
     ring: str
+    gone_at: float
+    gone_after_start: float
     seen_at: float
     final_at: float
     seen_before_stop: float
@@ -420,50 +423,53 @@ def profile_time(step: float, steps: float, speed: float, accel: float) -> float
     return total - math.sqrt(2 * left / accel)
 
 
-def arrival(marble: Marble, readout: Readout, threshold: float, noise: float,
+def arrival(marble: Marble, readout: Readout, operate: float, release: float, noise: float,
             steps: float, speed: float, accel: float, p: Params = PARAMS,
             n_axes: int = 60, n_turns: int = 4) -> list[Arrival]:  # fmt: skip
-    """For each ring: the marble slid onto a square from the previous one (along the ring's
-    way), in every pose; when, in the drive's profile, its reading first stays over
-    ``threshold`` and comes within ``noise`` of its rest. An outer cup lands half-way
-    through the place (the yoke's far dead centre) and stays; the disc turns to the end."""
+    """For each ring: a marble slid from one square to the next along the ring's way, in
+    every pose, against the drive's profile: when its old square's reading falls under
+    ``release`` for good, when the new one's stays over ``operate`` and when it comes within
+    ``noise`` of its rest. An outer cup moves with its bar's fingers up, the first half of
+    the place (the yoke: r (1 - cos phi)), and stays; the disc turns through the whole."""
     rots = rotations(n_axes, n_turns)
     z = element_z(readout, p)
     h = marble_heights(p)[1]
-    span = np.linspace(p.pitch, 0.0, 161)
+    span = np.linspace(p.pitch, 0.0, 161)  # the marble's distance from the square
     fields = np.stack([reading(field(marble, "black", rots, (-s, 0.0, h), (0, 0, z), p), readout)
                        for s in span])  # fmt: skip
+    size = np.abs(fields)
 
     def settled(ok: NDArray[np.bool_]) -> float:
-        """The farthest offset from which every nearer one is ``ok`` too."""
+        """The farthest distance from which every nearer one is ``ok`` too."""
         tail = np.flip(np.logical_and.accumulate(np.flip(ok)))
         return float(span[int(np.argmax(tail))]) if tail.any() else 0.0
 
-    seen = settled(np.abs(fields).min(axis=1) >= threshold)
+    reads = size.max(axis=1) >= release
+    gone = float(span[int(np.argmax(reads))]) if reads.any() else 0.0
+    seen = settled(size.min(axis=1) >= operate)
     final = settled(np.all(np.abs(fields - fields[-1]) <= noise, axis=1))
     total = profile_time(steps, steps, speed, accel)
-    out = []
-    for ring, landing in (("outer", steps / 2), ("inner", steps)):
-        if ring == "outer":
-            per_step = p.pitch / steps * 2  # the yoke's mean, near its dead centre less
-        else:
-            radius = math.hypot(*geo.square_centre(INNER_RING[0], p))
-            per_step = 2 * math.pi * radius / 4 / steps
+    radius = math.hypot(*geo.square_centre(INNER_RING[0], p))
+    disc_per_step = 2 * math.pi * radius / 4 / steps  # the disc turns a quarter a place
 
-        # the yoke: r (1 - cos phi) from the landing back; the disc: linear in steps
-        def step_at(off: float, ring: str = ring, landing: float = landing,
-                    per_step: float = per_step) -> float:  # fmt: skip
-            if ring == "outer":
-                phi = math.acos(max(-1.0, min(1.0, 1 - (p.pitch - off) / p.crank_r)))
-                return phi / (2 * math.pi) * steps
-            return landing - off / per_step
+    def step(ring: str, moved: float) -> float:
+        """The step at which a marble has moved ``moved`` mm from its square (the disc's arc
+        is as good as straight over the few mm that matter)."""
+        if ring == "inner":
+            return moved / disc_per_step
+        phi = math.acos(max(-1.0, min(1.0, 1 - moved / p.crank_r)))
+        return phi / (2 * math.pi) * steps
 
-        out.append(
-            Arrival(ring, seen, final,
-                    total - profile_time(step_at(seen), steps, speed, accel),
-                    total - profile_time(step_at(final), steps, speed, accel))
-        )  # fmt: skip
-    return out
+    def before_stop(ring: str, off: float) -> float:
+        if ring == "inner":
+            return total - profile_time(steps - off / disc_per_step, steps, speed, accel)
+        return total - profile_time(step(ring, p.pitch - off), steps, speed, accel)
+
+    return [
+        Arrival(ring, gone, profile_time(step(ring, gone), steps, speed, accel), seen, final,
+                before_stop(ring, seen), before_stop(ring, final))
+        for ring in ("outer", "inner")
+    ]  # fmt: skip
 
 
 @functools.cache
