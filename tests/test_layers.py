@@ -23,7 +23,7 @@ FIRMWARE = {"orbito_fw"}  # the Pico's logic, a package of the same distribution
 # The mechanics' model (hardware/orbito_cad, the cad extra): only `cad build` imports it, and
 # it sees the package only through the rules (the squares) and the config's schema.
 CAD = {"orbito_cad"}
-CAD_MAY_IMPORT = {"rules", "errors", "app"}
+CAD_MAY_IMPORT = {"rules", "errors", "app", "hw"}  # hw: the drive's step planner
 CAD_LIBRARIES = {
     "build123d", "bd_warehouse", "matplotlib", "mpl_toolkits", "numpy", "orbito_cad",
     "manifold3d", "mujoco", "magpylib", "scipy",
