@@ -80,6 +80,18 @@ def test_a_marble_of_the_wrong_colour_is_refused_then_the_right_one_accepted(
         run.close()
 
 
+def test_a_marble_of_the_wrong_colour_is_still_refused_after_a_power_cut() -> None:
+    """The journal keeps the puts, not their colours: after the restart the sensors give
+    the placed marble its colour again, and the press refuses it as it would have."""
+    run = play(OPENING + "put d3 white\npower-cut\npress\n")
+    try:
+        [rejected] = kinds(run.events, "rejected")
+        assert rejected["reason"] == "d3 holds a white marble: black's turn"
+        assert not kinds(run.events, "correction")
+    finally:
+        run.close()
+
+
 def test_presence_only_sensors_accept_the_wrong_colour_as_before() -> None:
     run = play(OPENING + "put d3 white\npress\n", colour=False)
     try:

@@ -104,6 +104,15 @@ class TurnReader:
         touches += [(False, sq) for sq in lifts]
         return touches + [(True, sq) for sq, _ in places]
 
+    def recolour(self, black: int, white: int) -> None:
+        """Give each marble placed this turn the colour the sensors read on its square (the
+        journal keeps lifts and puts, not colours: after a restart, a marble of the wrong
+        colour put before it is still that colour)."""
+        for square, marble in self.marbles.items():
+            if marble.origin is None and (black | white) >> square & 1:
+                colour = Colour.BLACK if black >> square & 1 else Colour.WHITE
+                self.marbles[square] = Marble(colour, None)
+
     def back_to_supply(self) -> None:
         """A marble taken from the supply and still in the hand goes back to the supply (on
         a press); one lifted off the board stays in the hand: it has to come back."""

@@ -34,7 +34,7 @@ from orbito_hw.control.lights import LightShow, View
 from orbito_hw.control.menu import CHOICES, OpponentMenu
 from orbito_hw.control.players import BoardPlayer, Players
 from orbito_hw.control.reading import Marble, TurnReader
-from orbito_hw.control.seen import board_off, put_colour
+from orbito_hw.control.seen import board_off, put_colour, resync
 from orbito_hw.control.settings import Settings
 from orbito_hw.control.setup import SetUps
 from orbito_hw.control.takeback import MAX_FINISHING_MOVES, TakeBacks
@@ -276,8 +276,7 @@ class Referee:
             return  # a new game began while the rings homed
         if report.fault:
             return self._fault(report.fault)
-        self.sensors.resync()
-        reading = self.sensors.read()
+        reading = resync(self.sensors, self.reader)  # colours too: a wrong one put before a cut
         if self.saved.setting_up:
             return self.setups.resume()
         if self.saved.undo is not None:

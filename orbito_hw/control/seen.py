@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from orbito_hw.control.debounce import Debouncer
+from orbito_hw.control.reading import TurnReader
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import SQUARES, Mask, Square
 
@@ -23,6 +24,16 @@ def put_colour(sensors: Debouncer, square: Square, present: bool) -> Colour | No
         return None
     black, _ = sensors.colours()
     return Colour.BLACK if black >> square & 1 else Colour.WHITE
+
+
+def resync(sensors: Debouncer, reader: TurnReader) -> Mask:
+    """The rings have stopped after a restart: take the sensors' reading as settled, give
+    the marbles placed this turn the colours read (where the sensors tell colours), and
+    return the reading."""
+    sensors.resync()
+    if sensors.colour:
+        reader.recolour(*sensors.colours())
+    return sensors.read()
 
 
 def board_off(sensors: Debouncer, black: Mask, white: Mask) -> Mask:
