@@ -51,22 +51,29 @@ def test_a_place_forward_drives_every_cup_to_its_square(mu: float) -> None:
     assert r.duration == pytest.approx(pd.step_times(1)[-1])
 
 
-@pytest.mark.xfail(strict=True, reason="issue 32: a take-back whips the bars up their ramps")
-def test_a_take_back_stays_within_half_the_motors_torque() -> None:
+@pytest.mark.xfail(strict=True, reason="issue 32: a take-back throws the bars up their ramps")
+def test_a_take_back_lifts_no_cup_within_half_the_motors_torque() -> None:
     """Backwards, the fingers rise into the cups at crank angle 180 deg, mid-move at top
-    speed: the ramp throws the bars up (torque about twice the bound; see the report)."""
-    board = pd.Board(mu=0.2, seed=1)
-    r = board.move(-1)
-    check(r)
-    assert r.torque_share <= TORQUE_SHARE
-
-
-def test_a_take_back_brings_every_cup_back() -> None:
+    speed: the ramp throws the bars up (about 310 mN m, all the motor has at 1.4 A; their
+    fingers strike the holes' ends and lift the cups up to 0.9 mm at mu 0.5). At half the
+    speed it holds (155 mN m, 48 %; benchmarks/mechanism_drive.py)."""
     board = pd.Board(mu=0.5, seed=2)
     board.scatter(SHIFT, START_TURN)
     board.move(1)
     r = board.move(-1)
+    assert r.torque_share <= TORQUE_SHARE
     check(r)
+
+
+def test_a_take_back_brings_every_cup_back() -> None:
+    board = pd.Board(mu=0.2, seed=2)
+    board.scatter(SHIFT, START_TURN)
+    board.move(1)
+    r = board.move(-1)
+    assert r.missed == []
+    assert r.cup_offset <= OFFSET
+    assert r.cup_turn <= TURN
+    assert r.marble_offset <= MARBLE
     assert r.torque_share < 1.0  # under the motor's pull-out torque, if not by half
 
 
