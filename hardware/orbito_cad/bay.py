@@ -134,9 +134,10 @@ def openings(p: Params = PARAMS) -> list[Opening]:
 def notches(p: Params = PARAMS) -> list[tuple[str, Point]]:
     """Where the face's wires drop through the ledge (the notch's centre on the ledge):
     the squares' sensors at the back right beside the Pi's header, the LED chain's start
-    (a1) at the front left over the perfboard's level shifter."""
+    (a1) at the front left over the perfboard's level shifter; clear of the corners' bosses
+    and the yokes' gaps."""
     edge = p.face_w / 2 + p.slide - p.ledge / 2
-    return [("sensors", (75.0, edge)), ("LEDs", (-75.0, -edge))]
+    return [("sensors", (55.0, edge)), ("LEDs", (-55.0, -edge))]
 
 
 def cable_paths(p: Params = PARAMS) -> dict[str, list[Point]]:

@@ -44,7 +44,6 @@ from orbito_cad.placed import Placed
 
 BOTTOM = (Align.CENTER, Align.CENTER, Align.MIN)
 TOP = (Align.CENTER, Align.CENTER, Align.MAX)
-YOKE_GAP = 34.0  # half the ledge's gap round each side's middle, where the yoke swings
 FACE_SCREW_DEPTH = 12.0  # the boss and its pilot hole: an M3 x 16 goes 8 mm into it
 
 
@@ -58,6 +57,14 @@ def face_screw_points(p: Params = PARAMS) -> list[tuple[float, float]]:
 def face_boss_r(p: Params = PARAMS) -> float:
     """The corner bosses' radius round a face screw's pilot hole."""
     return p.screw_tap_d / 2 + 2 * p.min_wall
+
+
+def yoke_gap(p: Params = PARAMS) -> float:
+    """Half the ledge's gap round each side's middle: the yoke reaches out under the ledge
+    there, and travels the crank's throw either way along the side."""
+    from orbito_cad.drive import yoke_half_width
+
+    return p.crank_r + yoke_half_width(p) + p.yoke_wall + 2 * p.running_gap
 
 
 def centre_posts(p: Params = PARAMS) -> list[tuple[float, float, float]]:
@@ -90,8 +97,9 @@ def _ledge_outlines(p: Params) -> list[list[tuple[float, float]]]:
     edge = p.face_w / 2 + p.slide  # the face's edge, with its clearance
     e = edge - p.ledge
     x, y = face_screw_points(p)[-1]
-    # the corner cut, |x| + |y| = k, through the boss (a cut tangent to it breaks the union)
-    k = x + y - (face_boss_r(p) - 1) * math.sqrt(2)
+    # the corner cut, |x| + |y| = k, a millimetre clear of the boss: a cut tangent to it
+    # breaks the union, one through it leaves knife edges
+    k = x + y - (face_boss_r(p) + 1) * math.sqrt(2)
     octagon = []
     for quarter in range(4):
         c, s = math.cos(quarter * math.pi / 2), math.sin(quarter * math.pi / 2)
@@ -100,7 +108,8 @@ def _ledge_outlines(p: Params) -> list[list[tuple[float, float]]]:
     gaps = []
     for quarter in range(4):
         c, s = math.cos(quarter * math.pi / 2), math.sin(quarter * math.pi / 2)
-        corners = [(e - 1, -YOKE_GAP), (edge, -YOKE_GAP), (edge, YOKE_GAP), (e - 1, YOKE_GAP)]
+        g = yoke_gap(p)
+        corners = [(e - 1, -g), (edge, -g), (edge, g), (e - 1, g)]
         gaps.append([(c * px - s * py, s * px + c * py) for px, py in corners])
     return [octagon, *gaps]
 
@@ -120,7 +129,7 @@ def _wall_hole(w: float, h: float, round_: bool, depth: float) -> Part:
     if round_:
         r = w / 2
         core = Rot(90, 0, 0) * Cylinder(r, depth)
-        gable = Rot(0, 45, 0) * Box(r * math.sqrt(2), depth, r * math.sqrt(2))
+        gable = Rot(0, 45, 0) * Box(2 * r, depth, 2 * r)  # its sides tangent to the hole
         return core + (gable & Box(2 * w, depth, 2 * w, align=BOTTOM))
     core = Box(w, depth, h)
     side = w / math.sqrt(2)
@@ -129,7 +138,7 @@ def _wall_hole(w: float, h: float, round_: bool, depth: float) -> Part:
 
 
 def _opening(o: bay.Opening, p: Params) -> Part:
-    i, depth = bay.inner(p), 3 * p.case_wall
+    i, depth = bay.inner(p), p.case_wall + 2  # through the wall, not into what stands by it
     hole = _wall_hole(o.w, o.h, o.w == o.h, depth)
     at = {
         "back": Pos(o.at, i + p.case_wall / 2, o.z),
@@ -170,7 +179,8 @@ def case(p: Params = PARAMS) -> Part:
     r = face_boss_r(p)
     for x, y in face_screw_points(p):
         boss = Pos(x, y, p.z_face) * Cylinder(r, FACE_SCREW_DEPTH, align=TOP)
-        boss += Pos(x, y, p.z_face - FACE_SCREW_DEPTH) * Cone(0.5, r, r - 0.5, align=TOP)
+        cone = Cone(p.min_wall, r, r - p.min_wall, align=TOP)
+        boss += Pos(x, y, p.z_face - FACE_SCREW_DEPTH) * cone
         room -= boss
     part -= room & inside
     for x, y in face_screw_points(p):

@@ -37,6 +37,7 @@ COLOURS = {
     "index_magnet": "#c62828",
     "raspberry_pi": "#2e7d32",
     "perfboard": "#8d6e63",
+    "pico": "#388e3c",
     "earlier": "#e0e0e0",
     "button": "#d32f2f",
 }
@@ -123,8 +124,8 @@ def exploded(placed: Sequence[Placed], out: Path) -> None:
 
 # The assembly guide's steps (hardware/assembly.md): each adds these kinds of part.
 STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("the case, the Pi, the perfboard, the button, the motor on its mount",
-     ("case", "raspberry_pi", "perfboard", "motor", "motor_mount", "button")),
+    ("the case, the Pi, the Pico, the perfboard, the button, the motor on its mount",
+     ("case", "raspberry_pi", "pico", "perfboard", "motor", "motor_mount", "button")),
     ("axles, index switch, crank gears with bearings, central gear",
      ("axle", "hall_index", "bearing", "crank_gear", "index_magnet", "central_gear")),
     ("the four transfer bars on their crank pins", ("transfer_bar",)),
