@@ -23,6 +23,7 @@ from orbito_cad.drive import (
     index_radius,
     transfer_bar,
 )
+from orbito_cad.marble import PRINTED_SENSING
 from orbito_cad.params import PARAMS, Params
 from orbito_cad.placed import Placed as Placed
 from orbito_cad.track import (
@@ -65,6 +66,7 @@ PRINTED = {
     "transfer_bar": transfer_bar,
     "cup": cup,
     "disc": disc,
+    **PRINTED_SENSING,
 }
 """Every printed part, one STL each, by name."""
 

@@ -192,8 +192,9 @@ def led_centre(square: int, p: Params = PARAMS) -> tuple[float, float]:
 
 
 def sensor_keepout(p: Params = PARAMS) -> float:
-    """How far from a square's centre the sensor's pocket, leads and capacitor reach."""
-    return math.hypot(p.hall_w, p.hall_d) / 2 + p.min_wall
+    """How far from a square's centre the sensor's pocket, leads and capacitor reach, a wall
+    beyond (the magnetic model's keep-out: ``Params.sensor_keepout_r``)."""
+    return p.sensor_keepout_r
 
 
 def _clear_of_slots(x: float, y: float, margin: float, p: Params) -> bool:
