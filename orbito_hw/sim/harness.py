@@ -204,6 +204,9 @@ class MockRun:
         elif c.name == "reset":
             assert c.colour is not None
             self.physics.clear()
+            # A person clears the board, then holds: the sensors have read it empty by the
+            # hold (an ADC scanning the squares reads them a scan later, not at once).
+            self.advance(HUMAN_GAP)
             if self._next_opponent:
                 self._play_opponent(self._next_opponent[0], now=False)
             self.referee.new_game(c.colour, next_game=not first_command)
