@@ -321,3 +321,18 @@ def test_seen_is_in_the_json_only_when_a_colour_is_wrong_and_reads_back() -> Non
         assert from_json(data) == event
     with pytest.raises(ValueError, match="seen"):
         from_json({"event": "correction", "game": 1, "squares": ["d3"], "seen": ["d3"]})
+
+
+def test_a_colour_changed_under_a_marble_is_passed_on_as_a_lift_then_a_put() -> None:
+    """Black read, then white with no empty reading between (a lift and a put at the same
+    moment): the debouncer settles it as one change, a lift then a put, the colour with it."""
+    clock = VirtualClock()
+    squares = NoisySquares(SimHall(3), clock)
+    debounced = Debouncer(squares, clock, 0.05)
+    heard: list[tuple[int, bool, tuple[int, int]]] = []
+    debounced.subscribe(lambda sq, present, _: heard.append((sq, present, debounced.colours())))
+    squares.truth[5] = Colour.BLACK
+    clock.advance(0.5)
+    squares.truth[5] = Colour.WHITE
+    clock.advance(0.5)
+    assert heard == [(5, True, (1 << 5, 0)), (5, False, (0, 1 << 5)), (5, True, (0, 1 << 5))]
