@@ -23,7 +23,7 @@ from orbito_hw.commands.firmware import firmware_files
 STUBS = r"""
 import io, sys, time, types, runpy
 SPP = 20
-state = {"pulses": 0, "enabled": None}
+state = {"pulses": 0, "enabled": None, "mux": [0, 0, 0, 0]}
 machine = types.ModuleType("machine")
 class Pin:
     OUT, IN, PULL_UP = 1, 0, 2
@@ -39,13 +39,20 @@ class Pin:
             sys.stderr.write("enable %d\n" % (v == 0))
         if self.n == 3:  # DIR, with the step pulses made before it changed
             sys.stderr.write("dir %d after %d pulses\n" % (v, state["pulses"]))
+        if 6 <= self.n <= 9:  # a colour board's multiplexer select lines S0..S3
+            state["mux"][self.n - 6] = v
+class ADC:  # GP26 behind the multiplexer: a black marble's field on b2 (input C5)
+    def __init__(self, pin): assert pin == 26
+    def read_u16(self):
+        selected = sum(v << n for n, v in enumerate(state["mux"]))
+        return 40000 if selected == 5 else 32768
 class WDT:
     def __init__(self, timeout): self.timeout = timeout
     def feed(self): pass
 class Timer:
     PERIODIC = 1
     def __init__(self, period, mode, callback): callback(self)
-machine.Pin, machine.WDT, machine.Timer = Pin, WDT, Timer
+machine.Pin, machine.WDT, machine.Timer, machine.ADC = Pin, WDT, Timer, ADC
 machine.WDT_RESET, machine.reset_cause = 3, lambda: 1
 machine.mem32 = {0xD0000004: 0xFFFFFFFF}
 rp2 = types.ModuleType("rp2")
@@ -166,3 +173,16 @@ def test_main_sets_dir_low_before_the_first_pulse_of_a_move_back(tmp_path: Path)
         "sleep_us 2 after 60 pulses",
     ]
     assert lines[-1] == "pulses 80"
+
+
+def test_main_reads_a_colour_boards_levels_through_the_multiplexer(tmp_path: Path) -> None:
+    def talk(ask: Ask) -> None:
+        set_up(ask)
+        assert ask(4, "CFG", "scan=1", "analog=1", "scan_ms=1000") == ["OK", "CFG"]
+        seq = 5
+        while (levels := fields(ask(seq, "LV"))["levels"].split(","))[0] == "-1":
+            seq += 1  # the first scan comes at a later turn of the main loop
+        assert levels == ["32768"] * 5 + ["40000"] + ["32768"] * 10
+
+    lines = run_main(tmp_path, talk)
+    assert "sleep_us 20 after 0 pulses" in lines  # the mux settles before each square's read

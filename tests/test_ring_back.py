@@ -29,6 +29,7 @@ from .standin_rings import StandInRings
 MARBLES = {"a1": Colour.BLACK, "b1": Colour.WHITE, "d1": Colour.BLACK, "b2": Colour.WHITE}
 MARBLES |= {"c3": Colour.BLACK}
 MOVE_LIMIT = 30.0  # virtual seconds a move of a few places may take, far more than it does
+SCAN = 0.1  # virtual seconds for a colour board's analog sensors to read every square again
 
 
 def turn(world: SimWorld, parts: SimParts, places: int) -> MoveReport:
@@ -41,6 +42,7 @@ def turn(world: SimWorld, parts: SimParts, places: int) -> MoveReport:
         assert parts.drive.wait_idle(10.0), "the drive never finished"
         world.clock.advance(0.01)
         assert world.clock.now() < deadline, f"no report for a move of {places}"
+    world.clock.advance(SCAN)  # as the referee waits before it reads the squares
     return reports[0]
 
 
@@ -59,6 +61,7 @@ def board(request: pytest.FixtureRequest) -> Any:
     parts = world.boot()
     for name, colour in MARBLES.items():
         world.physics.put(parse_square(name), colour)
+    world.clock.advance(SCAN)
     yield world, parts
     world.power_cut(parts)
 

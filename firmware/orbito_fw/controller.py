@@ -8,7 +8,12 @@ the hardware only through a port object with four methods:
   ``forward`` turns the rings counter-clockwise (a press), else clockwise (a take-back);
 - ``enable(on)``: the driver's enable line;
 - ``index_active()``: the index sensor, active when the rings sit exactly on the squares;
-- ``read_squares()``: the 16 square sensors as a mask (bit n = square n).
+- ``read_squares()``: the 16 square sensors as a mask (bit n = square n);
+- ``read_levels()``: on a colour board (setting ``analog``), the 16 linear hall sensors'
+  outputs through the multiplexer, as ADC counts 0..65535 (a list, square n at n).
+
+A colour board's levels are reported as they are, each time one moves by ``deadband``
+counts from the last reported: the host classifies them with the board's calibration.
 
 On any fault the motor stops at once, the fault is latched and reported, and every
 move is refused until the host clears it; a cleared fault (like a fresh boot or a move
@@ -48,7 +53,11 @@ DEFAULTS = {
     "scan": 0,  # 1: scan the square sensors and report changes
     "scan_ms": 2,  # square scan period
     "debounce_ms": 20,  # a square must read the same this long before it counts
+    "analog": 0,  # 1: the squares are linear hall sensors: report their levels (EV LV)
+    "deadband": 256,  # ADC counts a level must move before it is reported again
 }
+LEVELS = 16
+FULL_COUNT = 65535  # read_u16's top: the ADC's reference, the sensors' supply
 
 
 class RingController:
@@ -80,6 +89,8 @@ class RingController:
         self._raw_since = [0] * 16
         self._next_scan = 0
         self.events: list[tuple[int, bool, int]] = []  # (square, present, time_us)
+        self.levels = [-1] * LEVELS  # the levels last reported (-1: none yet)
+        self.level_events: list[tuple[int, int, int]] = []  # (square, level, time_us)
         port.enable(False)
 
     # -- commands -------------------------------------------------------------------
@@ -90,7 +101,7 @@ class RingController:
             return UNKNOWN_KEY
         if self.state in (MOVING, HOMING):
             return BUSY
-        if value < 0 or (value == 0 and key not in ("scan", "home_margin")):
+        if value < 0 or (value == 0 and key not in ("scan", "home_margin", "analog")):
             return BAD_VALUE
         old = self.config[key]
         self.config[key] = value
@@ -229,6 +240,9 @@ class RingController:
         self.state = IDLE
 
     def _scan(self, now: int) -> None:
+        if self.config["analog"]:
+            self._scan_levels(now)
+            return
         raw = self.port.read_squares() & 0xFFFF
         changed = raw ^ self._raw
         self._raw = raw
@@ -241,6 +255,18 @@ class RingController:
                 self.squares ^= bit
                 self.events.append((square, bool(raw & bit), now))
 
+    def _scan_levels(self, now: int) -> None:
+        if self.busy:
+            return  # a scan of 16 conversions would hold up the steps; the host reads after
+        levels = self.port.read_levels()
+        band = self.config["deadband"]
+        for square in range(LEVELS):
+            level = min(FULL_COUNT, max(0, levels[square]))
+            last = self.levels[square]
+            if last < 0 or level - last >= band or last - level >= band:
+                self.levels[square] = level
+                self.level_events.append((square, level, now))
+
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - MicroPython has no typing module
@@ -251,3 +277,4 @@ if TYPE_CHECKING:  # pragma: no cover - MicroPython has no typing module
         def enable(self, on: bool) -> None: ...
         def index_active(self) -> bool: ...
         def read_squares(self) -> int: ...
+        def read_levels(self) -> "list[int]": ...

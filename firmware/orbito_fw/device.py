@@ -13,6 +13,7 @@ Commands (host to Pico; every reply echoes the command's sequence number)::
                                    (places as asked, -N for a move back; steps made,
                                    counted up whichever way the rings turn)
     SQ                         ->  OK SQ mask=<int>
+    LV                         ->  OK LV levels=<a1>,<b1>,..,<d4>   (ADC counts, -1: none yet)
     STOP                       ->  OK STOP           (emergency stop: latches "stopped")
     CLEAR                      ->  OK CLEAR          (forget the fault; home before moving)
     PING                       ->  OK PING
@@ -20,6 +21,7 @@ Commands (host to Pico; every reply echoes the command's sequence number)::
 Events (Pico to host, numbered by the Pico's own counter)::
 
     EV SQ <square> <0|1> <time_ms>
+    EV LV <square> <level> <time_ms>   (a colour board's level moved: setting analog=1)
 
 A command whose sequence number was seen lately in this host session is not run again:
 its first reply is sent again. So a host that lost a reply (an unplug, a cut frame) can
@@ -60,6 +62,10 @@ class Device:
         while events:
             square, present, when = events.pop(0)
             self._send_event(["EV", "SQ", str(square), "1" if present else "0", str(when // 1000)])
+        levels = self.controller.level_events
+        while levels:
+            square, level, when = levels.pop(0)
+            self._send_event(["EV", "LV", str(square), str(level), str(when // 1000)])
         return wake
 
     def take_output(self) -> bytes:
@@ -121,6 +127,9 @@ class Device:
             return self._stat()
         if name == "SQ":
             return ["OK", "SQ", "mask=" + str(ctl.squares if ctl.config["scan"] else 0)]
+        if name == "LV":
+            on = ctl.config["scan"] and ctl.config["analog"]
+            return ["OK", "LV", "levels=" + ",".join(str(v if on else -1) for v in ctl.levels)]
         if name == "STOP":
             ctl.stop()
             return ["OK", "STOP"]

@@ -10,6 +10,9 @@ and runs unchanged on the host. Pins (change them here to suit a board):
   take-back, ``MOVE -N``): swap the motor's coil pair if it turns the other way
 - GP5 index sensor (active low: an open-collector Hall sensor or slotted opto, pulled up)
 - GP6..GP21 the 16 square sensors a1..d4 (active low, pulled up), read in one go
+- or, on a colour board (setting ``analog``): GP6..GP9 the CD74HC4067 multiplexer's select
+  lines S0..S3 (square n on its input Cn), its common pin on GP26 (ADC0); the linear hall
+  sensors and the multiplexer on the Pico's 3V3, which is also the ADC's reference
 """
 
 import os
@@ -31,6 +34,11 @@ FIRST_SQUARE_PIN = 6
 WATCHDOG_MS = 2000
 DIR_SETUP_US = 2  # DIR steady this long before a STEP edge (A4988 0.2 us, DRV8825 0.65 us)
 SIO_GPIO_IN = 0xD0000004  # every GPIO's input level in one 32-bit read
+MUX_FIRST_PIN = 6  # GP6..GP9: the multiplexer's S0..S3 on a colour board
+MUX_LINES = 4
+ADC_PIN = 26
+MUX_SETTLE_US = 20  # the sensor's output through the mux's 70 ohm into the ADC's 1 pF
+LEVEL_SAMPLES = 4  # conversions averaged per square (the RP2040's ADC is noisy)
 
 
 @rp2.asm_pio(set_init=rp2.PIO.OUT_LOW)
@@ -54,6 +62,8 @@ class PicoPort:
         self.sm = rp2.StateMachine(0, step_pulse, freq=10000000, set_base=machine.Pin(STEP_PIN))
         self.sm.active(1)
         self.forward = True
+        self.mux = None  # the select lines, set up at the first read of the levels
+        self.adc = None
 
     def step(self, forward):
         # DIR changes only between moves (a move turns one way all along), set before the
@@ -72,6 +82,22 @@ class PicoPort:
 
     def read_squares(self):
         return (~machine.mem32[SIO_GPIO_IN] >> FIRST_SQUARE_PIN) & 0xFFFF
+
+    def read_levels(self):
+        if self.adc is None:
+            pins = range(MUX_FIRST_PIN, MUX_FIRST_PIN + MUX_LINES)
+            self.mux = [machine.Pin(n, machine.Pin.OUT, value=0) for n in pins]
+            self.adc = machine.ADC(ADC_PIN)
+        levels = []
+        for square in range(16):
+            for line in range(MUX_LINES):
+                self.mux[line].value((square >> line) & 1)
+            time.sleep_us(MUX_SETTLE_US)
+            total = 0
+            for _ in range(LEVEL_SAMPLES):
+                total += self.adc.read_u16()
+            levels.append(total // LEVEL_SAMPLES)
+        return levels
 
 
 def boot_id():

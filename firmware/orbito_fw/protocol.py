@@ -11,7 +11,7 @@ that lost its place (garbage on the line, a frame cut short by an unplug, a CRC 
 is back in step at the next ``$``.
 """
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2  # 2: the colour sensors' levels (CFG analog=1, LV, EV LV)
 MAX_FRAME = 160  # bytes between "$" and "\n"; longer lines are garbage
 MAX_SEQ = 65535
 

@@ -22,6 +22,7 @@ class Rings:
         self.slip = 0
         self.enabled = False
         self.squares = 0
+        self.levels = [32768] * 16  # a colour board's sensors: no field on any square
 
     def step(self, forward: bool) -> None:
         self.pulses += 1
@@ -38,6 +39,9 @@ class Rings:
 
     def read_squares(self) -> int:
         return self.squares
+
+    def read_levels(self) -> "list[int]":
+        return list(self.levels)
 
 
 def check(condition: bool, what: str) -> None:
@@ -155,10 +159,30 @@ def check_device() -> None:
     check(rings.position == 20, "MOVE -1 turned the rings one place back")
 
 
+def check_levels() -> None:
+    rings = Rings(20)
+    dev = Device(RingController(rings), "b00t")
+    d = Deframer()
+    dev.feed(encode(1, ["CFG", "scan=1", "analog=1", "deadband=100"]), 0)
+    dev.poll(0)
+    rings.levels[10] = 32768 + 99  # noise inside the deadband: nothing
+    dev.poll(2000)
+    rings.levels[5] = 32768 + 4000  # a marble on b2
+    dev.poll(4000)
+    dev.feed(encode(2, ["LV"]), 4000)
+    frames = d.feed(dev.take_output())
+    events = [w for _, w in frames if w[0] == "EV"]
+    check(len(events) == 17, "every level once at the first scan, then b2's")
+    check(events[-1] == ["EV", "LV", "5", "36768", "4"], "b2's new level")
+    levels = fields(frames[-1][1])["levels"].split(",")
+    check(levels[5] == "36768" and levels[10] == "32768", "LV: the levels last reported")
+
+
 def run() -> str:
     check_protocol()
     check_planner()
     check_controller()
     check_move_back()
     check_device()
+    check_levels()
     return "orbito_fw self-checks passed"

@@ -312,15 +312,20 @@ def _open_serial(config: Config, clock: Clock) -> SerialRingDrive:
         raise HardwareError(f"no {port} yet (serial.port): plug the Pico in")
 
     d = config.drive
+    scan = config.backends.sensors == "serial"
     settings = {
         "spp": d.steps_per_place,
         "speed": round(d.max_speed),
         "accel": round(d.acceleration),
-        "scan": int(config.backends.sensors == "serial"),
+        "scan": int(scan),
         "debounce_ms": config.sensors.debounce_ms,
     }
+    colour = None
+    if scan and config.sensors.colour:  # the Pico reports levels; the host classifies them
+        settings |= {"analog": 1, "scan_ms": config.analog.scan_ms}
+        colour = (config.analog.front_end(), board_calibration(config))
     try:
-        drive = SerialRingDrive(clock, config.serial.port, settings)
+        drive = SerialRingDrive(clock, config.serial.port, settings, colour=colour)
     except OSError as exc:  # a LinkError (a HardwareError) or the port's own
         raise HardwareError(f"{config.source}: serial.port = {config.serial.port}: {exc}") from None
     return drive

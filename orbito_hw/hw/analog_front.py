@@ -41,6 +41,16 @@ way when it switched mixes two squares, the next is the new square's alone (the 
 settles in under a microsecond; the sensor's output is a low-impedance driver)."""
 
 
+PICO_ADC_REF_V: Final = 3.3
+"""The Pico's ADC reads 0..65535 (``read_u16``) over its 3V3 rail, the sensors' supply."""
+PICO_FULL_COUNT: Final = 65535
+
+
+def pico_volts(level: int) -> float:
+    """A level the Pico reports (its ADC's counts) in volts."""
+    return level * PICO_ADC_REF_V / PICO_FULL_COUNT
+
+
 def library_gain(gain: str) -> float:
     """The config's gain ("2/3", "1" .. "16") as adafruit_ads1x15 takes it."""
     return 2 / 3 if gain == "2/3" else float(int(gain))

@@ -17,6 +17,11 @@ Nothing the Pico says reaches the referee unchecked: every number is read with i
 (``STAT``, ``SQ``, square events); a square event that is not one (a square past d4, a
 field that is no number) is counted, logged and dropped, and the squares are read again
 (``SQ``) to be back in step; a reply that makes no sense fails its job with a fault.
+
+On a colour board the Pico reports its linear hall sensors' levels instead (settings
+``analog=1``: ``EV LV``, and ``LV`` to read them all): the host converts them to gauss and
+classifies them with the board's calibration (``SerialColourSensors``), as the Pi's own
+analog backend does.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from dataclasses import dataclass
 from orbito_fw import controller as fw
 from orbito_fw.protocol import MAX_SEQ, fields
 
+from orbito_hw.hw.analog_front import PICO_FULL_COUNT, FrontEnd, SquareColours, pico_volts
+from orbito_hw.hw.hall import Calibration
 from orbito_hw.hw.interfaces import Clock, FaultListener, MoveListener, MoveReport, SquareListener
 from orbito_hw.hw.serial_link import (
     ControllerRestarted,
@@ -92,12 +99,15 @@ class SerialRingDrive:
         link_settings: LinkSettings | None = None,
         poll_interval: float = 0.003,
         move_timeout: float = 60.0,
+        colour: tuple[FrontEnd, Calibration] | None = None,
     ) -> None:
         self.clock = clock
         self.settings = dict(settings or {})
         self.poll_interval = poll_interval
         self.move_timeout = move_timeout
-        self.sensors = SerialSquareSensors(self)
+        self.sensors: SerialSquareSensors = (
+            SerialSquareSensors(self) if colour is None else SerialColourSensors(self, *colour)
+        )
         self.link = SerialLink(port, link_settings, on_event=self.sensors.on_event)
         self.on_close: list[Callable[[], None]] = []
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
@@ -329,8 +339,17 @@ class SerialRingDrive:
         return homed
 
     def _resync_squares(self) -> None:
-        """Read every square (``SQ``) and report what changed while nobody listened."""
+        """Read every square (``SQ``, or ``LV`` on a colour board) and report what changed
+        while nobody listened."""
         self.sensors.stale = False
+        if isinstance(self.sensors, SerialColourSensors):
+            reply = self.link.request("LV")
+            levels = parse_levels(fields(reply).get("levels", ""))
+            if reply[0] != "OK" or levels is None:
+                self.sensors.stale = True
+                raise self.link.protocol_fault(f"answered LV with {' '.join(reply)!r}")
+            self.sensors.resync_levels(levels)
+            return
         reply = self.link.request("SQ")
         mask = number(fields(reply).get("mask", ""), ALL_SQUARES)
         if reply[0] != "OK" or mask is None:
@@ -396,3 +415,70 @@ class SerialSquareSensors:
 
 def _tell(clock: Clock, listener: SquareListener, square: int, present: bool) -> None:
     listener(square, present, clock.now())
+
+
+def level_event(words: list[str]) -> tuple[int, int] | None:
+    """``EV LV <square> <level> <ms>`` as (square, level); None for anything else."""
+    if len(words) != 5 or words[:2] != ["EV", "LV"]:
+        return None
+    square, level = number(words[2], SQUARES - 1), number(words[3], PICO_FULL_COUNT)
+    if square is None or level is None or number(words[4], MAX_COUNT * 1000) is None:
+        return None
+    return square, level
+
+
+def parse_levels(text: str) -> list[int | None] | None:
+    """``LV``'s ``levels=``: 16 levels, -1 for one not read yet; None if it is not that."""
+    words = text.split(",")
+    if len(words) != SQUARES:
+        return None
+    levels = [None if w == "-1" else number(w, PICO_FULL_COUNT) for w in words]
+    if any(level is None and w != "-1" for level, w in zip(levels, words, strict=True)):
+        return None
+    return levels
+
+
+class SerialColourSensors(SerialSquareSensors):
+    """``ColourSensors`` fed by the Pico's levels (settings ``scan=1 analog=1``), each
+    converted to gauss (``front``: the sensors' zero and sensitivity) and classified here
+    with the board's calibration."""
+
+    def __init__(self, drive: SerialRingDrive, front: FrontEnd, calibration: Calibration) -> None:
+        super().__init__(drive)
+        self.front = front
+        self.core = SquareColours(drive.clock, calibration)
+
+    def read(self) -> int:
+        return self.core.read()
+
+    def colours(self) -> tuple[int, int]:
+        return self.core.colours()
+
+    def gauss(self) -> tuple[float, ...]:
+        return self.core.gauss()
+
+    @property
+    def scan_period(self) -> float:
+        return self.front.scan_ms / 1000
+
+    def subscribe(self, listener: SquareListener) -> None:
+        self.core.subscribe(listener)
+
+    def close(self) -> None:
+        self.core.forget_listeners()
+
+    def on_event(self, words: list[str]) -> None:
+        """On the worker thread: a level from the Pico, checked."""
+        event = level_event(words)
+        if event is None:
+            self.bad_events += 1
+            self.stale = True
+            self.drive.link.protocol_fault(f"sent the event {' '.join(words)!r}")
+            return
+        square, level = event
+        self.core.take(square, self.front.gauss(pico_volts(level)))
+
+    def resync_levels(self, levels: list[int | None]) -> None:
+        for square, level in enumerate(levels):
+            if level is not None:
+                self.core.take(square, self.front.gauss(pico_volts(level)))

@@ -22,8 +22,11 @@ from typing import Protocol
 from orbito_fw.controller import RingController
 from orbito_fw.device import Device
 
+from orbito_hw.hw.analog_front import PICO_ADC_REF_V, PICO_FULL_COUNT, FrontEnd
+from orbito_hw.hw.hall import Calibration
 from orbito_hw.hw.interfaces import Clock
 from orbito_hw.hw.serial_backend import SerialRingDrive
+from orbito_hw.rules.squares import SQUARES
 
 
 class MotorPort(Protocol):
@@ -62,6 +65,34 @@ class FirmwarePort:
 
     def read_squares(self) -> int:
         return self.rings.read_squares()
+
+    def read_levels(self) -> list[int]:
+        """A colour board's levels (``HallRings``); a presence board's Pico has no
+        multiplexer: every input floats at mid-scale."""
+        read: Callable[[], list[int]] | None = getattr(self.rings, "read_levels", None)
+        return read() if read is not None else [PICO_FULL_COUNT // 2] * len(SQUARES)
+
+
+class HallRings:
+    """Rings whose squares are a colour board's linear hall sensors, as the Pico's ADC
+    reads them behind the multiplexer: each square's field (``field(square)``, gauss) made
+    a voltage by the sensors' ``front`` and a count by the Pico's ADC."""
+
+    def __init__(self, rings: MotorPort, field: Callable[[int], float], front: FrontEnd) -> None:
+        self.rings = rings
+        self.field = field
+        self.front = front
+        self.step = rings.step
+        self.index_active = rings.index_active
+        self.read_squares = rings.read_squares
+
+    def read_levels(self) -> list[int]:
+        top = PICO_FULL_COUNT
+        levels = []
+        for square in SQUARES:
+            volts = self.front.volts(self.field(square))
+            levels.append(max(0, min(top, round(volts / PICO_ADC_REF_V * top))))
+        return levels
 
 
 def _monotonic_us() -> int:
@@ -217,16 +248,18 @@ def mock_serial_drive(
     rings: MotorPort,
     steps_per_place: int,
     settings: Mapping[str, int] | None = None,
+    colour: tuple[FrontEnd, Calibration] | None = None,
 ) -> SerialRingDrive:
     """A SerialRingDrive talking over a pty to the firmware logic driving ``rings``:
     ``orbito-hw run --mock --backend serial``. ``settings`` go to the Pico on top of
-    MOCK_SETTINGS (``{"scan": 1}`` to have it scan the square sensors too). Closing the
+    MOCK_SETTINGS (``{"scan": 1}`` to have it scan the square sensors too; with
+    ``"analog": 1`` and ``colour``, a colour board's levels, ``HallRings``). Closing the
     drive stops the fake Pico."""
     pico = FakePico(rings)
     pico.start()
     try:
         wanted = {**MOCK_SETTINGS, "spp": steps_per_place, **(settings or {})}
-        drive = SerialRingDrive(clock, pico.path, wanted)
+        drive = SerialRingDrive(clock, pico.path, wanted, colour=colour)
     except Exception:
         pico.close()
         raise
