@@ -3,7 +3,9 @@
 from each pin in use to the part it drives, the board seen from above with each square's
 sensor pin and LED pixel, the power path (12 V jack, fuse, driver, buck, 5 V loads and their
 capacitors), and the pinouts of the driver, the motor's coils, the level shifter and the hall
-switches, with the driver's current setting.
+switches, with the driver's current setting; and the colour board's analog front end (the
+linear hall sensors, the CD74HC4067 multiplexer and the ADS1115 on the Pi, or the Pico's ADC)
+from the config's ``[analog]`` table, whether or not ``sensors.colour`` chooses it.
 
     python hardware/make_wiring.py [--config config.example.toml] [--out hardware/wiring.svg]
 
@@ -22,10 +24,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from orbito_hw.app.config import HEADER_PIN, Config, load_config  # noqa: E402
+from orbito_hw.app.config_analog import I2C_PINS  # noqa: E402
 from orbito_hw.errors import ConfigError  # noqa: E402
+from orbito_hw.hw.analog_front import FULL_SCALE_V  # noqa: E402
 from orbito_hw.rules.squares import SQUARE_NAMES  # noqa: E402
 
-WIDTH, HEIGHT = 1120, 1720
+WIDTH, HEIGHT = 1120, 2000
 ROW, TOP = 32, 130  # header pin rows
 ODD_X, EVEN_X = 540, 580  # the header's two columns of pins
 PANEL_Y = 810  # the board panels below the header
@@ -75,6 +79,10 @@ def wire_of(key: str) -> tuple[str, str]:
     """(part, terminal label) of a config key that holds a pin."""
     if key.startswith("sensors.pins."):
         return "sensors", f"sensor {key.rsplit('.', 1)[1]}: OUT"
+    if key.startswith("analog.s"):
+        return "sensors", f"CD74HC4067 {key.split('.')[1][:2].upper()}"
+    if key == "analog.bus":
+        return "sensors", "ADS1115 SDA / SCL (I2C)"
     return {
         "button.pin": ("button", "Orbito button (to GND)"),
         "drive.step_pin": ("drive", "driver STEP"),
@@ -278,6 +286,54 @@ def power_and_pinouts(config: Config) -> list[str]:
     return out
 
 
+ANALOG_Y = 1720  # the colour board's front end, below the pinouts
+
+
+def analog_front(config: Config) -> list[str]:
+    """The colour board's sensors, multiplexer and ADC: on the Pi (``[analog]``'s pins) and
+    on the Pico (its firmware's)."""
+    a = config.analog
+    blue = COLOURS["sensors"]
+    chosen = "chosen" if config.sensors.colour else "not chosen: sensors.colour = false"
+    y = ANALOG_Y
+    out = [
+        f'<line x1="20" y1="{y - 10}" x2="{WIDTH - 20}" y2="{y - 10}" stroke="#bdbdbd"/>',
+        text(WIDTH // 2, y + 14, f"Colour board: linear hall sensors, multiplexer, ADC ({chosen})",
+             16, "middle", font_weight="bold"),
+    ]  # fmt: skip
+    y += 34
+    pins = [f"GPIO{p}" if p is not None else "unset" for p in a.select_pins()]
+    out += box(30, y, 330, 210, "16 linear hall sensors (SS49E / DRV5055)", [
+        "VCC <- 3.3 V, 100 nF to GND at each",
+        "GND -> GND",
+        "OUT -> CD74HC4067 C0..C15",
+        "  (square a1 on C0 .. d4 on C15)",
+        f"no field: {a.zero_v:g} V; {a.mv_per_gauss:g} mV per gauss",
+        "black marble one way, white the other",
+        "calibrated by doctor --only calibrate",
+    ], blue)  # fmt: skip
+    out += box(390, y, 330, 210, "CD74HC4067 multiplexer", [
+        "VCC <- 3.3 V (100 nF); GND, EN -> GND",
+        "C0..C15 <- the sensors' OUT",
+        f"S0 <- {pins[0]}   S1 <- {pins[1]}",
+        f"S2 <- {pins[2]}   S3 <- {pins[3]}",
+        f"SIG -> ADS1115 A{a.channel}",
+        "Pico option: S0..S3 <- GP6..GP9,",
+        "  SIG -> GP26 (ADC0), all on the Pico's 3V3",
+    ], blue)  # fmt: skip
+    sda, scl = (f"GPIO{p}" for p in I2C_PINS.get(a.bus, (2, 3)))
+    out += box(750, y, 340, 210, f"ADS1115 ADC (I2C bus {a.bus})", [
+        "VDD <- 3.3 V (100 nF); GND -> GND",
+        f"SDA <-> {sda}, SCL <- {scl} (the Pi's pull-ups)",
+        f"ADDR -> address 0x{a.address:02x} (GND: 0x48)",
+        f"A{a.channel} <- multiplexer SIG; other inputs to GND",
+        f"gain {a.gain}: 0..{FULL_SCALE_V[a.gain]:g} V, {a.data_rate} samples/s",
+        "dtparam=i2c_arm=on in config.txt",
+        "not on the Pico option (its own ADC)",
+    ], blue)  # fmt: skip
+    return out
+
+
 def draw(config: Config, source: str) -> str:
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
@@ -312,6 +368,7 @@ def draw(config: Config, source: str) -> str:
     for i, note in enumerate(notes):
         out.append(text(710 + 120, PANEL_Y + 262 + 18 * i, note, 12, "middle", fill="#555555"))
     out += power_and_pinouts(config)
+    out += analog_front(config)
     out.append("</svg>")
     return "\n".join(out) + "\n"
 

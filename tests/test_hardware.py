@@ -22,10 +22,12 @@ PINOUT = (
 ).split()
 
 
-def pinmap_rows() -> list[tuple[str, int, int]]:
-    """(key, BCM pin, header pin) of each row of pinmap.md's signal table."""
+def pinmap_rows(table: int = 0) -> list[tuple[str, int, int]]:
+    """(key, BCM pin, header pin) of each row of one of pinmap.md's signal tables: the
+    board's (0), the colour board's front end (1)."""
     lines = (HARDWARE / "pinmap.md").read_text().splitlines()
-    start = lines.index("| part | key | BCM pin | header pin |") + 2
+    heads = [n for n, line in enumerate(lines) if line == "| part | key | BCM pin | header pin |"]
+    start = heads[table] + 2
     rows = []
     for line in lines[start:]:
         if not line.startswith("|"):
@@ -45,6 +47,25 @@ def test_the_header_table_matches_the_official_pinout() -> None:
 def test_the_pin_map_is_the_example_config() -> None:
     expected = [(key, pin, HEADER_PIN[pin]) for key, pin in EXAMPLE.gpio_pins()]
     assert pinmap_rows() == expected
+
+
+def test_the_colour_boards_pin_map_is_the_examples_analog_table() -> None:
+    from orbito_hw.app.config import example_text, parse_config
+
+    colour = parse_config(example_text().replace("colour = false", "colour = true"))
+    analog = [(k, p, HEADER_PIN[p]) for k, p in colour.gpio_pins() if k.startswith("analog.")]
+    assert pinmap_rows(1) == analog
+
+
+def test_the_wiring_diagram_draws_the_colour_boards_front_end() -> None:
+    root = ET.parse(HARDWARE / "wiring.svg").getroot()
+    texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    a = EXAMPLE.analog
+    assert f"S0 <- GPIO{a.s0_pin}   S1 <- GPIO{a.s1_pin}" in texts
+    assert (
+        f"SIG -> ADS1115 A{a.channel}" in texts
+        and "  SIG -> GP26 (ADC0), all on the Pico's 3V3" in texts
+    )
 
 
 def test_the_committed_wiring_diagram_is_up_to_date(tmp_path: Path) -> None:
