@@ -3,6 +3,7 @@ bad value or clashing pin one line naming its key; the backend built when chosen
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -115,3 +116,60 @@ def open_sensors_plain(tmp_path: Path) -> object:
     finally:
         Device.pin_factory.close()
         Device.pin_factory = None
+
+
+def test_an_adc_gone_mid_game_is_a_fault_until_it_answers_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The device supervisor: the ADC stops answering, the referee hears the board is
+    waiting for it (the drive's fault), and once it answers the sensors are opened again."""
+    import asyncio
+
+    from orbito_hw.app import devices
+    from orbito_hw.hw.analog import AnalogSquares
+    from orbito_hw.hw.clock import LoopClock
+    from orbito_hw.hw.hall import default_calibration
+    from orbito_hw.sim.fake_i2c import FakeAds1115, FakeI2C
+
+    text = COLOUR.replace('lights = "neopixel"', 'lights = "none"')
+    text = text.replace('gpio = "auto"', 'gpio = "mock"')
+    config = parse_config(text.replace("/var/lib/orbito-hw", str(tmp_path)))
+    monkeypatch.setattr(devices, "FIRST_RETRY_S", 0.01)
+    loop = asyncio.new_event_loop()
+    clock = LoopClock(loop)
+    chip = FakeAds1115(clock, lambda _: 1.65 + 0.28)  # a black marble on every square
+    bus = FakeI2C(chip)
+    opened: list[AnalogSquares] = []
+
+    def open_sensors(config: object, clock: object, factory: object, on_lost: object) -> object:
+        front = parse_config(text).analog.front_end()
+        sensors = AnalogSquares(front, clock, default_calibration(), factory, bus, on_lost)  # type: ignore[arg-type]
+        opened.append(sensors)
+        return sensors
+
+    monkeypatch.setattr(devices, "open_sensors", open_sensors)
+    heard: list[str] = []
+    board = devices.Devices(config, clock, loop)
+    board.drive.watch(heard.append)
+
+    async def until(what: Callable[[], bool]) -> None:
+        while not what():
+            await asyncio.sleep(0.01)
+
+    try:
+        board.open_now()
+        board.start()
+        loop.run_until_complete(asyncio.wait_for(until(lambda: board.whole), 5))
+        assert board.sensors.read() == 0xFFFF and board.sensors.colours() == (0xFFFF, 0)
+        bus.gone = True
+        loop.run_until_complete(asyncio.wait_for(until(lambda: "sensors" in board.missing), 5))
+        assert board.sensors.read() == 0  # no square reads a marble while the ADC is gone
+        loop.run_until_complete(asyncio.wait_for(until(lambda: bool(heard)), 5))
+        assert "stopped answering" in heard[-1] and "0x48 on bus 1" in heard[-1]
+        bus.gone = False
+        loop.run_until_complete(asyncio.wait_for(until(lambda: board.whole), 5))
+        loop.run_until_complete(asyncio.wait_for(until(lambda: heard[-1] == ""), 5))
+        assert len(opened) == 2 and board.sensors.colours() == (0xFFFF, 0)
+    finally:
+        board.close()
+        loop.close()
