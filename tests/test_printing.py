@@ -261,15 +261,13 @@ def test_the_committed_cable_routing_is_the_models() -> None:
 
 
 def print_table(text: str) -> list[str]:
-    """The print table's lines: from its header to the last row."""
+    """The print table's lines: from its header to the board's total under it."""
     lines = text.splitlines()
     start = next(
         n for n, line in enumerate(lines) if line.startswith("| qty | part | file | size as")
     )
-    end = start
-    while end < len(lines) and lines[end].startswith("|"):
-        end += 1
-    return lines[start:end]
+    end = next(n for n in range(start, len(lines)) if lines[n].startswith("One board"))
+    return lines[start : end + 1]
 
 
 def test_the_assembly_guides_print_table_is_the_boms() -> None:

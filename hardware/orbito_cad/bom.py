@@ -218,8 +218,9 @@ def printed_table(solids: Mapping[str, Any], p: Params, prints: Mapping[str, Any
     names = [*solids, *(n for n in prints if n not in solids)]
     for name in names:
         qty = quantity(name) if name in solids else 1
-        material = PRINTED.get(name, (1, "PETG", ""))[1]
+        _, material, know = PRINTED.get(name, (1, "PETG", ""))
         s = printing.settings(name)
+        notes = "; ".join(n for n in (material, know, s.note) if n)
         if name not in prints:
             lines.append(f"| {qty} | {name.replace('_', ' ')} | `{name}.stl` | | | | | | | | | | |")
             continue
@@ -235,7 +236,7 @@ def printed_table(solids: Mapping[str, Any], p: Params, prints: Mapping[str, Any
             f"| {qty} | {name.replace('_', ' ')} | `{name}.stl` | {size} | "
             f"{printing.describe(pr.angles)} | {pr.overhang.wide:.0f} / {pr.overhang.area:.0f} | "
             f"{'yes' if pr.overhang.supports else 'no'} | {s.layer or p.layer_h:g} mm | "
-            f"{s.walls} | {s.infill} % | {material}{'; ' + s.note if s.note else ''} | {time} | "
+            f"{s.walls} | {s.infill} % | {notes} | {time} | "
             f"{mass} |"
         )
     lines += [

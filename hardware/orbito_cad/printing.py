@@ -51,6 +51,8 @@ SETTINGS: dict[str, Settings] = {
     "crank_gear": Settings(4, 100, "solid: the crank pin bends"),
     "transfer_bar": Settings(4, 40),
     "face": Settings(3, 20, "ironing on the top"),
+    # marble.py's halves: a marble must weigh what a glass one does
+    "marble_half": Settings(3, 100, "solid: a marble's weight"),
 }
 
 
