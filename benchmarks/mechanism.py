@@ -33,9 +33,10 @@ from orbito_cad.params import PARAMS  # noqa: E402
 
 def worst(reports: list[physics.PlaceReport]) -> str:
     missed = sum(len(r.missed) for r in reports)
+    marbles = max(r.marble_offset for r in reports)
     return (
         f"cup offset {max(r.cup_offset for r in reports):.3f} mm, turn "
-        f"{max(r.cup_turn for r in reports):.2f} deg, marbles {max(r.marble_offset for r in reports):.2f} "
+        f"{max(r.cup_turn for r in reports):.2f} deg, marbles {marbles:.2f} "
         f"mm off their seats, cup-to-cup {max(r.cup_force for r in reports):.3f} N, torque "
         f"{max(r.peak_torque for r in reports) * 1000:.0f} mN m = "
         f"{max(r.torque_share for r in reports) * 100:.0f}% of the motor's, cups lifted "

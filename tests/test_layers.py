@@ -16,8 +16,8 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "orbito_hw"
 HARDWARE = {
-    "gpiozero", "gpiod", "neopixel", "board", "serial", "RPi", "lgpio", "adafruit_pixelbuf", "busio",
-    "adafruit_ads1x15", "adafruit_blinka",
+    "gpiozero", "gpiod", "neopixel", "board", "serial", "RPi", "lgpio", "adafruit_pixelbuf",
+    "busio", "adafruit_ads1x15", "adafruit_blinka",
 }  # fmt: skip
 FIRMWARE = {"orbito_fw"}  # the Pico's logic, a package of the same distribution
 # The mechanics' model (hardware/orbito_cad, the cad extra): only `cad build` imports it, and
@@ -27,6 +27,7 @@ CAD_MAY_IMPORT = {"rules", "errors", "app", "hw"}  # hw: the drive's step planne
 CAD_LIBRARIES = {
     "build123d", "bd_warehouse", "matplotlib", "mpl_toolkits", "numpy", "orbito_cad",
     "manifold3d", "mujoco", "magpylib", "scipy",
+    "orbito_fw",  # the drive's step planner, as the Pi and the Pico run it (physics.py)
 }  # fmt: skip
 
 # What each folder (or top-level module) may import from the package, and from outside the
