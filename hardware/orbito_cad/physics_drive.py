@@ -44,7 +44,9 @@ from orbito_hw.hw.planner import Planner, SteppedDrive, step_delays  # type: ign
 from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, Square
 
 MM = pm.MM
-TIMESTEP = 5e-4  # s: contacts and couplings are stiff at 4 steps' time constant
+# s: contacts and couplings are stiff at 4 steps' time constant. Halving it moves the cups'
+# offsets by 0.02 mm and the peak torque by 7 %; the deepest contact is 0.24 mm (0.09 mm).
+TIMESTEP = 5e-4
 WATCH_EVERY = 4  # engine steps between looks at the forces and offsets
 LIFT_GRID = 7200  # the ramp's lift tabulated over one crank turn
 SERVO_GAIN = 50.0  # N m/rad: the rotor within 0.4 deg of its step at the largest torque
