@@ -124,7 +124,7 @@ def exploded(placed: Sequence[Placed], out: Path) -> None:
 
 # The assembly guide's steps (hardware/assembly.md): each adds these kinds of part.
 STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("the case, the Pi, the Pico, the perfboard, the button, the motor on its mount",
+    ("the case, Pi, Pico, perfboard, button, the motor on its mount",
      ("case", "raspberry_pi", "pico", "perfboard", "motor", "motor_mount", "button")),
     ("axles, index switch, crank gears with bearings, central gear",
      ("axle", "hall_index", "bearing", "crank_gear", "index_magnet", "central_gear")),
