@@ -96,11 +96,21 @@ def step_stamps(places: int) -> tuple[list[int], StandInRings]:
 
 
 @pytest.mark.parametrize("places", [1, 3])
-def test_a_move_back_turns_clockwise_on_the_same_ramp(places: int) -> None:
+def test_a_move_back_turns_clockwise_on_the_same_ramp_slower(places: int) -> None:
+    """A take-back speeds up as a press does, to BACK_SHARE of the top speed: backwards, the
+    bars climb their ramps mid-move, and at full speed the ramps throw them into the cups."""
+    from orbito_fw.planner import BACK_SHARE
+
     ahead, _ = step_stamps(places)
     back, rings = step_stamps(-places)
-    assert back == ahead  # the same steps at the same times...
-    assert rings.position == -places * 50 == -rings.pulses  # ...every one clockwise
+    assert len(back) == len(ahead)
+    # the same ramp up to the slower top speed...
+    slow = next(i for i in range(1, len(back)) if back[i] - back[i - 1] != ahead[i] - ahead[i - 1])
+    assert back[:slow] == ahead[:slow]
+    top = min(b - a for a, b in itertools.pairwise(ahead))
+    top_back = min(b - a for a, b in itertools.pairwise(back))
+    assert top_back == pytest.approx(top / BACK_SHARE, rel=0.02)
+    assert rings.position == -places * 50 == -rings.pulses  # ...every step clockwise
 
 
 def test_a_move_of_more_than_100_places_either_way_is_refused() -> None:

@@ -51,12 +51,11 @@ def test_a_place_forward_drives_every_cup_to_its_square(mu: float) -> None:
     assert r.duration == pytest.approx(pd.step_times(1)[-1])
 
 
-@pytest.mark.xfail(strict=True, reason="issue 32: a take-back throws the bars up their ramps")
 def test_a_take_back_lifts_no_cup_within_half_the_motors_torque() -> None:
-    """Backwards, the fingers rise into the cups at crank angle 180 deg, mid-move at top
-    speed: the ramp throws the bars up (about 310 mN m, all the motor has at 1.4 A; their
-    fingers strike the holes' ends and lift the cups up to 0.9 mm at mu 0.5). At half the
-    speed it holds (155 mN m, 48 %; benchmarks/mechanism_drive.py)."""
+    """Backwards, the fingers rise into the cups at crank angle 180 deg, mid-move: at full
+    speed the ramp threw the bars up (about 310 mN m, all the motor has at 1.4 A; their
+    fingers struck the holes' ends and lifted the cups up to 0.9 mm at mu 0.5). So the drive
+    makes a take-back at the firmware's BACK_SHARE of the top speed, and it holds."""
     board = pd.Board(mu=0.5, seed=2)
     board.scatter(SHIFT, START_TURN)
     board.move(1)

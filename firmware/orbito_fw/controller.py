@@ -65,6 +65,7 @@ class RingController:
         self.port = port
         self.config = dict(DEFAULTS)
         self.planner = Planner(self.config["speed"], self.config["accel"])
+        self.back_planner = self.planner.backwards()
         self.state = IDLE
         self.fault = WATCHDOG if reset_cause == "watchdog" else ""
         if self.fault:
@@ -108,6 +109,7 @@ class RingController:
         if key in ("speed", "accel"):
             try:
                 self.planner = Planner(self.config["speed"], self.config["accel"])
+                self.back_planner = self.planner.backwards()
             except ValueError:
                 self.config[key] = old
                 return BAD_VALUE
@@ -117,7 +119,8 @@ class RingController:
 
     def start_move(self, places: int, op: int, now: int) -> str:
         """Turn the rings ``places`` places, counter-clockwise; a negative ``places`` turns
-        them back, clockwise, on the same ramp. Returns an error word or "" once started."""
+        them back, clockwise, on the same ramp at a lower top speed (planner.BACK_SHARE).
+        Returns an error word or "" once started."""
         if self.state == FAULT:
             return FAULT
         if self.state != IDLE:
@@ -127,7 +130,7 @@ class RingController:
         if places < -MAX_PLACES or places > MAX_PLACES:
             return BAD_VALUE
         self._begin(MOVING, op, places, abs(places) * self.config["spp"], now)
-        self._plan = self.planner.plan(self.target)
+        self._plan = (self.planner if places >= 0 else self.back_planner).plan(self.target)
         if self.target == 0:
             self._finish(now)
         else:

@@ -19,6 +19,11 @@ US = 1000000.0
 MAX_RAMP = 8000  # speed-up steps kept (2 bytes each); past it the ramp stops rising
 MAX_INTERVAL = 65535  # the longest interval an array('H') holds: the slowest start
 MIN_ACCEL = 466  # steps/s^2: the gentlest whole acceleration whose first step fits MAX_INTERVAL
+# A take-back turns the rings at this share of the top speed. Backwards, the transfer bars
+# climb their ramps half-way through the move, at full speed: the ramps would throw them up
+# into the cups (hardware/orbito_cad/physics_drive.py: the motor at its pull-out torque, cups
+# lifted 0.9 mm); at 40 % they hold (benchmarks/mechanism_drive.py).
+BACK_SHARE = 0.4
 
 
 class Planner:
@@ -48,6 +53,10 @@ class Planner:
 
     def plan(self, steps: int) -> "Plan":
         return Plan(self, steps)
+
+    def backwards(self) -> "Planner":
+        """The planner of a take-back: the same acceleration, BACK_SHARE of the speed."""
+        return Planner(self.max_speed * BACK_SHARE, self.accel)
 
 
 class Plan:

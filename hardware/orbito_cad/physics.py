@@ -204,7 +204,8 @@ def profile(drive: Drive, places: int, speed: float | None = None) -> np.ndarray
     steps = abs(places) * drive.steps_per_place
     if speed is not None:
         return np.arange(1, steps + 1) / speed
-    plan = Planner(drive.max_speed, drive.acceleration).plan(steps)
+    planner = Planner(drive.max_speed, drive.acceleration)
+    plan = (planner if places >= 0 else planner.backwards()).plan(steps)
     return np.cumsum([plan.interval(k) / US for k in range(steps)])
 
 

@@ -67,7 +67,10 @@ def step_times(places: int, drive: DriveConfig | None = None) -> np.ndarray:
     """When each motor step of a move of ``places`` places falls (s from its start), on the
     planner's trapezoid, as the Pi or the Pico makes them."""
     d = drive or drive_config()
-    delays = step_delays(Planner(d.max_speed, d.acceleration), abs(places) * d.steps_per_place)
+    planner = Planner(d.max_speed, d.acceleration)
+    if places < 0:
+        planner = planner.backwards()  # a take-back's lower speed, as the drive makes it
+    delays = step_delays(planner, abs(places) * d.steps_per_place)
     return np.cumsum(delays)
 
 

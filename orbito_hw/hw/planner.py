@@ -53,6 +53,7 @@ class SteppedDrive:
         self.max_speed = max_speed
         self.acceleration = acceleration
         self.planner = Planner(max_speed, acceleration)  # its speed-up, computed once
+        self.back_planner = self.planner.backwards()  # take-backs turn slower (BACK_SHARE)
         self.home_speed = home_speed
         self.realtime = realtime
         self._moving = False
@@ -78,8 +79,10 @@ class SteppedDrive:
         return self._moving
 
     def move(self, places: int, done: MoveListener) -> None:
-        """``places`` places; negative turns the rings back, clockwise, on the same ramp."""
-        delays = step_delays(self.planner, abs(places) * self.steps_per_place)
+        """``places`` places; negative turns the rings back, clockwise, on the same ramp at
+        the take-back's lower top speed (the firmware's ``BACK_SHARE``)."""
+        planner = self.planner if places >= 0 else self.back_planner
+        delays = step_delays(planner, abs(places) * self.steps_per_place)
         self._start(delays, places, done, until_index=False, forward=places >= 0)
 
     def home(self, done: MoveListener) -> None:
