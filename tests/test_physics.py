@@ -49,8 +49,10 @@ def test_places_forwards_and_back_hold_every_cup_and_marble(mu: float) -> None:
     their seats, no cup pressing on another, the motor within half its torque, each place in
     the profile's time."""
     board = physics.Board(mu=mu, seed=7, jitter=physics.JITTER)
-    expected = physics.profile(board.drive, 1)[-1]
-    for report in physics.places_and_back(board, 2):
+    ahead, back = physics.profile(board.drive, 1)[-1], physics.profile(board.drive, -1)[-1]
+    assert back > ahead  # a take-back turns slower (the firmware's BACK_SHARE)
+    reports = physics.places_and_back(board, 2)
+    for report, expected in zip(reports, [ahead] * 2 + [back] * 2, strict=True):
         check(report)
         assert report.duration == pytest.approx(expected)
 

@@ -27,6 +27,9 @@ PRINTED: dict[str, tuple[int, str, str]] = {
     "transfer_bar": (len(layout.sides()), "PETG", ""),
     "cup": (len(OUTER_RING), "PETG, natural (translucent)", ""),
     "disc": (1, "PETG, natural (translucent)", ""),
+    # marbles.md: 16 marbles of two halves, 8 black and 8 white, solid for their weight
+    "marble_half": (32, "PETG, black (16) and white (16)", "100 % infill; 8 marbles of each"),
+    "polarity_jig": (2, "PETG", "one for each colour (marbles.md)"),
 }
 EUR_PER_KG = 25.0  # PETG
 

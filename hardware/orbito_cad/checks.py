@@ -78,6 +78,10 @@ def stl_problems(path: Path, bed: Sequence[float]) -> list[str]:
     problems = []
     verts, index = np.unique(tris.reshape(-1, 3).round(5), axis=0, return_inverse=True)
     faces = index.reshape(-1, 3)
+    # a sphere's pole comes out of the tessellation as facets with two corners in one
+    # place: no area, no edge of the surface (a slicer drops them too)
+    faces = faces[(faces[:, 0] != faces[:, 1]) & (faces[:, 1] != faces[:, 2])
+                  & (faces[:, 0] != faces[:, 2])]  # fmt: skip
     # every edge of a closed manifold is used twice, once each way round
     directed = np.concatenate([faces[:, [0, 1]], faces[:, [1, 2]], faces[:, [2, 0]]])
     keys = directed[:, 0] * len(verts) + directed[:, 1]

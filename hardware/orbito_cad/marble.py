@@ -60,8 +60,9 @@ def polarity_jig(p: Params = PARAMS) -> Part:
     slot_z = p.min_wall
     slot_h = p.marble_magnet_h + p.fit
     slot = Pos(0, 0, slot_z) * Cylinder(_pocket_d(p) / 2, slot_h, align=BOTTOM)
-    slot += Pos((r + JIG_MARGIN) / 2, 0, slot_z) * Box(r + JIG_MARGIN, _pocket_d(p), slot_h,
-                                                     align=BOTTOM)  # fmt: skip
+    # out through the block's side, past it (ending on its surface left an edge of no area)
+    slot += Pos((r + JIG_MARGIN + 2) / 2, 0, slot_z) * Box(r + JIG_MARGIN + 2, _pocket_d(p),
+                                                         slot_h, align=BOTTOM)  # fmt: skip
     return block - slot
 
 

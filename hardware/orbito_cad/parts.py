@@ -66,7 +66,9 @@ PRINTED = {
     "transfer_bar": transfer_bar,
     "cup": cup,
     "disc": disc,
-    **PRINTED_SENSING,
+    # marble.py's marble half and polarity jig are not built yet: the half's channels leave
+    # slivers 0.01 mm thick at its flat face (marbles.md says what to print meanwhile)
+    "polarity_jig": PRINTED_SENSING["polarity_jig"],
 }
 """Every printed part, one STL each, by name."""
 
