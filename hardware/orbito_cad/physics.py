@@ -22,7 +22,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import mujoco
@@ -121,8 +120,7 @@ def _xml(p: Params, mu: float, one_finger: bool = False) -> str:
         points = geo.finger_points(side, p)
         if one_finger:  # the first design: only the finger outside the centre line
             ox, oy = side.outward
-            outside = [f for f in points if ox * f[0] + oy * f[1] > 1.5 * p.pitch]
-            points = outside
+            points = [f for f in points if ox * f[0] + oy * f[1] > 1.5 * p.pitch]
         for fx, fy in points:
             cx, cy = (fx - ax) * m, (fy - ay) * m
             parts.append(
@@ -130,7 +128,7 @@ def _xml(p: Params, mu: float, one_finger: bool = False) -> str:
                 f'{(tip - r) * m}" size="{r * m}" contype="{FINGER}" conaffinity="{FINGER}"/>'
             )
         parts.append("</body>")
-    marble_mass = _marble_mass(p)
+    marble_mass = p.marble_mass
     for s in SQUARES:
         x, y = geo.square_centre(s, p)
         z = _marble_rest_z(p)
@@ -170,10 +168,6 @@ def _cup_mass(p: Params) -> float:
     """kg: the cup's PETG (a solid print, the heaviest case)."""
     area = math.pi * (p.cup_d**2 - p.seat_d**2) / 4 - 4 * math.pi * p.finger_hole_d**2 / 4
     return area * p.cup_h * 1e-9 * p.petg_density
-
-
-def _marble_mass(p: Params) -> float:
-    return p.marble_mass
 
 
 @functools.cache
@@ -488,7 +482,3 @@ def random_places(count: int, seed: int, per_board: int = 20) -> list[PlaceRepor
 def cup_positions(board: Board) -> dict[str, tuple[float, float]]:
     return {n: (board.data.xpos[b][0] / MM, board.data.xpos[b][1] / MM)
             for n, b in board.cups.items()}  # fmt: skip
-
-
-def _unused(_: Sequence[float]) -> None:  # pragma: no cover
-    pass

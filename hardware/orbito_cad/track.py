@@ -30,7 +30,7 @@ from build123d import (
 from orbito_cad import layout as geo
 from orbito_cad.drive import clamp_screw, d_shaft
 from orbito_cad.params import PARAMS, Params
-from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARES
+from orbito_hw.rules.squares import INNER_RING, OUTER_RING
 
 BOTTOM = (Align.CENTER, Align.CENTER, Align.MIN)
 
@@ -211,6 +211,3 @@ def light_path(square: int, p: Params = PARAMS) -> Part:
     lx, ly = led_centre(square, p)
     return Pos(lx, ly, p.z_face) * Cylinder(p.light_window_d / 2 - 0.05, p.face_t + 10,
                                             align=BOTTOM)  # fmt: skip
-
-
-SQUARES_ALL = SQUARES
