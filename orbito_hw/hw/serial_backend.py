@@ -13,6 +13,15 @@ its watchers (``watch``: the referee) at once that the ring controller is gone, 
 the link is back, the Pico set up and the rings homed, that it works again (``""``). A job
 asked for while the link is lost fails at once with the same words.
 
+Whoever hears that the Pico is back, or that the rings were homed, reads the board next
+(the referee's start-up check), so the squares the drive reports must be the board's by
+then. The Pico's own reading lags the board: a Pico just booted counts a square only
+``debounce_ms`` after its scan starts, a marble the rings carried onto a square only
+``debounce_ms`` after it arrives, and what it said while the cable was out is lost. So
+after setting the Pico up, after a homing that turned the rings, and after a job the cable
+was pulled in, the drive waits until the Pico's squares have settled (``squares_settle``)
+and reads them all again before it says so.
+
 Nothing the Pico says reaches the referee unchecked: every number is read with its range
 (``STAT``, ``SQ``, square events); a square event that is not one (a square past d4, a
 field that is no number) is counted, logged and dropped, and the squares are read again
@@ -146,6 +155,16 @@ class SerialRingDrive:
         """What the watchers last heard: the fault between moves, or ""."""
         return self._told
 
+    @property
+    def squares_settle(self) -> float:
+        """Seconds from the rings' last step, or the Pico's scan switched on, until every
+        square the Pico reports has settled: its debounce and a scan on either side (0 when
+        the Pico does not scan the squares)."""
+        wanted = {**fw.DEFAULTS, **self.settings}
+        if not wanted["scan"]:
+            return 0.0
+        return (wanted["debounce_ms"] + 2 * wanted["scan_ms"]) / 1000
+
     def wait_idle(self, timeout: float) -> bool:
         """Block until every move and homing asked for has been reported (posted to the
         clock); False on timeout. For a simulated board whose virtual clock must not run
@@ -189,8 +208,12 @@ class SerialRingDrive:
 
     def _idle(self) -> None:
         """Between jobs: events, the heartbeat, the link back; then tell the watchers."""
+        if not (self._need_setup or self.sensors.stale or self.link.lost):
+            # Set up (a Pico that restarted during a job, by ``_recover``): the watchers hear
+            # so now, not after the read below, which may wait a heartbeat for a word.
+            self._tell("")
         try:
-            self.link.poll_events()  # waits one read timeout at most; never raises
+            self.link.poll_events()  # waits a heartbeat at most; never raises
             self._check_reconnect()
             if not self.link.lost:
                 if self._need_setup:
@@ -230,8 +253,17 @@ class SerialRingDrive:
                 # Homing is the way back from a fault: the Pico keeps a fault latched
                 # (and refuses to move) until the host clears it and homes.
                 self.link.request("CLEAR")
-                return self._operate(["HOME"], 0)
-            return self._move(job.places)
+                report = self._operate(["HOME"], 0)
+            else:
+                report = self._move(job.places)
+            # A homing is followed by a look at the board (the start-up check), and a job
+            # the cable was pulled in lost the square events the Pico sent meanwhile: the
+            # report goes once the squares are the board's. A move's own squares come as
+            # events, which the referee lets settle after it.
+            turned = job.kind == "home" and report.steps > 0 and self.squares_settle > 0
+            if turned or self.link.reconnects != self._reconnects_seen:
+                self._read_settled_squares()
+            return report
         except ControllerRestarted as exc:
             return self._cut(self._recover(job, str(exc)))
         except LinkError as exc:
@@ -303,6 +335,7 @@ class SerialRingDrive:
 
     def _recover(self, job: _Job, why: str) -> MoveReport:
         """The Pico restarted during the job: set it up and home the rings."""
+        self._check_reconnect()  # this reconnect is set up here, not once more between jobs
         try:
             homed = self._setup() or self._operate(["HOME"], 0)
         except LinkError as exc:
@@ -334,9 +367,17 @@ class SerialRingDrive:
         homed = None
         if self._reconnects_seen or self.link.reconnects:
             homed = self._operate(["HOME"], 0)
-        self._resync_squares()
+        # The watchers hear that the Pico is back right after this: a Pico that has just
+        # booted (its scan switched on by the CFG) or whose homing carried marbles onto
+        # their squares does not count them yet.
+        self._read_settled_squares()
         self._need_setup = False
         return homed
+
+    def _read_settled_squares(self) -> None:
+        """Wait until the Pico's squares have settled, then read every one of them."""
+        self.link.pause(self.squares_settle)
+        self._resync_squares()
 
     def _resync_squares(self) -> None:
         """Read every square (``SQ``, or ``LV`` on a colour board) and report what changed

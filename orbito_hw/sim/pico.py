@@ -5,6 +5,8 @@ The host's serial link cannot tell it from a Pico on USB: it opens ``path`` (a s
 the pty, like ``/dev/serial/by-id/...``) with pyserial. ``unplug``/``replug`` pull and put
 back the cable (the Pico keeps its power, so a move goes on meanwhile); ``restart`` is a
 Pico that reboots (power lost): the rings stay where they stopped, everything else is new.
+``cut`` pulls the cable between two steps of a move, the Pico's power with it or not, as
+the system test's USB gadget does (tests/system/guest/pico.py).
 """
 
 from __future__ import annotations
@@ -52,10 +54,12 @@ class FirmwarePort:
     def __init__(self, rings: MotorPort) -> None:
         self.rings = rings
         self.enabled = False
+        self.steps = 0  # steps made since this boot
 
     def step(self, forward: bool) -> None:
         if self.enabled:  # a disabled driver makes no step
             self.rings.step(forward)
+            self.steps += 1
 
     def enable(self, on: bool) -> None:
         self.enabled = on
@@ -124,6 +128,9 @@ class FakePico:
         self._slave: int | None = None
         self._stop = threading.Event()
         self.unplugged = threading.Event()  # set on each unplug, for tests to wait on
+        self.powered = True  # False: the cable took the power with it (``cut``)
+        self._cut_at: int | None = None  # the step count at which ``cut`` pulls the cable
+        self._cut_power = False
         self._boot()
         self._thread = threading.Thread(target=self._run, name="fake-pico", daemon=True)
 
@@ -160,10 +167,13 @@ class FakePico:
             self.unplugged.set()
 
     def replug(self) -> None:
-        """The cable is back: a new pty at the same path."""
+        """The cable is back: a new pty at the same path (a Pico the cable powers boots)."""
         with self._lock:
             if self._master is not None:
                 return
+            if not self.powered:
+                self._boot()
+                self.powered = True
             self.unplugged.clear()
             master, slave = os.openpty()
             tty.setraw(slave)  # no echo, no line editing: bytes as they are
@@ -177,6 +187,15 @@ class FakePico:
             self.unplug()
             self._boot()
             self.replug()
+
+    def cut(self, steps: int, power: bool) -> None:
+        """Pull the cable once the motor has made ``steps`` more steps, between two of them
+        (during a move). ``power``: the Pico is powered by the cable (on the Pi's USB): it
+        stops at once, the rings where they stopped, and boots anew when plugged back; else
+        it runs on (its own supply) and only what it says meanwhile is lost."""
+        with self._lock:
+            self._cut_at = self.port.steps + steps
+            self._cut_power = power
 
     @property
     def plugged(self) -> bool:
@@ -203,13 +222,15 @@ class FakePico:
             delay = max(0.0, min(0.005, (wake - self.now_us()) / 1e6))
             master = self._master
             if master is None:
-                self._stop.wait(delay or 0.001)
+                self._stop.wait(delay)  # as fast as with the cable in: a move goes on
                 continue
             with contextlib.suppress(OSError, ValueError):
                 select.select([master], [], [], delay)
 
     def _serve(self) -> int:
         """One pass of the firmware's main loop: input, the controller, output."""
+        if not self.powered:
+            return self.now_us() + 1000
         device = self.device
         master = self._master
         if master is not None and select.select([master], [], [], 0)[0]:
@@ -227,7 +248,13 @@ class FakePico:
                     self.unplug()
                     master = None
                     break
-        wake = device.poll(self.now_us())
+        wake = device.poll(self.now_us())  # one step at most
+        if self._cut_at is not None and self.port.steps >= self._cut_at:
+            self._cut_at = None
+            device.take_output()  # said into a cable that is gone
+            self.powered = not self._cut_power
+            self.unplug()
+            return wake
         out = device.take_output()
         if self.output_filter is not None and out:
             out = self.output_filter(out)
