@@ -216,3 +216,40 @@ def test_version_says_this_version_and_why(
     shown = json.loads(capsys.readouterr().out)
     assert shown["service"] == "1.0" and shown["current"] == "1.0" and shown["failed"] == "1.1"
     assert "1.1 failed its start-up check" in shown["why"]
+
+
+def test_the_page_says_which_version_runs_and_why(tmp_path: Path) -> None:
+    """/api/version (the page's footer): the service's version and its release record."""
+    import asyncio
+
+    from aiohttp.test_utils import TestClient, TestServer
+
+    from orbito_hw.app.releases import running_release
+    from orbito_hw.archive.reading import ArchiveReads
+    from orbito_hw.mock.page import MockControls
+    from orbito_hw.mock.realtime import RealTime
+    from orbito_hw.sim.harness import MockRun
+    from orbito_hw.web.server import WebServer
+
+    releases, _, _ = setup(tmp_path, {"1.0": "good", "1.1": "crash"})
+    releases.activate("1.0")
+    releases.activate("1.1")
+    shown = running_release(releases.root)
+
+    async def main() -> dict[str, object]:
+        run = MockRun(None, None)
+        clock = RealTime(run, asyncio.get_running_loop())
+        server = WebServer(MockControls(run, clock), None, ArchiveReads(run.state_dir), None, shown)
+        try:
+            async with TestClient(TestServer(server.app())) as client:
+                page = await (await client.get("/")).text()
+                assert 'id="version"' in page
+                answer: dict[str, object] = await (await client.get("/api/version")).json()
+                return answer
+        finally:
+            clock.stop()
+            run.close()
+
+    answer = asyncio.run(main())
+    assert answer["failed"] == "1.1" and "rolled back" in str(answer["why"])
+    assert answer["version"] == shown["version"] != ""

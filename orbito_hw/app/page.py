@@ -9,6 +9,7 @@ import logging
 
 from orbito_hw.app.broker import credentials_of
 from orbito_hw.app.config import Config, RemoteConfig
+from orbito_hw.app.releases import running_release
 from orbito_hw.archive.reading import ArchiveReads
 from orbito_hw.control.referee import Referee
 from orbito_hw.remote.protocol import parse_broker_url
@@ -40,7 +41,8 @@ def serve_board(
     state_dir = config.board.state_dir
     controls = BoardControls(referee, state_dir, config.board.first)
     code = access_code(config.web, state_dir)
-    server = WebServer(controls, code, ArchiveReads(state_dir), broker_watch(config.remote))
+    reads, watch = ArchiveReads(state_dir), broker_watch(config.remote)
+    server = WebServer(controls, code, reads, watch, version=running_release())
     bind, port = config.web.bind, config.web.port
     try:
         loop.run_until_complete(server.start(bind, port))

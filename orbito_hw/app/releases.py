@@ -315,6 +315,13 @@ def this_version() -> str:
         return "unknown"
 
 
+def running_release(root: Path = ROOT) -> dict[str, object]:
+    """What the page shows: this version, and why it runs (the last upgrade or rollback)."""
+    record = Releases(root=root).record()
+    return {"version": this_version(), "why": record.get("why", ""),
+            "failed": record.get("failed", "")}  # fmt: skip
+
+
 def install(root: Path, version: str, wheels: Path, python: str = "/usr/bin/python3") -> Path:
     """The venv of ``version`` from the package's wheels alone (no index: offline)."""
     target = Releases(root=root).release(version)

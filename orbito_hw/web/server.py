@@ -152,7 +152,9 @@ class WebServer:
         code: str | None,
         archive: GameStore | None = None,
         watch: Watch | None = None,
+        version: dict[str, object] | None = None,
     ) -> None:
+        self.version = version or {}  # which orbito-hw runs, and why (/api/version)
         self.watch = watch  # the games on a broker can be watched (/watch): [remote]'s broker
         self.watchers = 0
         self.controls = controls
@@ -178,6 +180,7 @@ class WebServer:
         get("/watch/events", self._watch_events)
         get("/state", self._state)
         get("/api/games", self._games)
+        get("/api/version", self._version)
         get("/api/games/{id}", self._game)
         post("/api/square/{square}", self._square)
         post("/api/press", self._press)
@@ -303,6 +306,9 @@ class WebServer:
             self._following.discard(spectator)
             await asyncio.shield(spectator.stop())
         return response
+
+    async def _version(self, request: web.Request) -> web.Response:
+        return web.json_response(self.version)
 
     async def _state(self, request: web.Request) -> web.Response:
         return web.json_response(self.feed.snapshot())

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import device_checks as devices
 import gpiod_checks
+import package_checks
 from machine import (
     CHECKOUT,
     EXTRA,
@@ -423,10 +424,14 @@ def run(args: argparse.Namespace) -> int:
     cache = Path(os.environ.get("ORBITO_VM_CACHE", "~/.cache/orbito-hw-vm")).expanduser()
     with report.phase("image"):
         image_dir = image(cache, args.rebuild)
+    only = args.only.split(",") if args.only else None
     with tempfile.TemporaryDirectory(prefix="orbito-vm-") as tmp:
+        # The packages build on this machine while the VM boots and the phases before run.
+        (Path(tmp) / "debs").mkdir()
+        packages = package_checks.start(Path(tmp) / "debs") if wanted(only, "package") else None
         vm = VM(image_dir, Path(tmp))
         try:
-            play(vm, report, args.only.split(",") if args.only else None)
+            play(vm, report, only, packages)
         finally:
             if args.keep:
                 print(f"--keep: the VM runs on; ssh -p {vm.ssh_port} root@127.0.0.1", flush=True)
@@ -437,7 +442,12 @@ def run(args: argparse.Namespace) -> int:
     return 1 if report.failed else 0
 
 
-def play(vm: VM, report: Report, only: list[str] | None = None) -> None:
+def play(
+    vm: VM,
+    report: Report,
+    only: list[str] | None = None,
+    packages: package_checks.Packages | None = None,
+) -> None:
     """Every phase, or (``--only``) the set-up and the phases named."""
     with report.phase("boot"):
         report.figure("first boot to ssh", f"{vm.boot():.1f} s")
@@ -445,6 +455,10 @@ def play(vm: VM, report: Report, only: list[str] | None = None) -> None:
         if not report.check("checkout copied in, world on gpio-sim", lambda: copy_checkout(vm)):
             return
         report.check("gpio-sim chip", lambda: gpio_chip(vm))
+    if only == ["package"] and packages is not None:  # the package alone: no install.sh first
+        with report.phase("package"):
+            package_checks.play(vm, report, packages, CheckFailed)
+        return
     with report.phase("install"):
         if not report.check("install.sh on plain Debian", lambda: install(vm, report)):
             return
@@ -494,6 +508,9 @@ def play(vm: VM, report: Report, only: list[str] | None = None) -> None:
             report.check("installing twice changes nothing", lambda: install_twice(vm))
             report.check("uninstall keeps config and journal", lambda: uninstall(vm))
             report.check("purge removes everything", lambda: purge(vm))
+    if wanted(only, "package") and packages is not None:  # issue 38: last, it cuts the network
+        with report.phase("package"):
+            package_checks.play(vm, report, packages, CheckFailed)
 
 
 def wanted(only: list[str] | None, phase: str) -> bool:
@@ -529,8 +546,8 @@ def main() -> int:
         "--only",
         metavar="PHASES",
         help="after the set-up, only these phases (comma-separated: game, power-off, "
-        "service, devices, reinstall; busy-line: the busy GPIO line check alone); the full run "
-        "is what CI runs",
+        "service, devices, reinstall, package (alone: without install.sh); busy-line: the "
+        "busy GPIO line check alone); the full run is what CI runs",
     )
     try:
         return run(parser.parse_args())

@@ -461,6 +461,16 @@ function setUpControls() {
   $("take-back").addEventListener("click", () => control("/api/take-back"));
 }
 
+// Which orbito-hw the board runs, and why (its last upgrade, or a rollback and its reason).
+async function showVersion() {
+  const response = await fetch("/api/version").catch(() => null);
+  const shown = response && response.ok ? await response.json() : {};
+  if (shown.version) {
+    $("version").textContent = `orbito-hw ${shown.version}${shown.why ? ` (${shown.why})` : ""}`;
+  }
+}
+
 setUpPress();
 setUpControls();
 connect();
+showVersion();
