@@ -650,7 +650,8 @@ def test_a_colour_already_played_is_refused_on_the_board_that_came_second(
     broker: Broker, tmp_path: Path
 ) -> None:
     """A third board joining as white: it says, once, that white is taken and stays out;
-    the two boards of the game keep their link (no session handed back and forth) and play."""
+    the white board says it refused it; the two boards of the game keep their link (no
+    session handed back and forth) and play."""
 
     async def body() -> None:
         rng, turns = game(4)
@@ -662,10 +663,15 @@ def test_a_colour_already_played_is_refused_on_the_board_that_came_second(
             )  # fmt: skip
             try:
                 second.connect()
-                await until(lambda: told(second, Fault), {**both, Colour.WHITE: second})
+                white = both[Colour.WHITE]
+                await until(lambda: told(second, Fault) and told(white, Fault, marks[Colour.WHITE]),
+                            both)  # fmt: skip
                 faults = [e for e in second.events if isinstance(e, Fault)]
                 assert len(faults) == 1 and "already played" in faults[0].reason
-                await asyncio.sleep(3)  # long enough for a session handed back and forth
+                refusals = [e for e in white.events[marks[Colour.WHITE] :] if isinstance(e, Fault)]
+                assert len(refusals) == 1
+                assert refusals[0].reason.startswith("board second-board asked to play white")
+                assert not told(both[Colour.BLACK], Fault, marks[Colour.BLACK])
                 for colour, board in both.items():
                     assert not told(board, RemoteStatus, marks[colour], state="disconnected")
                 await play_turn(both, 1, turns[0], rng)

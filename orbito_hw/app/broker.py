@@ -8,7 +8,7 @@ from dataclasses import replace
 from orbito_hw.app.config import RemoteConfig
 from orbito_hw.control.events import EventListener
 from orbito_hw.remote.game import RemoteGame
-from orbito_hw.remote.link import Credentials, MqttLink, board_id_for
+from orbito_hw.remote.link import Credentials, MqttLink
 from orbito_hw.remote.protocol import parse_broker_url
 
 
@@ -23,7 +23,7 @@ def remote_game(config: RemoteConfig, emit: EventListener) -> tuple[RemoteGame, 
     its side of the game and the link, to start on the controller's loop."""
     assert config.broker is not None and config.game is not None
     url = replace(parse_broker_url(config.broker, need_game=False), game=config.game)
-    board_id = config.board_id or board_id_for(config.plays)
-    game = RemoteGame(config.game, config.plays, config.starts, board_id, emit)
+    # board_id None: the install's own, kept in the state directory (read once attached).
+    game = RemoteGame(config.game, config.plays, config.starts, config.board_id, emit)
     game.publish_events = config.publish_events
     return game, MqttLink(game, url, credentials_of(config))

@@ -105,8 +105,8 @@ class RemoteConfig:
     (agreed by the two configs); ``user`` and ``password``, or a client certificate
     (``cert_file`` and ``key_file``), as the broker asks; ``ca_file`` the authority that
     signed the broker's certificate (None: the system's). ``board_id`` names this board to
-    the other (None: the host's name and the colour). ``publish_events``: spectators see
-    this board's live events."""
+    the other (None: its own id, made once and kept in the state directory: remote/identity.py).
+    ``publish_events``: spectators see this board's live events."""
 
     enabled: bool = False
     broker: str | None = None

@@ -82,6 +82,12 @@ def register(sub: Any) -> None:
         "--plays", metavar="COLOUR", help="with --remote: the colour this board's person plays"
     )
     p.add_argument(
+        "--board-id",
+        metavar="ID",
+        help="with --remote: this board's id on the broker (default: its own, kept in the "
+        "state directory)",
+    )
+    p.add_argument(
         "--config", metavar="PATH", help="the board's config (default /etc/orbito-hw/config.toml)"
     )
     p.add_argument(
@@ -130,6 +136,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 ("--resume", args.resume),
                 ("--puzzle", args.puzzle),
                 ("--plays", args.plays),
+                ("--board-id", args.board_id),
             )
             if given
         ]
@@ -155,7 +162,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def _run_mock(args: argparse.Namespace, settings: Settings | None) -> int:
-    if args.remote or args.plays:
+    if args.remote or args.plays or args.board_id:
         return run_remote(args, settings)
     if args.web or args.port is not None:
         return run_web(args, settings)
@@ -283,8 +290,9 @@ def run_web(
     bind = web.bind if args.config else None
     code = web.code if args.config else None
     return serve_mock(
-        port, bind, code, args.state_dir, args.backend, settings, args.seed, remote=remote
-    )
+        port, bind, code, args.state_dir, args.backend, settings, args.seed, remote=remote,
+        board_id=args.board_id,
+    )  # fmt: skip
 
 
 def run_remote(args: argparse.Namespace, settings: Settings | None) -> int:
@@ -293,18 +301,25 @@ def run_remote(args: argparse.Namespace, settings: Settings | None) -> int:
     (typed commands; the default)."""
     from orbito_hw.rules.game import Colour
 
+    if args.board_id is not None and not args.remote:
+        raise UsageError("--board-id goes with --remote (--remote URL --plays C --board-id ID)")
     if not (args.remote and args.plays):
         raise UsageError("--remote and --plays go together (--remote URL --plays COLOUR)")
     if args.plays not in ("black", "white"):
         raise UsageError(f"--plays {args.plays!r} is not black or white")
     if args.opponent:
         raise UsageError("--opponent does not go with --remote: the other board plays")
-    from orbito_hw.remote.protocol import parse_broker_url
+    from orbito_hw.remote.protocol import check_name, parse_broker_url
 
     try:
         url = parse_broker_url(args.remote)
     except ValueError as exc:
         raise UsageError(f"--remote: {exc}") from None
+    if args.board_id is not None:
+        try:
+            check_name(args.board_id, "--board-id")
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
     if args.web or args.port is not None:  # the page plays this board in the remote game
         return run_web(args, settings, (url, Colour(args.plays)))
     script = None
@@ -338,7 +353,7 @@ def run_remote(args: argparse.Namespace, settings: Settings | None) -> int:
         return serve_remote(
             url, plays, script, _both(typed.event, archive), args.state_dir, args.backend,
             settings, args.seed, archive.boot, prompt=typed.after if person else None,
-            typed=typed if person else None, started=started,
+            typed=typed if person else None, started=started, board_id=args.board_id,
         )  # fmt: skip
     finally:
         archive.close()

@@ -19,7 +19,7 @@ from orbito_hw.control.referee import Referee
 from orbito_hw.control.settings import Settings
 from orbito_hw.hw.interfaces import Backend
 from orbito_hw.remote.game import RemoteGame
-from orbito_hw.remote.link import Credentials, MqttLink, board_id_for
+from orbito_hw.remote.link import Credentials, MqttLink
 from orbito_hw.remote.protocol import BrokerUrl
 from orbito_hw.rules.game import Colour
 from orbito_hw.sim.harness import MockRun
@@ -55,7 +55,10 @@ class RemoteMock:
         # (the page and the prompt hear each event as it comes, through ``on_event``).
         self.keep_events = keep_events
         self.url, self.plays, self.retry, self.wake = url, plays, retry, wake
-        self.board_id = board_id or board_id_for(plays)
+        # None: the install's own, made once in the state directory (a fresh temporary one
+        # without --state-dir: an id per run), so that two simulated boards on one machine
+        # are two boards to the broker; read again after each power cut, the same.
+        self.board_id = board_id
         self.credentials = credentials
         self.publish_events = publish_events
         self.events: list[Event] = []

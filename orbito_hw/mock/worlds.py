@@ -58,9 +58,11 @@ def serve_mock(
     seed: int | None = None,
     say: Callable[[str], None] = lambda text: print(text, file=sys.stderr, flush=True),
     remote: tuple[BrokerUrl, Colour] | None = None,
+    board_id: str | None = None,
 ) -> int:
     """The simulated board with its page, until SIGINT or SIGTERM; with ``remote`` (the
-    broker's game and the colour played here) in that remote game, on the same loop.
+    broker's game and the colour played here) in that remote game, on the same loop, as
+    ``board_id`` (None: its own, kept in the state directory).
     OrbitoError (exit 2) when the port cannot be listened on."""
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
@@ -76,7 +78,7 @@ def serve_mock(
         board = RemoteMock(
             *remote, where, backend=backend, settings=settings, seed=seed, on_event=archive,
             on_boot=archive.boot, wake=lambda: clock.wake() if clock else None,
-            keep_events=False,
+            keep_events=False, board_id=board_id,
         )  # fmt: skip
         run = board.run
     server: WebServer | None = None
@@ -131,10 +133,12 @@ def serve_remote(
     prompt: Callable[[], None] | None = None,
     typed: Typed | None = None,
     started: Callable[[MockRun], None] | None = None,
+    board_id: str | None = None,
 ) -> int:
     """Run a simulated board in the remote game until the script ends (``script``), or
     stdin does (None), or SIGINT/SIGTERM; 1 if its controller failed. ``prompt`` is called
-    after each line typed; ``typed`` reads the lines a person types (the prompt's)."""
+    after each line typed; ``typed`` reads the lines a person types (the prompt's);
+    ``board_id`` the board's id (None: its own, kept in the state directory)."""
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     clock: list[RealTime] = []
@@ -149,6 +153,7 @@ def serve_remote(
         on_boot=on_boot,
         wake=lambda: clock[0].wake() if clock else None,
         keep_events=False,
+        board_id=board_id,
     )
     try:
         put_back(board.run)

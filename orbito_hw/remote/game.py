@@ -12,8 +12,15 @@ the same turns: its LEDs show what to undo, exactly as for a take-back of its ow
 with fewer take-backs than this board has seen is late and ignored.
 
 What this board knows of the game beyond the referee's journal (the round, the take-backs
-counted, the other board's id) is kept in ``remote.json`` in the state directory, written
-atomically, so a power cut resumes the game with the same record on both boards.
+counted, the other board's id, and its own id in the game) is kept in ``remote.json`` in the
+state directory, written atomically, so a power cut resumes the game with the same record on
+both boards.
+
+A seat is the colour a board plays, held by the board's id (identity.py: its own, made once
+per install). A board new to the game that finds its colour held by another id, online with
+a record, stays out, says so, and tells the holder once (its hello, not retained, so the
+broker keeps the holder's); the holder says it too, and the game goes on. A board that has
+joined the game (restarted, reconnected) takes its own seat, whatever else is online.
 """
 
 from __future__ import annotations
@@ -39,8 +46,11 @@ from orbito_hw.control.events import (
 )
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.referee import Referee
+from orbito_hw.errors import echo
 from orbito_hw.hw.interfaces import RGB, Frame, Lights
+from orbito_hw.remote.identity import host_colour_id, own_board_id
 from orbito_hw.remote.protocol import (
+    NAME,
     Agree,
     Disagree,
     Ignore,
@@ -68,6 +78,7 @@ log = logging.getLogger(__name__)
 
 STATE_FILE: Final = "remote.json"
 TAKE_BACK_RETRY: Final = 0.5  # seconds between looks while the board is not ready to take back
+CLAIMS_WINDOW_S: Final = 10.0  # a claim on this board's colour is told at most once in it
 
 
 # --- what this board keeps of the game ---------------------------------------------------------
@@ -81,6 +92,13 @@ class Kept:
     takebacks: int = 0
     opponent: str | None = None
     local_game: int | None = None
+    # This board's id in the game: kept, so that the game goes on under it whatever becomes
+    # of the install's id; None in a file from before it was kept (identity.py: the old
+    # default, the host's name and the colour, was the id then).
+    board: str | None = None
+    # Whether this board has said its hello in the game: one that was refused a seat held
+    # stays new to it, and is refused again after a restart (a file from before: it had).
+    joined: bool = True
 
     @classmethod
     def load(cls, path: Path, game: str) -> Kept | None:
@@ -94,6 +112,10 @@ class Kept:
         except (OSError, ValueError, TypeError) as exc:
             log.warning("%s unusable (%s): the remote game starts afresh", path, exc)
             return None
+        if kept.board is not None and not NAME.fullmatch(str(kept.board)):
+            log.warning("%s: board %s is not an id: this board's own is used", path,
+                        echo(str(kept.board)))  # fmt: skip
+            kept.board = None
         return kept if kept.game == game else None
 
     def save(self, path: Path) -> None:
@@ -179,7 +201,7 @@ class RemoteGame:
     game: str
     plays: Colour
     starts: Colour
-    board_id: str
+    named: str | None  # the id the config (or --board-id) gives; None: the install's own
     emit: EventListener  # the run's event sink: the remote events and the disagreements
     publish_events: bool = False
     publish: Publish = field(default=lambda topic, payload, retained: None)
@@ -203,7 +225,12 @@ class RemoteGame:
 
     def __post_init__(self) -> None:
         check_name(self.game, "game")
-        check_name(self.board_id, "board id")
+        if self.named is not None:
+            check_name(self.named, "board id")
+        # Known once attached (the state directory keeps them): this board's id in the game,
+        # and the install's own, which makes the broker's client id.
+        self.board_id = self.install_id = ""
+        self._claim_told = -CLAIMS_WINDOW_S  # when a claim on this board's colour was told
         self.kept = Kept(self.game)
         self.refused = Refusals(log)
         self._stepping = False  # a take-back of the other board's under way here
@@ -231,21 +258,40 @@ class RemoteGame:
         referee.show.lights = self._lights  # the status pixel says when the link is down
         self._lights.set_down(self._link_down())
         kept = Kept.load(self.path, self.game)
+        own = own_board_id(referee.journal.directory)
+        self.install_id = own.board_id
+        self.board_id = self._id_in_game(kept, own.board_id)
+        if own.warning:
+            self._tell(Fault(referee.saved.game, own.warning))
         if kept is None:  # a new remote game: it starts on an empty record
             self._fresh = True
-            self.kept = Kept(self.game, local_game=referee.saved.game)
+            self.kept = Kept(self.game, local_game=referee.saved.game, board=self.board_id,
+                             joined=False)  # fmt: skip
             self._save()
             if referee.saved.turns or referee.saved.first is not self.starts:
                 self._follow_round = 1
                 referee.new_game(self.starts)
         else:
             self.kept = kept
+            if kept.board != self.board_id:
+                kept.board = self.board_id
+                self._save()
             if kept.local_game != referee.saved.game:  # a new game here, before a cut
                 self._new_round(referee.saved.game)
         self._publish_record()
         self._start_above()  # above the rounds the broker kept, for a board new to the game
         if self.last_record is not None:
             self._consider(self.last_record)
+
+    def _id_in_game(self, kept: Kept | None, own: str) -> str:
+        """The id this board plays the game under: the one named, else the one it has
+        played the game under (the old default for a game begun before ids were kept, so
+        that the other board still knows it), else the install's own."""
+        if self.named is not None:
+            return self.named
+        if kept is None:
+            return own
+        return kept.board or host_colour_id(self.plays)
 
     def on_event(self, event: Event) -> None:
         """Every event of the referee (and this board's own remote events)."""
@@ -314,6 +360,9 @@ class RemoteGame:
         """What this board says (retained) each time it connects: online, and its record.
         Past the first hello, nothing the broker keeps is history here any more."""
         self._fresh = False
+        if not self.kept.joined and self.referee is not None:
+            self.kept.joined = True  # in the game: its seat is its own from now on
+            self._save()
         presence = Presence(self.game, self.plays, self.board_id, True)
         said = [(topic(self.game, self.plays, "online"), presence.to_bytes())]
         if self.referee is not None:
@@ -348,9 +397,11 @@ class RemoteGame:
         if isinstance(message, Presence):
             self._presence(message)
         elif message.colour is self.plays and message.board != self.board_id:
-            if not self.connected:  # before the hello: a rival's record of this colour
+            if self.connected:
+                self._claimed(message.board)
+            else:  # before the hello: a rival's record of this colour (is the colour held?)
+                log.debug("board %s has a record of %s", message.board, self.plays)
                 self._rival_records.add(message.board)
-            self._consider(message)  # refused there, and logged
         elif retained and self._fresh and self._history(message):
             self._past_round = max(self._past_round, message.round)
             if self.referee is not None:
@@ -360,12 +411,15 @@ class RemoteGame:
 
     def _presence(self, presence: Presence) -> None:
         if presence.colour is self.plays:
-            if presence.board != self.board_id:
-                self.refused("board %s says it plays %s here", presence.board, self.plays)
-                if not self.connected and presence.online:
-                    self._rivals_online.add(presence.board)
-                elif not self.connected:
-                    self._rivals_online.discard(presence.board)
+            if presence.board == self.board_id:
+                return
+            if self.connected:
+                self._claimed(presence.board, presence.online)
+            elif presence.online:  # before the hello: who holds this colour
+                log.debug("board %s is online as %s", presence.board, self.plays)
+                self._rivals_online.add(presence.board)
+            else:
+                self._rivals_online.discard(presence.board)
             return
         if self.kept.opponent is not None and presence.board != self.kept.opponent:
             self.refused("board %s is not in the game", presence.board)
@@ -377,18 +431,49 @@ class RemoteGame:
 
     @property
     def taken_by(self) -> str | None:
-        """Another board that plays this board's colour: online, with a record of it."""
+        """Another board that holds this board's colour, to a board new to the game: online,
+        with a record of it. A board that has joined the game (remote.json) takes its own
+        seat back whatever else is online: the other board knows it, not a newcomer."""
+        if self.kept.joined:
+            return None
         return min(self._rivals_online & self._rival_records, default=None)
 
     def refuse_taken(self) -> None:
         """This board came second to a colour another board plays: it stays out of the
-        game and says so, once, in words (its lights show the link down)."""
-        log.error("%s is already played in game %s by board %s: this board stays out "
-                  "(check [remote] plays)", self.plays, self.game, self.taken_by)  # fmt: skip
+        game and says so, once, in words (the fault: one line in the log; its lights show
+        the link down)."""
         game = self.referee.saved.game if self.referee is not None else 1
         reason = (f"{self.plays} is already played in game {self.game} by board {self.taken_by}:"
                   " this board stays out (check [remote] plays)")  # fmt: skip
         self._tell(Fault(game, reason))
+
+    def claim(self) -> tuple[str, bytes]:
+        """What a board that stays out says, once and not retained: its hello, so that the
+        board holding the colour hears the claim and says it, while the broker keeps the
+        holder's own hello for the boards that come later."""
+        presence = Presence(self.game, self.plays, self.board_id, True)
+        return topic(self.game, self.plays, "online"), presence.to_bytes()
+
+    def _claimed(self, board: str, asked: bool = True) -> None:
+        """Another board says it plays this board's colour, here in the game: refused. A
+        board asking (online) is told in words (a fault the players see, one line in the log);
+        and this board's hello is said again, retained, in case the other's was kept (a board
+        of an older orbito-hw, a newcomer's last will): the broker's is this board's again.
+        Both at most once a window: a flood of claims is the refusals' log, throttled."""
+        now = time.monotonic()
+        recent = now - self._claim_told < CLAIMS_WINDOW_S
+        if recent or not asked:
+            self.refused("board %s says it plays %s here", board, self.plays)
+        if recent:
+            return  # told, and said again, a moment ago
+        self._claim_told = now
+        if asked:
+            game = self.referee.saved.game if self.referee is not None else 1
+            reason = (f"board {board} asked to play {self.plays} in game {self.game}, which "
+                      f"this board ({self.board_id}) plays: refused, the game goes on")  # fmt: skip
+            self._tell(Fault(game, reason))
+        for topic_text, payload in self.hello():
+            self.publish(topic_text, payload, True)
 
     def _status(self, state: str) -> None:
         if self._lights is not None:

@@ -22,7 +22,6 @@ from orbito_hw.remote.protocol import (
     game_filter,
     topic,
 )
-from orbito_hw.rules.game import Colour
 
 if TYPE_CHECKING:
     import aiomqtt  # only in a remote game: importing the package stays light
@@ -120,6 +119,15 @@ class MqttLink:
             if not self._stopping:
                 await asyncio.sleep(self.retry)
 
+    @property
+    def client_id(self) -> str:
+        """One MQTT session per install, whatever id the board is given: a second client on
+        an id takes the session over (the broker drops the first), so two boards on one
+        would drop each other, and a newcomer would take a board's seat as its own. The
+        same board restarted takes its own session back from the broker at once."""
+        assert self.game.install_id, "the game is attached first: its state directory keeps it"
+        return f"orbito-hw-{self.game.install_id}-{self.game.game}"
+
     def _make_client(self) -> aiomqtt.Client:
         import aiomqtt
 
@@ -128,9 +136,7 @@ class MqttLink:
         return aiomqtt.Client(
             self.url.host,
             self.url.port,
-            # One session per board: two boards on one id would have the broker hand the
-            # session back and forth, each dropping the other every second.
-            identifier=f"orbito-hw-{self.game.board_id}-{self.game.game}",
+            identifier=self.client_id,
             username=c.user,
             password=c.password,
             will=aiomqtt.Will(will_topic, will_payload, qos=1, retain=True),
@@ -144,8 +150,10 @@ class MqttLink:
         await self._read_retained(client)
         if self.game.taken_by is not None:  # this board came second: it stays out
             self.game.refuse_taken()
+            claim_topic, claim = self.game.claim()  # the holder hears it; the broker keeps
+            await client.publish(claim_topic, claim, qos=1, retain=False)  # the holder's hello
             self._stopping = True
-            return
+            return  # a clean goodbye: the broker forgets this board's will
         while not self._outbox.empty():  # records: said again below, as they stand now;
             self._outbox.get_nowait()  # spectator events from while away: gone
         for topic_text, payload in self.game.hello():
@@ -284,10 +292,14 @@ async def _abandon(client: aiomqtt.Client) -> None:
 def _close_leftovers(client: aiomqtt.Client) -> asyncio.Task[None] | None:
     """Close paho's socket and cancel aiomqtt's timer task; the task, to wait for.
     aiomqtt has no public way to do it: the names are looked up, and a version without them
-    leaves nothing to close."""
+    leaves nothing to close. The connection's loss is read too: a link stopped just as it
+    was dropped (a cut) leaves it unread, and asyncio would say so at the exit."""
     paho = getattr(client, "_client", None)
     with contextlib.suppress(Exception):
         getattr(paho, "_reset_sockets", lambda: None)()
+    lost = getattr(client, "_disconnected", None)
+    if isinstance(lost, asyncio.Future) and lost.done() and not lost.cancelled():
+        lost.exception()
     task = getattr(client, "_misc_task", None)
     if isinstance(task, asyncio.Task) and not task.done():
         task.cancel()
@@ -297,9 +309,3 @@ def _close_leftovers(client: aiomqtt.Client) -> asyncio.Task[None] | None:
 
 def raw_payload(payload: object) -> bytes:
     return payload if isinstance(payload, bytes) else str(payload).encode()
-
-
-def board_id_for(plays: Colour) -> str:
-    """This board's id when the config names none: the host's name and the colour."""
-    host = "".join(c if c.isalnum() or c in "._-" else "-" for c in socket.gethostname())
-    return f"{host.strip('.-_')[:50] or 'board'}-{plays}"
