@@ -432,11 +432,13 @@ def test_a_take_back_on_one_board_is_carried_out_on_both(broker: Broker, tmp_pat
 
 
 def test_a_board_on_the_web_page_plays_in_the_remote_game(broker: Broker, tmp_path: Path) -> None:
-    """`run --mock --web --remote URL --plays white`: the page's board joins the game, and
-    the other board's turn reaches its page as a remote board-turn."""
+    """`run --mock --web --remote URL --plays white --board-id page-board`: the page's board
+    joins the game, as the id given, and the other board's turn reaches its page as a remote
+    board-turn."""
     port = free_port()
     url = f"mqtt://127.0.0.1:{broker.port}/{GAME}"
-    command = ["run", "--mock", "--web", "--port", str(port), "--remote", url, "--plays", "white"]
+    command = ["run", "--mock", "--web", "--port", str(port), "--remote", url, "--plays", "white",
+               "--board-id", "page-board"]  # fmt: skip
     web = subprocess.Popen(
         [sys.executable, "-m", "orbito_hw", *command, "--state-dir", str(tmp_path / "web")],
         stderr=subprocess.PIPE,
@@ -455,6 +457,7 @@ def test_a_board_on_the_web_page_plays_in_the_remote_game(broker: Broker, tmp_pa
                 black.do("put a1")
                 black.do("press")
                 await until(lambda: black.run.referee.saved.turns == ["a1"], {Colour.BLACK: black})
+                assert black.game.kept.opponent == "page-board"
             finally:
                 await black.close()
 

@@ -149,15 +149,22 @@ def test_the_board_plays_as_its_own_id_or_the_one_named(tmp_path: Path) -> None:
         named.run.close()
 
 
+@pytest.mark.parametrize("kept_board", [None, 123, "not an id!"])
 def test_a_game_begun_before_boards_had_their_own_ids_goes_on_under_the_old_one(
-    tmp_path: Path,
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, kept_board: object
 ) -> None:
     """An upgrade mid-game: remote.json from before keeps no id of the board's (it was the
-    host's name and the colour): the game goes on under that one, the other board knows it."""
-    old = {"game": GAME, "round": 3, "takebacks": 0, "opponent": "x-white", "local_game": 1}
+    host's name and the colour): the game goes on under that one, the other board knows it.
+    A board id there that is not one (a hand's edit) is said, and read as none."""
+    old: dict[str, object] = {
+        "game": GAME, "round": 3, "takebacks": 0, "opponent": "x-white", "local_game": 1
+    }  # fmt: skip
+    if kept_board is not None:
+        old["board"] = kept_board
     (tmp_path / "remote.json").write_text(json.dumps(old))
     board = RemoteMock(NOWHERE, B, tmp_path)
     try:
+        assert ("is not an id: ignored" in caplog.text) is (kept_board is not None)
         assert board.game.board_id == host_colour_id(B)
         assert board.game.install_id == own_board_id(tmp_path).board_id  # the client id's
         kept = json.loads((tmp_path / "remote.json").read_text())

@@ -112,10 +112,12 @@ class Kept:
         except (OSError, ValueError, TypeError) as exc:
             log.warning("%s unusable (%s): the remote game starts afresh", path, exc)
             return None
-        if kept.board is not None and not NAME.fullmatch(str(kept.board)):
-            log.warning("%s: board %s is not an id: this board's own is used", path,
-                        echo(str(kept.board)))  # fmt: skip
+        if kept.board is not None and not (
+            isinstance(kept.board, str) and NAME.fullmatch(kept.board)
+        ):  # a hand's edit: read as a file from before the board's id was kept
+            log.warning("%s: board %s is not an id: ignored", path, echo(str(kept.board)))
             kept.board = None
+        kept.joined = kept.joined is not False  # only a board refused a seat has not joined
         return kept if kept.game == game else None
 
     def save(self, path: Path) -> None:
