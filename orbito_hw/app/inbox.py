@@ -8,6 +8,13 @@ wakes to look (it looked every 2 s, the one timer left on a waiting board beside
 watchdog). Where inotify is missing (not Linux, a file system without it, the kernel's
 limit of watches reached) the directory is looked at every ``POLL`` seconds instead, said
 once in the log.
+
+The kernel's queue of events is bounded (``fs.inotify.max_queued_events``): a board stopped
+while thousands of files are written in the directory comes back to one ``IN_Q_OVERFLOW``,
+which names no file, in place of the request's own event. An overflow is a look
+(``wanted``), whatever else was lost. What the watch says is only ever a reason to look: the
+controller also looks at every start and whenever the referee is next free
+(control/requests.py's ``Desk``).
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ log = logging.getLogger(__name__)
 
 IN_CLOSE_WRITE: Final = 0x00000008
 IN_MOVED_TO: Final = 0x00000080
+IN_Q_OVERFLOW: Final = 0x00004000  # the kernel's queue overflowed: events were lost
 IN_NONBLOCK: Final = os.O_NONBLOCK
 IN_CLOEXEC: Final = os.O_CLOEXEC
 EVENT: Final = struct.Struct("iIII")  # struct inotify_event: wd, mask, cookie, len; then name
@@ -90,7 +98,7 @@ class Inbox:
             self._unwatch()
             self._timer = self.loop.call_later(POLL, self._look)
             return
-        if NAME in names(data):
+        if wanted(data):
             self.take()
 
     def _look(self) -> None:
@@ -98,6 +106,27 @@ class Inbox:
             return
         self.take()
         self._timer = self.loop.call_later(POLL, self._look)
+
+
+def wanted(data: bytes) -> bool:
+    """Whether the inotify events in ``data`` call for a look: the request's name, or an
+    overflow of the kernel's queue (the request's own event may be among those lost)."""
+    if NAME in names(data):
+        return True
+    if any(mask & IN_Q_OVERFLOW for mask in masks(data)):
+        log.info("the state directory's watch overflowed: looking for a set-up request")
+        return True
+    return False
+
+
+def masks(data: bytes) -> list[int]:
+    """The masks of the inotify events in ``data``, named or not."""
+    found, at = [], 0
+    while at + EVENT.size <= len(data):
+        _, mask, _, length = EVENT.unpack_from(data, at)
+        found.append(mask)
+        at += EVENT.size + length
+    return found
 
 
 def names(data: bytes) -> list[str]:

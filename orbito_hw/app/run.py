@@ -23,7 +23,7 @@ from orbito_hw.control.journal import Journal
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.puzzle import PuzzleWatch
 from orbito_hw.control.referee import Referee
-from orbito_hw.control.requests import serve_request
+from orbito_hw.control.requests import Desk
 from orbito_hw.control.settings import Settings
 from orbito_hw.doctor.calibrate import calibrator
 from orbito_hw.doctor.checks import CheckResult, Doctor, Person, Runner
@@ -147,14 +147,12 @@ def run_board(config: Config) -> int:
 
 
 def _take_requests(loop: asyncio.AbstractEventLoop, referee: Referee, directory: Path) -> Inbox:
-    """A set-up asked for by ``orbito-hw games resume`` (control/requests.py): the request
-    file in the state directory, taken as it comes (app/inbox.py)."""
-
-    def take() -> None:
-        if referee.healthy:
-            serve_request(referee, directory)
-
-    inbox = Inbox(loop, directory, take)
+    """A set-up asked for by ``games resume`` or ``puzzles play`` (control/requests.py): the
+    request file in the state directory, taken now (one left while no controller ran, once
+    the rings have homed), as the kernel says one came (app/inbox.py) and, if the rings
+    were turning, as soon as they stop (the desk)."""
+    desk = Desk.attach(referee, directory)
+    inbox = Inbox(loop, directory, desk.look)
     inbox.start()
     return inbox
 

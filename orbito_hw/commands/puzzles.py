@@ -171,7 +171,7 @@ def _play(args: argparse.Namespace) -> int:
     (``games resume``'s channel), the puzzle watched by the board from its origin."""
     import json
 
-    from orbito_hw.commands.resume import leave_request
+    from orbito_hw.commands.resume import leave_request, superseded
     from orbito_hw.control.puzzle import origin_of
     from orbito_hw.control.requests import SetupRequest
     from orbito_hw.solver.puzzles import find_puzzle
@@ -179,13 +179,20 @@ def _play(args: argparse.Namespace) -> int:
     directory = _state_dir(args)
     puzzle = find_puzzle(args.id) if args.id is not None else next_puzzle(directory)
     request = SetupRequest(puzzle.first, tuple(puzzle.moves.split()), origin_of(puzzle))
-    path, holder = leave_request(directory, request)
+    left, holder = leave_request(directory, request)
+    what = f"puzzle {puzzle.id}"
     if args.json:
-        print(json.dumps({**puzzle.as_json(), "request": str(path), "running": holder is not None}))
-    elif holder is not None:
-        print(f"asked the board ({holder}) to set up puzzle {puzzle.id}: {puzzle.goal()}; "
+        out = {**puzzle.as_json(), "request": str(left.path), "running": holder is not None,
+               "stands": left.stands, "replaced": left.in_place_of()}  # fmt: skip
+        if superseded(left, what, out):
+            return 1
+        print(json.dumps(out))
+        return 0
+    superseded(left, what)
+    if holder is not None:
+        print(f"asked the board ({holder}) to set up {what}: {puzzle.goal()}{left.note()}; "
               "follow its LEDs")  # fmt: skip
     else:
-        print(f"no controller runs on {directory} now: it sets up puzzle {puzzle.id} when it "
-              f"starts ({puzzle.goal()})")  # fmt: skip
+        print(f"no controller runs on {directory} now: it sets up {what} when it "
+              f"starts ({puzzle.goal()}){left.note()}")  # fmt: skip
     return 0

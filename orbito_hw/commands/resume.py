@@ -2,10 +2,13 @@
 
 The command and the board's service share only the state directory (the service holds its
 lock and may run as its own user): the command writes a set-up request there
-(``control/requests.py``), which the controller takes at its start and, while it runs,
-within a couple of seconds. ``games resume current`` asks for the game on the board to be set
-up again where its journal has it (a board knocked over). ``run --mock --resume ID[@N]``
-writes the same request before the simulated board starts.
+(``control/requests.py``), once everything that could refuse it has been checked, which the
+controller takes at its start and, while it runs, at once (or when the rings stop). The
+command says whether its request stands: a later request written at the same moment may
+supersede it (exit 1), and one that supersedes an earlier request not yet taken says so.
+``games resume current`` asks for the game on the board to be set up again where its journal
+has it (a board knocked over). ``run --mock --resume ID[@N]`` leaves the same request once
+the simulated controller holds the state directory.
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ import fcntl
 import os
 from pathlib import Path
 
-from orbito_hw.commands import UsageError, emit
-from orbito_hw.control.requests import SetupRequest, write_request
+from orbito_hw.commands import UsageError, emit, fail
+from orbito_hw.control.requests import Left, SetupRequest, write_request
 from orbito_hw.errors import echo
 from orbito_hw.rules.game import Colour
 
@@ -32,8 +35,10 @@ def resume_request(directory: Path, game_id: str, at: str | None) -> tuple[Setup
         raise UsageError(f"game id {echo(game_id)} is not a number (see `orbito-hw games list`)")
     with Archive.read(directory) as archive, damage_told(archive.path):
         game = archive.game(int(game_id)) if len(game_id.lstrip("0")) <= GAME_ID_DIGITS else None
-        if game is None:
-            raise NoSuchGame(f"no game {game_id.lstrip('0')[:24]} in the archive {archive.path}")
+        if game is None:  # digits only: "0" and "0009" named as the numbers they are
+            number = game_id.lstrip("0") or "0"
+            shown = number if len(number) <= 24 else f"{number[:24]}... ({len(number)} digits)"
+            raise NoSuchGame(f"no game {shown} in the archive {archive.path}")
         moves = [t.turn for t in archive.turns(game.id)]
     if at is None:
         turn = len(moves)
@@ -69,16 +74,28 @@ def controller_on(directory: Path) -> str | None:
     return None
 
 
-def leave_request(directory: Path, request: SetupRequest) -> tuple[Path, str | None]:
+def leave_request(directory: Path, request: SetupRequest) -> tuple[Left, str | None]:
     """``request`` left in ``directory`` (UsageError, one line, if it cannot be), and who runs
     a controller there to take it (``controller_on``)."""
     try:
-        path = write_request(directory, request)
+        left = write_request(directory, request)
     except OSError as exc:
         raise UsageError(
             f"cannot leave the set-up request in {directory}: {exc.strerror or exc}"
         ) from None
-    return path, controller_on(directory)
+    return left, controller_on(directory)
+
+
+def superseded(left: Left, what: str, json_out: dict[str, object] | None = None) -> int:
+    """0 if the request ``left`` stands; else (a later request took its place before the
+    board took it) the JSON printed, or the one line said, and 1."""
+    if left.stands:
+        return 0
+    if json_out is not None:
+        emit(json_out)
+        return 1
+    fail(f"a later set-up request took the place of this one before the board took it: "
+         f"{what} is not set up (ask again)", status=1)  # fmt: skip
 
 
 def cmd_resume(args: argparse.Namespace, directory: Path) -> int:
@@ -91,19 +108,26 @@ def cmd_resume(args: argparse.Namespace, directory: Path) -> int:
         request, turn = SetupRequest(Colour.BLACK, (), "journal", again=True), -1
     else:
         request, turn = resume_request(directory, args.id, args.at)
-    path, holder = leave_request(directory, request)
+    left, holder = leave_request(directory, request)
+    what = request.asked()
     if args.json:
-        out: dict[str, object] = {"request": str(path), "running": holder is not None}
+        out: dict[str, object] = {
+            "request": str(left.path), "running": holder is not None, "stands": left.stands,
+            "replaced": left.in_place_of(),
+        }  # fmt: skip
         if not request.again:
             position = replay(request.first, list(request.moves))
             out |= {"id": int(args.id), "at": turn, "first": request.first.value,
                     "moves": " ".join(request.moves), "board": position.board(),
                     "to_move": position.to_move.value}  # fmt: skip
+        if superseded(left, what, out):
+            return 1
         emit(out)
         return 0
-    what = "the game on the board, again" if request.again else f"game {args.id} after turn {turn}"
+    superseded(left, what)
     if holder is not None:
-        print(f"asked the board ({holder}) to set up {what}: follow its LEDs")
+        print(f"asked the board ({holder}) to set up {what}{left.note()}: follow its LEDs")
     else:
-        print(f"no controller runs on {directory} now: it sets up {what} when it starts")
+        print(f"no controller runs on {directory} now: it sets up {what} when it starts"
+              f"{left.note()}")  # fmt: skip
     return 0

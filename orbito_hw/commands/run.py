@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
     from orbito_hw.archive.recorder import Recorder
     from orbito_hw.control.events import Event, EventListener
+    from orbito_hw.control.referee import Referee
+    from orbito_hw.control.requests import SetupRequest
     from orbito_hw.control.settings import Settings
     from orbito_hw.remote.protocol import BrokerUrl
     from orbito_hw.rules.game import Colour
@@ -152,12 +154,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.events and args.interactive:
         raise UsageError("--events and --interactive do not go together")
     settings = _mock_settings(args.opponent, args.seed, args.hints)
+    # The set-up asked for is left once the simulated controller holds the directory (Asked).
     if args.puzzle is not None:
         with _puzzle_dir(args):
-            _ask_puzzle(args)
+            args.asked = Asked(args.state_dir, _ask_puzzle(args))
             return _run_mock(args, settings)
-    if args.resume is not None:
-        _ask_resume(args)
+    args.asked = Asked(args.state_dir, _ask_resume(args) if args.resume is not None else None)
     return _run_mock(args, settings)
 
 
@@ -167,9 +169,10 @@ def _run_mock(args: argparse.Namespace, settings: Settings | None) -> int:
     if args.web or args.port is not None:
         return run_web(args, settings)
     if args.events:
-        return run_events(args.events, args.state_dir, args.backend, settings, args.seed)
+        return run_events(args.events, args.state_dir, args.backend, settings, args.seed,
+                          args.asked)  # fmt: skip
     if args.interactive:
-        return run_interactive(args.state_dir, args.backend, settings, args.seed)
+        return run_interactive(args.state_dir, args.backend, settings, args.seed, args.asked)
     from orbito_hw.archive.recorder import Recorder
     from orbito_hw.sim.demo import run_demo
     from orbito_hw.sim.harness import ControllerFailed
@@ -178,7 +181,7 @@ def _run_mock(args: argparse.Namespace, settings: Settings | None) -> int:
     try:
         return run_demo(
             seed=args.seed, backend=args.backend, settings=settings, state_dir=args.state_dir,
-            listener=archive, on_boot=archive.boot,
+            listener=archive, on_boot=args.asked.then(archive.boot),
         )  # fmt: skip
     except ControllerFailed as exc:  # as for --events: its fault was shown as it came
         fail(f"the controller failed: {exc}", status=1)
@@ -186,22 +189,51 @@ def _run_mock(args: argparse.Namespace, settings: Settings | None) -> int:
         archive.close()
 
 
-def _ask_resume(args: argparse.Namespace) -> None:
-    """``--resume ID[@N]``: the set-up request a real board gets from ``games resume``, left
-    in the state directory for the simulated controller to take at its start."""
+class Asked:
+    """The simulated controller's ``on_boot`` hook leaving the set-up asked for by
+    ``--resume`` or ``--puzzle`` in the state directory at its first start, before it looks
+    for a request: it holds the directory's lock by then, and the script has been read, so a
+    start refused (the directory in use, the script missing) leaves no request behind for
+    the next start to set up (issue 34)."""
+
+    def __init__(self, state_dir: str | None, request: SetupRequest | None) -> None:
+        self.state_dir = state_dir
+        self.request = request
+
+    def then(self, after: Callable[[Referee], None]) -> Callable[[Referee], None]:
+        """This hook, then ``after`` (the archive's catching up)."""
+
+        def boot(referee: Referee) -> None:
+            self(referee)
+            after(referee)
+
+        return boot
+
+    def __call__(self, referee: Referee) -> None:
+        request, self.request = self.request, None  # the first start only
+        if request is None:
+            return
+        from orbito_hw.control.requests import write_request
+
+        assert self.state_dir is not None  # --resume and --puzzle have one
+        try:
+            write_request(self.state_dir, request)
+        except OSError as exc:
+            raise UsageError(f"cannot leave the set-up request in {self.state_dir}: "
+                             f"{exc.strerror or exc}") from None  # fmt: skip
+
+
+def _ask_resume(args: argparse.Namespace) -> SetupRequest:
+    """``--resume ID[@N]``: the set-up request a real board gets from ``games resume``, for
+    the simulated controller to take at its start (``Asked`` leaves it)."""
     if not args.state_dir:
         raise UsageError("--resume reads the archive of --state-dir DIR: give it")
     if not (args.events or args.interactive or args.web):
         raise UsageError("--resume goes with --events, --interactive or --web")
     from orbito_hw.commands.resume import resume_request
-    from orbito_hw.control.requests import write_request
 
     game_id, _, at = args.resume.partition("@")
-    request, _ = resume_request(Path(args.state_dir), game_id, at or None)
-    try:
-        write_request(args.state_dir, request)
-    except OSError as exc:
-        raise UsageError(f"cannot leave the set-up request in {args.state_dir}: {exc}") from None
+    return resume_request(Path(args.state_dir), game_id, at or None)[0]
 
 
 @contextlib.contextmanager
@@ -216,7 +248,7 @@ def _puzzle_dir(args: argparse.Namespace) -> Iterator[None]:
         yield
 
 
-def _ask_puzzle(args: argparse.Namespace) -> None:
+def _ask_puzzle(args: argparse.Namespace) -> SetupRequest:
     """``--puzzle ID``: the set-up request of the puzzle (origin ``puzzle:ID``), left in the
     state directory as ``--resume`` leaves its own; ``next``: the puzzle the archive's
     progress chooses (``puzzles next``)."""
@@ -225,7 +257,7 @@ def _ask_puzzle(args: argparse.Namespace) -> None:
     if args.opponent is not None:
         raise UsageError("--puzzle does not go with --opponent: the board plays the other side")
     from orbito_hw.control.puzzle import origin_of
-    from orbito_hw.control.requests import SetupRequest, write_request
+    from orbito_hw.control.requests import SetupRequest
     from orbito_hw.solver.puzzles import PuzzleError, find_puzzle
 
     wanted = args.puzzle
@@ -238,12 +270,7 @@ def _ask_puzzle(args: argparse.Namespace) -> None:
             puzzle = find_puzzle(wanted)
         except PuzzleError as exc:
             raise UsageError(str(exc)) from None
-    moves = tuple(puzzle.moves.split())
-    request = SetupRequest(puzzle.first, moves, origin_of(puzzle))
-    try:
-        write_request(args.state_dir, request)
-    except OSError as exc:
-        raise UsageError(f"cannot leave the puzzle's set-up in {args.state_dir}: {exc}") from None
+    return SetupRequest(puzzle.first, tuple(puzzle.moves.split()), origin_of(puzzle))
 
 
 def _mock_settings(opponent: str | None, seed: int | None, hints: bool) -> Settings | None:
@@ -291,7 +318,7 @@ def run_web(
     code = web.code if args.config else None
     return serve_mock(
         port, bind, code, args.state_dir, args.backend, settings, args.seed, remote=remote,
-        board_id=args.board_id,
+        board_id=args.board_id, on_boot=args.asked,
     )  # fmt: skip
 
 
@@ -352,7 +379,8 @@ def run_remote(args: argparse.Namespace, settings: Settings | None) -> int:
     try:
         return serve_remote(
             url, plays, script, _both(typed.event, archive), args.state_dir, args.backend,
-            settings, args.seed, archive.boot, prompt=typed.after if person else None,
+            settings, args.seed, args.asked.then(archive.boot),
+            prompt=typed.after if person else None,
             typed=typed if person else None, started=started, board_id=args.board_id,
         )  # fmt: skip
     finally:
@@ -385,6 +413,7 @@ def run_events(
     backend: Backend = "sim",
     settings: Settings | None = None,
     seed: int | None = None,
+    asked: Asked | None = None,
 ) -> int:
     """SPEC.md's events run: every event as a JSON line; exit 0, or 1 if the controller failed."""
     from orbito_hw.sim.harness import CommandError, ControllerFailed, MockRun
@@ -394,7 +423,8 @@ def run_events(
     events: list[Event] = []
     archive = _recorder(state_dir, events.append)
     on_event = _both(events.append, archive)
-    run = MockRun(state_dir, settings, backend, on_event, seed=seed, on_boot=archive.boot)
+    on_boot = asked.then(archive.boot) if asked is not None else archive.boot
+    run = MockRun(state_dir, settings, backend, on_event, seed=seed, on_boot=on_boot)
     run.source = path
     try:
         run.run_script(commands)
@@ -419,6 +449,7 @@ def run_interactive(
     backend: Backend = "sim",
     settings: Settings | None = None,
     seed: int | None = None,
+    asked: Asked | None = None,
 ) -> int:
     """Board-script commands typed at a prompt (commands/prompt.py); blocking reads, so an
     idle board costs no CPU. A person at a terminal reads sentences and the board after
@@ -440,8 +471,9 @@ def run_interactive(
             held.append(event)
 
     archive = _recorder(state_dir, show)
+    on_boot = asked.then(archive.boot) if asked is not None else archive.boot
     run = MockRun(state_dir, settings, backend, _both(show, archive), seed=seed,
-                  on_boot=archive.boot)  # fmt: skip
+                  on_boot=on_boot)  # fmt: skip
     first = not run.referee.saved.turns
     try:
         if held is not None:

@@ -161,6 +161,11 @@ class Guard:
         self.failure: str | None = None  # the reason of the internal error, once there is one
         self._depth = 0  # guarded calls running now, one inside another
         self._more = False  # whether an error came after the one that stopped the referee
+        # Called, each under the guard, once the outermost guarded call has returned: the
+        # referee has done what it was doing (a ring move ends in such a call), so what was
+        # put off while it was busy looks again then (requests.py's Desk), with no timer.
+        self.afterwards: list[Callable[[], None]] = []
+        self._settling = False
 
     def call(self, where: str, run: Callable[[], None]) -> None:
         """Run ``run`` (a callback named ``where``, like "the square event") under the policy.
@@ -181,6 +186,19 @@ class Guard:
             self.fail(where, exc)
         finally:
             self._depth -= 1
+        self._settled()
+
+    def _settled(self) -> None:
+        """Each ``afterwards`` callback, under the guard; not again for the guarded calls
+        they make themselves (a request taken sets a position up)."""
+        if self._settling or not self.afterwards:
+            return
+        self._settling = True
+        try:
+            for callback in list(self.afterwards):
+                self.call("a look put off while the referee was busy", callback)
+        finally:
+            self._settling = False
 
     def wrap(self, where: str, callback: Callable[P, None]) -> Callable[P, None]:
         """``callback``, guarded: what the referee hands a part of the board or a timer."""

@@ -35,7 +35,7 @@ from orbito_hw.control.journal import Journal, Saved
 from orbito_hw.control.lights import View
 from orbito_hw.control.reading import TurnReader
 from orbito_hw.control.seen import board_off, seen_at, wrong_colours
-from orbito_hw.errors import OrbitoError
+from orbito_hw.errors import OrbitoError, echo
 from orbito_hw.rules.game import Colour, Position, ReplayError, replay
 from orbito_hw.rules.squares import square_name, squares_of
 from orbito_hw.rules.turn import Turn
@@ -52,8 +52,9 @@ def check_record(first: Colour, tokens: Sequence[str]) -> Position:
     record cannot be set up (a bad turn, or the game it reaches is over)."""
     try:
         position = replay(first, list(tokens))
-    except ReplayError as exc:  # a record from a file or a request: shown short, on one line
-        raise SetupError(f"turn {exc.number} ({cut(exc.token, 20)}): {cut(exc.reason)}") from None
+    except ReplayError as exc:  # a record from a file or a request: shown short, on one line,
+        # the token quoted as every message quotes its input (a terminal's escape is shown)
+        raise SetupError(f"turn {exc.number} ({echo(exc.token, 20)}): {cut(exc.reason)}") from None
     if position.is_over:
         raise SetupError(f"the game is over after turn {len(tokens)}: nothing to play from")
     return position

@@ -59,10 +59,12 @@ def serve_mock(
     say: Callable[[str], None] = lambda text: print(text, file=sys.stderr, flush=True),
     remote: tuple[BrokerUrl, Colour] | None = None,
     board_id: str | None = None,
+    on_boot: Callable[[Referee], None] | None = None,
 ) -> int:
     """The simulated board with its page, until SIGINT or SIGTERM; with ``remote`` (the
     broker's game and the colour played here) in that remote game, on the same loop, as
-    ``board_id`` (None: its own, kept in the state directory).
+    ``board_id`` (None: its own, kept in the state directory). ``on_boot``: called at each
+    start of the controller before the archive catches up (``--resume`` leaves its request).
     OrbitoError (exit 2) when the port cannot be listened on."""
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
@@ -72,12 +74,13 @@ def serve_mock(
     archive = Recorder(where)
     clock: RealTime | None = None
     board: RemoteMock | None = None
+    booted = archive.boot if on_boot is None else _both_boots(on_boot, archive.boot)
     if remote is None:
-        run = MockRun(where, settings, backend, archive, seed=seed, on_boot=archive.boot)
+        run = MockRun(where, settings, backend, archive, seed=seed, on_boot=booted)
     else:
         board = RemoteMock(
             *remote, where, backend=backend, settings=settings, seed=seed, on_event=archive,
-            on_boot=archive.boot, wake=lambda: clock.wake() if clock else None,
+            on_boot=booted, wake=lambda: clock.wake() if clock else None,
             keep_events=False, board_id=board_id,
         )  # fmt: skip
         run = board.run
@@ -117,6 +120,16 @@ def serve_mock(
         if temporary is not None:
             temporary.cleanup()
     return 0
+
+
+def _both_boots(
+    first: Callable[[Referee], None], then: Callable[[Referee], None]
+) -> Callable[[Referee], None]:
+    def boot(referee: Referee) -> None:
+        first(referee)
+        then(referee)
+
+    return boot
 
 
 # --- with the broker --------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from orbito_hw.control.journal import Journal
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.puzzle import PuzzleWatch
 from orbito_hw.control.referee import Referee, State
-from orbito_hw.control.requests import serve_request
+from orbito_hw.control.requests import Desk
 from orbito_hw.control.settings import Settings
 from orbito_hw.errors import OrbitoError
 from orbito_hw.hw.interfaces import RGB, Backend
@@ -95,11 +95,12 @@ class MockRun:
         self.puzzles = PuzzleWatch.attach(self.referee)  # a puzzle game goes on after a cut
         if self._on_boot is not None:
             self._on_boot(self.referee)
+        # A set-up asked for from outside (``games resume``, ``--resume``), as a real board
+        # takes it: the request file in the state directory, taken once the rings have
+        # homed, and whenever the referee is next free after a look found it busy.
+        self.desk = Desk.attach(self.referee, self.state_dir)
         self.advance(0.0)
         self.wait_for_rings()
-        # A set-up asked for from outside (``games resume``, ``--resume``), as a real board
-        # takes it: the request file in the state directory.
-        serve_request(self.referee, self.state_dir)
         self.advance(0.0)
         self.wait_for_rings()  # a failure here is surfaced by the command that booted it
 

@@ -1,0 +1,191 @@
+"""The set-up request's file as the file system sees it (issue 34): placed without a tear,
+read without a wedge, and set aside, never deleted, when it is not one.
+
+The state directory is shared with whoever may write there, so the request's path may hold
+anything: a FIFO (a blocking ``open()`` waits for a writer that never comes, and the
+controller's loop with it), a symbolic link, a directory, a socket, a device, a file of
+gigabytes or another user's file. ``read_regular`` opens only a regular file, checked by
+``lstat`` before the open and ``fstat`` after it (the same inode), with ``O_NONBLOCK`` and
+``O_NOFOLLOW``, and reads at most ``limit`` bytes; anything else is ``Unfit``, saying what
+it was.
+
+Two writers at once must not tear each other: each writes its own temporary file and renames
+it into place. Linux's ``renameat2`` does it with ``RENAME_EXCHANGE`` when something is
+already there (what it displaced comes back under the writer's temporary name, so the writer
+knows exactly which request it superseded) and ``RENAME_NOREPLACE`` when nothing is (so a
+request that arrived in between is never overwritten unseen). Where the kernel or the file
+system has no ``renameat2``, ``os.replace`` does: still atomic, but the request replaced is
+not known.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import errno
+import os
+import stat
+from collections.abc import Callable, Collection
+from pathlib import Path
+from typing import Final
+
+RENAME_NOREPLACE: Final = 1
+RENAME_EXCHANGE: Final = 2
+PLACE_TRIES: Final = 64
+"""Exchanges and no-replace renames tried, when writers keep racing in between, before
+a writer gives up (each try is a few microseconds: a race that long is no race)."""
+REPLACED: Final = "replaced while it was being read"
+ASIDE_TRIES: Final = 10_000
+"""``NAME.damaged-N`` names tried before a file cannot be set aside."""
+UNSUPPORTED: Final = (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP)
+KINDS: Final = (
+    (stat.S_ISDIR, "a directory"),
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISFIFO, "a FIFO"),
+    (stat.S_ISSOCK, "a socket"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+)
+
+
+class Unfit(Exception):
+    """What is at a request's path is not a request's file: why, in a few words."""
+
+
+def kind(mode: int) -> str:
+    """What a file of ``mode`` is, as a message names it ("a FIFO")."""
+    return next((name for test, name in KINDS if test(mode)), "not a regular file")
+
+
+def _unfit(st: os.stat_result, owners: Collection[int] | None, limit: int) -> str | None:
+    if not stat.S_ISREG(st.st_mode):
+        return f"not a regular file ({kind(st.st_mode)})"
+    if owners is not None and st.st_uid not in owners:
+        return f"owned by uid {st.st_uid}, not by this controller's user or root"
+    if st.st_size > limit:
+        return f"larger than {limit} bytes ({st.st_size} bytes)"
+    return None
+
+
+def read_regular(path: Path, limit: int, owners: Collection[int] | None = None) -> bytes:
+    """The bytes of the regular file at ``path`` (at most ``limit``; owned by one of
+    ``owners`` unless None), read without ever blocking; Unfit saying why not."""
+    try:
+        before = os.lstat(path)
+    except OSError as exc:
+        raise Unfit(f"cannot be looked at: {exc.strerror or exc}") from None
+    if problem := _unfit(before, owners, limit):
+        raise Unfit(problem)
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NOCTTY
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:  # ELOOP: a symbolic link put there since the lstat
+        raise Unfit(f"cannot be opened: {exc.strerror or exc}") from None
+    try:
+        now = os.fstat(fd)
+        if (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino):
+            raise Unfit(REPLACED)
+        if problem := _unfit(now, owners, limit):
+            raise Unfit(problem)
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, limit + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        raise Unfit(f"cannot be read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if size > limit:  # it grew after the fstat
+        raise Unfit(f"larger than {limit} bytes")
+    return b"".join(chunks)
+
+
+# --- renames -------------------------------------------------------------------------------
+_RENAMEAT2: list[Callable[..., int] | None] = []  # looked up once: libc's, or None
+
+
+def _libc_renameat2() -> Callable[..., int] | None:
+    if not _RENAMEAT2:
+        found = None
+        name = ctypes.util.find_library("c")
+        if name is not None:
+            libc = ctypes.CDLL(name, use_errno=True)
+            found = getattr(libc, "renameat2", None)  # glibc 2.28 and later
+        _RENAMEAT2.append(found)
+    return _RENAMEAT2[0]
+
+
+AT_FDCWD: Final = -100
+
+
+def rename2(source: Path, target: Path, flags: int) -> None:
+    """``renameat2(source, target, flags)``; OSError as the kernel says it (ENOSYS when
+    the C library has no renameat2)."""
+    call = _libc_renameat2()
+    if call is None:
+        raise OSError(errno.ENOSYS, "no renameat2 in the C library")
+    if call(AT_FDCWD, os.fsencode(source), AT_FDCWD, os.fsencode(target), flags) != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, os.strerror(code), str(target))
+
+
+def place(source: Path, target: Path) -> bool:
+    """Rename ``source`` to ``target`` atomically, whatever is at ``target`` (a directory
+    included); whether something was displaced, which is then at ``source``. OSError if it
+    cannot be done."""
+    for _ in range(PLACE_TRIES):
+        try:
+            rename2(source, target, RENAME_EXCHANGE)
+            return True
+        except OSError as exc:
+            if exc.errno in UNSUPPORTED:
+                os.replace(source, target)
+                return False
+            if exc.errno != errno.ENOENT:
+                raise
+        try:  # nothing was there: take the place, unless a writer has just taken it
+            rename2(source, target, RENAME_NOREPLACE)
+            return False
+        except OSError as exc:
+            if exc.errno in UNSUPPORTED:
+                os.replace(source, target)
+                return False
+            if exc.errno != errno.EEXIST:
+                raise
+    raise OSError(errno.EAGAIN, "other writers kept taking the place", str(target))
+
+
+def set_aside(path: Path, name: Path) -> Path:
+    """Rename ``path`` (any kind of file) to the first free ``NAME.damaged-N`` beside
+    ``name``, the project's way with a damaged file (the journal's, the archive's): nothing
+    is deleted. The rename never replaces (RENAME_NOREPLACE), so writers setting aside at the
+    same time each get a name of their own. OSError if it cannot be moved."""
+    for n in range(1, ASIDE_TRIES + 1):
+        kept = name.with_name(f"{name.name}.damaged-{n}")
+        try:
+            rename2(path, kept, RENAME_NOREPLACE)
+            return kept
+        except OSError as exc:
+            if exc.errno == errno.EEXIST:
+                continue
+            if exc.errno not in UNSUPPORTED:
+                raise
+        if not os.path.lexists(kept):  # no renameat2: look, then rename
+            os.rename(path, kept)
+            return kept
+    raise OSError(errno.EEXIST, f"no free name up to {name.name}.damaged-{ASIDE_TRIES}")
+
+
+def sync_directory(directory: Path) -> None:
+    """The directory's entries on disk (a rename in it made durable); best effort: some
+    file systems cannot fsync a directory."""
+    with contextlib.suppress(OSError):
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
