@@ -133,11 +133,12 @@ class Repository:
 
 def turn(vm: VM, number: int) -> str:
     """Turn ``number`` of the game (GAME), waited for after a cursor: the earlier phases'
-    games left turns of the same numbers in this boot's journal."""
+    games left turns of the same numbers in this boot's journal. (wait_after's lines start
+    with their time and the process: the pattern is anchored on the colon after them.)"""
     token = GAME[number - 1]
     vm.ssh(
         f"c=$(mark); hands {shlex.quote(token)} && world tap >/dev/null && "
-        f"wait_after \"$c\" '^game 1 turn {number}: [a-z]+ {token} ' 120 >/dev/null && "
+        f"wait_after \"$c\" ': game 1 turn {number}: [a-z]+ {token} ' 120 >/dev/null && "
         "world wait-still >/dev/null",
         timeout=180,
     )
@@ -244,7 +245,7 @@ def play(vm: VM, report: Report, packages: Packages, fail: type[Exception]) -> N
         before = vm.ssh("mark").stdout.strip()
         after = " ".join(turn(vm, n) for n in (6, 7))
         over = vm.ssh(
-            f"wait_after {shlex.quote(before)} '^game 1 over: black wins' 60 && echo over",
+            f"wait_after {shlex.quote(before)} ': game 1 over: black wins' 60 && echo over",
             check=False,
         )
         if "over" not in over.stdout:
