@@ -78,6 +78,11 @@ def metadata(wheel: Path) -> tuple[str, Version, list[str]]:
     return canonicalize_name(meta["Name"]), Version(meta["Version"]), requires
 
 
+def unmarked(req: Requirement) -> str:
+    extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
+    return f"{req.name}{extras}{req.specifier}"
+
+
 def missing(folder: Path, machine: str) -> tuple[list[str], list[str]]:
     """The requirements no wheel satisfies, and the wheels the target cannot install."""
     env = environment(machine)
@@ -94,9 +99,12 @@ def missing(folder: Path, machine: str) -> tuple[list[str], list[str]]:
             req = Requirement(text)
             if req.marker is None or req.marker.evaluate(env):
                 needs.append(req)
+    # Without their markers: pip would judge them on this machine again, and skip them.
     lacking = sorted(
         {
-            str(req)
+            req.name
+            + (f"[{','.join(sorted(req.extras))}]" if req.extras else "")
+            + str(req.specifier)
             for req in needs
             if canonicalize_name(req.name) not in have
             or not req.specifier.contains(have[canonicalize_name(req.name)], prereleases=True)
