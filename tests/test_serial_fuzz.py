@@ -36,9 +36,16 @@ from .standin_rings import StandInRings
 SPP = 50
 FAST = {**MOCK_SETTINGS, "spp": SPP}  # moves of a few milliseconds
 SCAN = {**FAST, "scan": 1, "scan_ms": 1, "debounce_ms": 2}
-# Short tries: a frame taken for the reply it is not must not cost seconds per example.
+# Short tries: a frame taken for the reply it is not must not cost seconds per example; a
+# short heartbeat too, since an idle read waits for the heartbeat (1 s by default) when the
+# noise holds no frame, and that wait was most of this file's time (300 examples).
 BRISK = LinkSettings(
-    read_timeout=0.002, reply_timeout=0.02, retries=2, backoff_first=0.01, backoff_max=0.05
+    read_timeout=0.002,
+    reply_timeout=0.02,
+    retries=2,
+    heartbeat=0.05,
+    backoff_first=0.01,
+    backoff_max=0.05,
 )
 WAIT = 10.0
 
