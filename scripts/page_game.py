@@ -20,6 +20,21 @@ from orbito_hw.rules.turn import Turn
 
 WAIT_S = 10.0
 
+WATCHED = {
+    "available": True,
+    "games": [
+        {"game": "kitchen", "online": {"black": True, "white": False}, "round": 1,
+         "first": "black", "moves": "b2 a1", "number": 2, "board": "..../..../.B../W...",
+         "to_move": "black", "result": None, "lines": []},
+        {"game": "garden-table-long-name", "online": {"black": True, "white": True},
+         "round": 1, "first": "white", "moves": "", "number": 9,
+         "board": "BBBB/W.W./.W../....", "to_move": None, "result": "black",
+         "lines": [["a4", "b4", "c4", "d4"]]},
+    ],
+}  # fmt: skip
+"""Two games as a broker shows them (/api/watch), for the watch page's cards: the browser
+tests and the screenshots both answer the page with them (a script never imports a test)."""
+
 
 def api(url: str, path: str, fields: dict[str, str] | None = None) -> dict[str, Any]:
     """POST a control (``square/b2``, ``press``...); the answer, or the refusal's JSON."""

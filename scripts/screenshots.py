@@ -21,12 +21,13 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # scripts.* and tests.* as the tests import them
+sys.path.insert(0, str(ROOT))  # scripts.* as the tests import them (never tests.*)
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from scripts.chromium import ARGS, CHROMIUM  # noqa: E402
 from scripts.page_game import (  # noqa: E402
+    WATCHED,
     a_turn,
     api,
     asked,
@@ -37,7 +38,6 @@ from scripts.page_game import (  # noqa: E402
     state,
     wait_for,
 )
-from tests.test_web_pages import WATCHED  # noqa: E402
 
 OUTPUT = ROOT / "docs" / "screenshots"
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}

@@ -21,9 +21,10 @@ HARDWARE = {
 }  # fmt: skip
 FIRMWARE = {"orbito_fw"}  # the Pico's logic, a package of the same distribution
 # The mechanics' model (hardware/orbito_cad, the cad extra): only `cad build` imports it, and
-# it sees the package only through the rules (the squares) and the config's schema.
+# it sees the package only through the rules (the squares) and hw (the board's facts that the
+# config chooses, hw/facts.py, and the drive's step planner): never the app above it.
 CAD = {"orbito_cad"}
-CAD_MAY_IMPORT = {"rules", "errors", "app", "hw"}  # hw: the drive's step planner
+CAD_MAY_IMPORT = {"rules", "errors", "hw"}
 CAD_LIBRARIES = {
     "build123d", "bd_warehouse", "matplotlib", "mpl_toolkits", "numpy", "orbito_cad",
     "manifold3d", "mujoco", "magpylib", "scipy",
@@ -267,9 +268,9 @@ CAD_SOURCES = sorted((PACKAGE.parent / "hardware" / "orbito_cad").glob("*.py"))
 
 
 @pytest.mark.parametrize("path", CAD_SOURCES, ids=[p.name for p in CAD_SOURCES])
-def test_the_cad_model_sees_only_the_rules_and_the_config(path: Path) -> None:
+def test_the_cad_model_sees_only_the_rules_and_the_boards_facts(path: Path) -> None:
     """One source of geometry: the model takes the squares and the press from
-    orbito_hw.rules and the pin map and LED order from the config's schema, nothing else."""
+    orbito_hw.rules and the LED order and the drive's figures from hw/facts.py, nothing else."""
     bad = []
     for module in sorted(imports_of(path)):
         root = module.split(".")[0]
@@ -280,3 +281,42 @@ def test_the_cad_model_sees_only_the_rules_and_the_config(path: Path) -> None:
             bad.append(module)
     assert bad == []
     assert lines_of(path) <= MAX_LINES
+
+
+@pytest.mark.parametrize("path", CAD_SOURCES, ids=[p.name for p in CAD_SOURCES])
+def test_the_cad_model_imports_nothing_from_the_app(path: Path) -> None:
+    """The model sits below the app in the house: it reads the config's facts from the
+    lowest layer that holds them (hw/facts.py), never orbito_hw.app."""
+    assert sorted(m for m in imports_of(path) if m.startswith("orbito_hw.app")) == []
+
+
+SCRIPTS = sorted((PACKAGE.parent / "scripts").glob("*.py"))
+
+
+@pytest.mark.parametrize("path", SCRIPTS, ids=[p.name for p in SCRIPTS])
+def test_no_script_imports_a_test(path: Path) -> None:
+    """A script is run on its own (and shipped with the repository): what it shares with
+    the tests lives in scripts/, which the tests import, never the other way round."""
+    assert sorted(m for m in imports_of(path) if m.split(".")[0] == "tests") == []
+
+
+TESTS = sorted((PACKAGE.parent / "tests").glob("test_*.py"))
+
+
+@pytest.mark.parametrize("path", TESTS, ids=[p.name for p in TESTS])
+def test_no_test_module_imports_another(path: Path) -> None:
+    """What two test modules share lives in tests/common (and its fixtures in conftest.py):
+    a test module imported by another runs its module-level code twice and ties the two."""
+    tests = sorted(m for m in imports_of(path) if m.startswith("tests."))
+    assert [m for m in tests if not m.startswith("tests.common")] == []
+
+
+@pytest.mark.parametrize(
+    ("source", "root"),
+    [("from orbito_hw.app.config import Config\n", "orbito_hw.app"),
+     ("from tests.test_web_pages import WATCHED\n", "tests")],
+)  # fmt: skip
+def test_an_import_from_above_is_caught(source: str, root: str) -> None:
+    where = PACKAGE.parent / "scripts" / "screenshots.py"
+    assert any(m.split(".")[0] == root.split(".")[0] and m.startswith(root)
+               for m in imports_of(where, source))  # fmt: skip

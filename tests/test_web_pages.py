@@ -17,7 +17,16 @@ from typing import Any
 
 import pytest
 
-from scripts.page_game import a_turn, api, asked, play_to_end, position_of, state, wait_for
+from scripts.page_game import (
+    WATCHED,
+    a_turn,
+    api,
+    asked,
+    play_to_end,
+    position_of,
+    state,
+    wait_for,
+)
 
 from .test_web_browser import WAIT_MS, board, browser, free_port, missing
 
@@ -185,21 +194,6 @@ def test_a_hint_and_the_keyboard_alone(browser: Any) -> None:
         page.wait_for_selector('[data-turn="b3"]', timeout=WAIT_MS)
         assert wait_phase(page, "your-turn").startswith("White to move")
         page.close()
-
-
-WATCHED = {
-    "available": True,
-    "games": [
-        {"game": "kitchen", "online": {"black": True, "white": False}, "round": 1,
-         "first": "black", "moves": "b2 a1", "number": 2, "board": "..../..../.B../W...",
-         "to_move": "black", "result": None, "lines": []},
-        {"game": "garden-table-long-name", "online": {"black": True, "white": True},
-         "round": 1, "first": "white", "moves": "", "number": 9,
-         "board": "BBBB/W.W./.W../....", "to_move": None, "result": "black",
-         "lines": [["a4", "b4", "c4", "d4"]]},
-    ],
-}  # fmt: skip
-"""Two games as a broker shows them (/api/watch), for the watch page's cards."""
 
 
 def pages_of(url: str) -> list[str]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from orbito_cad import layout
 from orbito_cad.params import PARAMS, Params
-from orbito_hw.app.config import Config
+from orbito_hw.hw.facts import BoardFacts
 from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, SQUARES
 
 # name: (quantity per board, material and colour, what to know); a part of parts.PRINTED
@@ -56,7 +56,7 @@ def _money(eur: float) -> str:
     return f"{eur:.2f}"
 
 
-def bought(config: Config, p: Params = PARAMS) -> list[tuple[int, str, str, str, float]]:
+def bought(config: BoardFacts, p: Params = PARAMS) -> list[tuple[int, str, str, str, float]]:
     """(quantity, part, size, example part number, price each in EUR) of every bought part."""
     from orbito_cad.magnetics import AXES4  # the cad build's own: magpylib comes with it
 
@@ -108,7 +108,7 @@ def bought(config: Config, p: Params = PARAMS) -> list[tuple[int, str, str, str,
     ]  # fmt: skip
 
 
-def led_chain(config: Config, p: Params = PARAMS) -> tuple[float, float]:
+def led_chain(config: BoardFacts, p: Params = PARAMS) -> tuple[float, float]:
     """(total, longest hop) of wire along the LEDs in the config's strip order, in mm: the
     single modules are chained in that order, each hop a straight run plus 20 mm slack."""
     from orbito_cad.track import led_centre
@@ -118,7 +118,7 @@ def led_chain(config: Config, p: Params = PARAMS) -> tuple[float, float]:
     return (sum(hops), max(hops))
 
 
-def bom(config: Config, solids: Mapping[str, Any], p: Params = PARAMS,
+def bom(config: BoardFacts, solids: Mapping[str, Any], p: Params = PARAMS,
         prints: Mapping[str, Any] | None = None) -> str:  # fmt: skip
     """BOM.md for the model ``p`` (its printed parts built: ``solids``, by name; as they
     were exported: ``prints``, ``printing.Print`` by name) and ``config``."""
@@ -252,7 +252,7 @@ def printed_table(solids: Mapping[str, Any], p: Params, prints: Mapping[str, Any
     return lines
 
 
-def _budgets(config: Config) -> list[str]:
+def _budgets(config: BoardFacts) -> list[str]:
     lights = config.lights
     n, cap = lights.pixels, lights.brightness
     return [

@@ -17,14 +17,14 @@ from build123d import Compound, export_step, export_stl
 
 from orbito_cad import bom, layout, motion, parts, printing, render, routing, testprint
 from orbito_cad.params import PARAMS, Params
-from orbito_hw.app.config import Config
+from orbito_hw.hw.facts import BoardFacts
 
 STL_TOLERANCE = 0.02  # mm between the true surface and the STL's facets
 STL_ANGULAR = 0.2  # radians
 TEST_PRINT = "tolerance_test"  # hardware/tolerance-test.md: printed before the board
 
 
-def build(out: Path, config: Config, p: Params = PARAMS,
+def build(out: Path, config: BoardFacts, p: Params = PARAMS,
           say: Callable[[str], None] = print) -> list[Path]:  # fmt: skip
     """Write everything into ``out``; returns the files written."""
     out.mkdir(parents=True, exist_ok=True)

@@ -39,7 +39,7 @@ from orbito_cad import physics
 from orbito_cad import physics_drive_model as pm
 from orbito_cad.drive import index_radius
 from orbito_cad.params import PARAMS, Params
-from orbito_hw.app.config import DriveConfig, load_config
+from orbito_hw.hw.facts import DriveConfig, read_drive
 from orbito_hw.hw.planner import Planner, SteppedDrive, step_delays  # type: ignore[attr-defined]
 from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, Square
 
@@ -60,7 +60,7 @@ STILL = 1.0  # mm/s: a cup slower than this has stopped
 @functools.cache
 def drive_config() -> DriveConfig:
     """The drive's figures, from the project's example config (one source)."""
-    return load_config(CONFIG).drive
+    return read_drive(CONFIG)
 
 
 def step_times(places: int, drive: DriveConfig | None = None) -> np.ndarray:

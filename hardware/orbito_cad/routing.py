@@ -14,7 +14,7 @@ from xml.sax.saxutils import escape
 from orbito_cad import bay
 from orbito_cad import layout as geo
 from orbito_cad.params import PARAMS, Params
-from orbito_hw.app.config import Config
+from orbito_hw.hw.facts import BoardFacts
 from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES
 
 SCALE = 3.2  # px per mm
@@ -26,7 +26,7 @@ COLOURS = (
 )  # fmt: skip
 
 
-def svg(config: Config, p: Params = PARAMS) -> str:
+def svg(config: BoardFacts, p: Params = PARAMS) -> str:
     half = p.case_w / 2
     size = 2 * half * SCALE + 2 * MARGIN
 

@@ -26,6 +26,7 @@ from orbito_hw.app.config_analog import I2C_PINS, AnalogConfig, read_analog
 from orbito_hw.control.lights import Palette
 from orbito_hw.control.settings import Settings
 from orbito_hw.errors import ConfigError, shown
+from orbito_hw.hw.facts import DriveConfig  # the CAD's facts, held below the app
 from orbito_hw.hw.interfaces import Backend, LightsBackend, parse_rgb, rgb_hex
 from orbito_hw.hw.planner import MIN_ACCELERATION
 from orbito_hw.hw.strip import SERPENTINE, pixels_along
@@ -146,21 +147,6 @@ class ButtonConfig:
     active: str = "low"
     pull: str = "up"
     debounce_ms: int = 20
-
-
-@dataclass(frozen=True, slots=True)
-class DriveConfig:
-    step_pin: int | None = None
-    dir_pin: int | None = None
-    enable_pin: int | None = None
-    enable_active: str = "low"
-    invert_direction: bool = False
-    steps_per_place: int = 800
-    max_speed: float = 1600.0  # steps/s
-    acceleration: float = 4000.0  # steps/s^2
-    index_pin: int | None = None
-    index_active: str = "low"
-    index_pull: str = "up"
 
 
 @dataclass(frozen=True, slots=True)
