@@ -16,17 +16,16 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
-from orbito_hw.app.config import BackendsConfig, Config, load_config
+from orbito_hw.app.config import BackendsConfig, load_config
 from orbito_hw.app.run import run_board
 from orbito_hw.control.journal import Journal
 
-from .players import Person, Watch, press, settled, turning, until
-from .test_service import FakeSystemd
+from .common.boards import EXAMPLE, FakeLgpioError, pico_config
+from .common.players import Person, Watch, press, settled, turning, until
+from .common.systemd import FakeSystemd
 
 if TYPE_CHECKING:
     from orbito_hw.sim.board import SimBoard
-
-EXAMPLE = Path(__file__).resolve().parent.parent / "config.example.toml"
 
 
 @pytest.fixture
@@ -90,30 +89,6 @@ def test_the_controller_runs_a_turn_on_gpio_pins_and_tells_systemd(
     assert saved is not None and saved.turns == ["a1"]
 
 
-def pico_config(port: Path | str, state: Path) -> Config:
-    """A board whose sensors and drive are the Pico's on ``port``, its button on GPIO 17."""
-    from orbito_hw.app.config import parse_config
-
-    return parse_config(
-        f"""
-        [backends]
-        sensors = "serial"
-        button = "gpio"
-        drive = "serial"
-        lights = "none"
-        [button]
-        pin = 17
-        [drive]
-        max_speed = 8000.0
-        acceleration = 80000.0
-        [serial]
-        port = "{port}"
-        [board]
-        state_dir = "{state}"
-        """
-    )
-
-
 def play_a1(physics: SimBoard, button: Any, watch: Watch) -> None:
     """A person at the board: once it waits for a turn, a marble on a1 and, once the board
     has seen it, the button pressed; done when the log has the turn."""
@@ -148,17 +123,6 @@ def test_the_controller_runs_a_turn_through_the_pico_on_its_serial_port(
     saved = Journal(tmp_path / "state").load()
     assert saved is not None and saved.turns == ["a1"]
     assert physics.position_string() == "..../..../..../.B.."  # the rings carried it to b1
-
-
-class FakeLgpioError(Exception):
-    """lgpio's own error class: not a GPIOZeroError, OSError or RuntimeError."""
-
-    def __init__(self, value: str) -> None:
-        self.value = value
-        super().__init__(value)
-
-    def __str__(self) -> str:
-        return repr(self.value)  # as lgpio.error prints: with quotes
 
 
 def test_a_busy_pin_is_one_line_naming_its_key_and_pin(

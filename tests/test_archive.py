@@ -44,7 +44,7 @@ from orbito_hw.sim.harness import MockRun, board_player
 from orbito_hw.sim.script import Command
 from orbito_hw.solver.opponents import parse_level
 
-from .scripts import game_script, random_game
+from .common.scripts import game_script, random_game
 
 BACKENDS: list[Backend] = ["sim", "gpio", "serial"]
 

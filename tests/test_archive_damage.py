@@ -24,7 +24,7 @@ from orbito_hw.archive.reading import ArchiveReads
 from orbito_hw.archive.store import NAME
 from orbito_hw.cli import main
 
-from .scripts import game_script, random_game, script_text
+from .common.scripts import game_script, random_game, script_text
 
 COMMANDS = [["list"], ["show", "1"], ["show", "2"], ["review", "1"], ["export"], ["stats"]]
 PAGE = 4096

@@ -11,8 +11,7 @@ import pytest
 from orbito_hw.sim.harness import MockRun
 from orbito_hw.sim.script import Command, parse_script
 
-from .scripts import game_script, random_game
-from .test_referee import ILLEGAL, OPENING
+from .common.scripts import ILLEGAL, OPENING, game_script, random_game
 
 BACKENDS = ["gpio", "serial"]
 

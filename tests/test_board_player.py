@@ -29,7 +29,8 @@ from orbito_hw.sim.harness import MockRun, board_player
 from orbito_hw.sim.script import Command, parse_script
 from orbito_hw.solver.opponents import parse_level
 
-from .scripts import undo_commands
+from .common.boards import SIM_CONFIG
+from .common.scripts import undo_commands
 
 BACKENDS: list[Backend] = ["sim", "gpio", "serial"]
 
@@ -359,9 +360,6 @@ def test_the_demo_lets_the_board_play_its_colour() -> None:
     chosen = Settings(opponent=board_player(parse_level("perfect"), Colour.BLACK, 2))
     assert run_demo(seed=2, out=out, settings=chosen) == 0
     assert "the board" in out.getvalue() and "result:" in out.getvalue()
-
-
-SIM_CONFIG = '[backends]\nsensors = "sim"\nbutton = "sim"\ndrive = "sim"\nlights = "sim"\n'
 
 
 def test_the_game_table_of_the_config_makes_the_board_a_player() -> None:

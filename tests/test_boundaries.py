@@ -35,7 +35,7 @@ from orbito_hw.rules.perft import (
 from orbito_hw.rules.squares import BB_ALL, has_line, press
 from orbito_hw.sim.script import Command, ScriptError, parse_line, parse_script
 
-from .scripts import random_game
+from .common.scripts import random_game
 
 STRICT = {**os.environ, "PYTHONIOENCODING": "utf-8:strict", "LC_ALL": "C.UTF-8"}
 BOM = b"\xef\xbb\xbf"

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from itertools import pairwise
 from pathlib import Path
 from typing import Any
@@ -29,19 +28,16 @@ from orbito_hw.rules.squares import (
     parse_square,
 )
 
+from .common import needs
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = load_config(ROOT / "config.example.toml")
 
-try:
-    import build123d  # noqa: F401
-    import matplotlib  # noqa: F401
-except ImportError:
-    if os.environ.get("CI") == "true":
-        pytest.fail("build123d or matplotlib is missing (.ci/run installs the cad extra)")
-    pytest.skip("the cad extra is not installed", allow_module_level=True)
+pytestmark = pytest.mark.cad
+needs.modules("build123d", "matplotlib")  # the cad extra: fails under CI=true, skips elsewhere
 
-from orbito_cad import checks, drive, layout, parts, track  # noqa: E402
-from orbito_cad.params import PARAMS  # noqa: E402
+from orbito_cad import checks, drive, layout, parts, track
+from orbito_cad.params import PARAMS
 
 
 @pytest.fixture(scope="session")

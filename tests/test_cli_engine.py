@@ -1,28 +1,11 @@
 """replay and perft exactly as SPEC.md's machine-readable interfaces say."""
 
-import io
 import json
-import sys
 
 import pytest
 
-from orbito_hw.cli import main
-
-from . import oracle
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str, stdin: str = "") -> tuple[int, str, str]:
-    old = sys.stdin
-    sys.stdin = io.StringIO(stdin)
-    try:
-        try:
-            status = main(list(argv))
-        except SystemExit as exc:
-            status = int(exc.code or 0)
-    finally:
-        sys.stdin = old
-    out, err = capsys.readouterr()
-    return status, out, err
+from .common import oracle
+from .common.cli import run
 
 
 def test_replay_prints_the_spec_object(capsys: pytest.CaptureFixture[str]) -> None:

@@ -32,7 +32,7 @@ from orbito_hw.sim.harness import MockRun
 from orbito_hw.sim.script import parse_script
 from orbito_hw.web.instruction import Situation, instruction
 
-from .scripts import game_script, kinds, random_game
+from .common.scripts import game_script, kinds, random_game
 
 COLOUR_BACKENDS = BACKENDS
 

@@ -14,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-from .test_install import shellcheck
+from .common.needs import shellcheck
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPTS = [

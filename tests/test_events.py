@@ -39,7 +39,7 @@ from orbito_hw.rules.squares import LINES, SQUARES, parse_square, squares_of
 from orbito_hw.rules.turn import Turn
 from orbito_hw.sim.harness import MockRun
 
-from .scripts import game_script
+from .common.scripts import game_script
 
 
 def sq(*names: str) -> tuple[int, ...]:

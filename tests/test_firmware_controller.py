@@ -18,7 +18,7 @@ from orbito_fw.controller import (
     RingController,
 )
 
-from .standin_rings import StandInRings
+from .common.standin_rings import StandInRings
 
 
 class StuckIndex(StandInRings):

@@ -9,7 +9,7 @@ from orbito_fw.controller import RingController
 from orbito_fw.device import Device
 from orbito_fw.protocol import MAX_FRAME, PROTOCOL_VERSION, Deframer, crc16, encode
 
-from .standin_rings import StandInRings
+from .common.standin_rings import StandInRings
 
 WORD = st.text(
     alphabet=st.characters(min_codepoint=0x21, max_codepoint=0x7E, blacklist_characters="$*"),

@@ -17,7 +17,7 @@ from orbito_hw.cli import main
 from orbito_hw.hw.interfaces import Backend
 from orbito_hw.rules.game import Colour
 
-from .scripts import game_script, random_game, script_text
+from .common.scripts import game_script, random_game, script_text
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
 """The gpiod pin factory (hw/gpiod_factory.py) on gpiozero's terms, against a fake kernel
-GPIO chip (tests/fake_gpiod.py: the bindings' real types, only ``gpiod.Chip`` replaced), so
+GPIO chip (tests/common/fake_gpiod.py: the bindings' real types, only ``gpiod.Chip`` replaced), so
 it runs on any Linux machine. The real kernel and gpio-sim: tests/system/gpiod_checks.py."""
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ from orbito_hw.hw.clock import VirtualClock
 from orbito_hw.hw.gpio import GpioButton, GpioDrive, GpioSensors, PinError
 from orbito_hw.hw.gpiod_factory import GpiodFactory, PinLineBusy, _EdgeReader, _LoopEdges
 from orbito_hw.sim.gpio_pins import DEFAULT_PINS as PINS
-from tests.fake_gpiod import Kernel, installed
+
+from .common.fake_gpiod import Kernel, installed
 
 PI4 = 0xC03112  # a Pi 4's revision: gpiozero's board info (pin names, physical pulls)
 

@@ -7,7 +7,7 @@ import random
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.sim.script import parse_script
 
-from .scripts import game_script, kinds, run_script
+from .common.scripts import game_script, kinds, run_script
 
 
 def test_a_press_after_lost_steps_waits_for_the_rings_so_no_extra_press_is_lost() -> None:

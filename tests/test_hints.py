@@ -200,7 +200,8 @@ def test_the_config_turns_hints_on() -> None:
     from orbito_hw.app.config import parse_config
     from orbito_hw.app.run import settings as settings_of
     from orbito_hw.errors import ConfigError
-    from tests.test_board_player import SIM_CONFIG
+
+    from .common.boards import SIM_CONFIG
 
     assert not settings_of(parse_config(SIM_CONFIG)).hints
     assert settings_of(parse_config(SIM_CONFIG + "[game]\nhints = true\n")).hints

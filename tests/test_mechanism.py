@@ -12,21 +12,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
 from pathlib import Path
 
 import pytest
 
 from orbito_hw.rules.squares import OUTER_RING, PRESS_TO, SQUARE_NAMES, parse_square
 
-try:
-    import build123d
-    import manifold3d
-except ImportError:
-    if os.environ.get("CI") == "true":
-        pytest.fail("build123d or manifold3d is missing (.ci/run installs the cad extra)")
-    pytest.skip("the cad extra is not installed", allow_module_level=True)
+from .common import needs
 
+pytestmark = pytest.mark.cad
+needs.modules("build123d", "manifold3d")  # the cad extra: fails under CI=true, skips elsewhere
+import build123d
+import manifold3d
 import numpy as np
 from orbito_cad import gearing, layout, motion, parts, sweep, track
 from orbito_cad.params import PARAMS

@@ -33,7 +33,7 @@ from orbito_hw.rules.squares import SQUARE_NAMES
 from orbito_hw.sim.harness import MockRun
 from orbito_hw.sim.script import parse_script
 
-from .standin_rings import StandInRings
+from .common.standin_rings import StandInRings
 
 SIM_BACKENDS = '[backends]\nsensors = "sim"\nbutton = "sim"\ndrive = "sim"\nlights = "sim"\n'
 PICO_SCANS = (

@@ -9,17 +9,14 @@ fail (``.ci/run`` installs the extra).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
-try:
-    import mujoco  # noqa: F401
-except ImportError:
-    if os.environ.get("CI") == "true":
-        pytest.fail("mujoco is missing (.ci/run installs the cad extra)")
-    pytest.skip("the cad extra is not installed", allow_module_level=True)
+from .common import needs
+
+pytestmark = pytest.mark.cad
+needs.modules("mujoco")  # the cad extra: fails under CI=true, skips elsewhere
 
 from orbito_cad import physics
 from orbito_cad.params import PARAMS

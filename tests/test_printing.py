@@ -11,7 +11,6 @@ the one test that slices again; the figures' freshness is checked without it.
 from __future__ import annotations
 
 import math
-import os
 from itertools import pairwise
 from pathlib import Path
 
@@ -20,19 +19,17 @@ import pytest
 
 from orbito_hw.app.config import load_config
 
+from .common import needs
+
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = load_config(ROOT / "config.example.toml")
 
-try:
-    import build123d
-except ImportError:
-    if os.environ.get("CI") == "true":
-        pytest.fail("build123d is missing (.ci/run installs the cad extra)")
-    pytest.skip("the cad extra is not installed", allow_module_level=True)
-
-from build123d import Box, Cylinder, Pos, Rot, Vector  # noqa: E402
-from orbito_cad import bay, build, case, checks, parts, printing, routing, slicer, testprint  # noqa: E402  # noqa: E402
-from orbito_cad.params import PARAMS  # noqa: E402
+pytestmark = pytest.mark.cad
+needs.modules("build123d")  # the cad extra: fails under CI=true, skips elsewhere
+import build123d
+from build123d import Box, Cylinder, Pos, Rot, Vector
+from orbito_cad import bay, build, case, checks, parts, printing, routing, slicer, testprint
+from orbito_cad.params import PARAMS
 
 
 @pytest.fixture(scope="module")

@@ -24,6 +24,8 @@ from orbito_hw.rules.game import Colour, Result
 from orbito_hw.rules.squares import mask_of, parse_square
 from orbito_hw.rules.turn import Turn
 
+from .common.two_boards import Broker
+
 PROMPT = "orbito> "
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 
@@ -236,38 +238,33 @@ def test_the_opponent_given_plays_in_an_old_game_of_the_state_dir(tmp_path: Path
         run.close()
 
 
-def test_the_remote_prompt_shows_the_board_and_names_the_other_board(tmp_path: Path) -> None:
+def test_the_remote_prompt_shows_the_board_and_names_the_other_board(
+    tmp_path: Path, broker: Broker
+) -> None:
     """In a remote game the person at a terminal gets the orbito> prompt and the board; the
     other person's turn is "black's board plays a1", made here, never "the board"."""
-    from tests.test_remote import Broker, mosquitto
-
-    broker = Broker(mosquitto(), tmp_path)
-    broker.start()
-    try:
-        url = f"mqtt://127.0.0.1:{broker.port}/prompt"
-        term = Terminal("run", "--mock", "--remote", url, "--plays", "white", "--interactive",
-                        "--state-dir", str(tmp_path / "white"))  # fmt: skip
-        greeting = term.read_until_prompt()
-        assert "you play white on this board, black's board plays black" in greeting
-        assert greeting.endswith(PROMPT) and "status: black to move (blue)" in greeting
-        script = tmp_path / "black.txt"
-        script.write_text("wait 1\nreset black\nput a1\npress\nwait 4\n")
-        black = subprocess.Popen(
-            [sys.executable, "-m", "orbito_hw", "run", "--mock", "--remote", url, "--plays",
-             "black", "--events", str(script), "--state-dir", str(tmp_path / "black")],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )  # fmt: skip
-        shown = term.type("wait 4")  # the other board's turn arrives meanwhile
-        shown += term.read_until_prompt(timeout=10)  # and the board drawn again after it
-        assert "black's board plays a1: make it on this board and press" in shown
-        assert "a1: place a black marble here (blue, blinking)" in term.seen
-        assert "status: black's board's turn: make it for it and press (purple)" in term.seen
-        assert "the board plays" not in term.seen
-        made = term.type("put a1") + term.type("press")
-        assert "turn 1: black a1 -> ..../..../..../.B.." in made  # made here, accepted
-        os.write(term.fd, b"quit\n")
-        term.read_until_prompt(timeout=30)
-        assert term.end() == 0
-        assert black.wait(60) == 0
-    finally:
-        broker.stop()
+    url = f"mqtt://127.0.0.1:{broker.port}/prompt"
+    term = Terminal("run", "--mock", "--remote", url, "--plays", "white", "--interactive",
+                    "--state-dir", str(tmp_path / "white"))  # fmt: skip
+    greeting = term.read_until_prompt()
+    assert "you play white on this board, black's board plays black" in greeting
+    assert greeting.endswith(PROMPT) and "status: black to move (blue)" in greeting
+    script = tmp_path / "black.txt"
+    script.write_text("wait 1\nreset black\nput a1\npress\nwait 4\n")
+    black = subprocess.Popen(
+        [sys.executable, "-m", "orbito_hw", "run", "--mock", "--remote", url, "--plays",
+         "black", "--events", str(script), "--state-dir", str(tmp_path / "black")],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    shown = term.type("wait 4")  # the other board's turn arrives meanwhile
+    shown += term.read_until_prompt(timeout=10)  # and the board drawn again after it
+    assert "black's board plays a1: make it on this board and press" in shown
+    assert "a1: place a black marble here (blue, blinking)" in term.seen
+    assert "status: black's board's turn: make it for it and press (purple)" in term.seen
+    assert "the board plays" not in term.seen
+    made = term.type("put a1") + term.type("press")
+    assert "turn 1: black a1 -> ..../..../..../.B.." in made  # made here, accepted
+    os.write(term.fd, b"quit\n")
+    term.read_until_prompt(timeout=30)
+    assert term.end() == 0
+    assert black.wait(60) == 0

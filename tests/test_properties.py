@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from orbito_hw import Colour, Position, Turn
 from orbito_hw.rules.squares import BB_ALL, press
 
-from . import oracle
+from .common import oracle
 
 masks = st.integers(min_value=0, max_value=BB_ALL)
 

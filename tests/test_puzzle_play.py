@@ -35,7 +35,7 @@ from orbito_hw.sim.script import parse_script
 from orbito_hw.solver.puzzles import Puzzle, find_puzzle, shipped_puzzles
 from orbito_hw.solver.table import shipped_solution
 
-from .scripts import undo_commands
+from .common.scripts import undo_commands
 
 BACKENDS: list[Backend] = ["sim", "gpio", "serial"]
 

@@ -1,6 +1,6 @@
 """Puzzles (issue 28) checked against the solved game, apart from the code that made them.
 
-Each puzzle's record is replayed by the independent model (tests/oracle.py), every legal
+Each puzzle's record is replayed by the independent model (tests/common/oracle.py), every legal
 turn of its position is made there too, and each turn is valued from the table's value of
 the position it leaves (``Solution.score``, one lookup, not the generator's ``turn_bytes``):
 the quickest win must be the puzzle's plies and ``solution`` exactly the turns that win that
@@ -37,7 +37,7 @@ from orbito_hw.solver.puzzles import (
 )
 from orbito_hw.solver.table import Solution, shipped_solution
 
-from . import oracle
+from .common import oracle
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED_FILE = ROOT / "orbito_hw" / "data" / "puzzles.jsonl"

@@ -14,7 +14,7 @@ from orbito_hw.rules.squares import square_name, squares_of
 from orbito_hw.sim.harness import MockRun
 from orbito_hw.sim.script import parse_script
 
-from .scripts import game_script, kinds, random_game
+from .common.scripts import game_script, kinds, random_game
 
 
 def history(state: Path) -> list[dict[str, object]]:

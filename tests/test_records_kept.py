@@ -16,7 +16,7 @@ from orbito_hw.control.journal import Journal
 from orbito_hw.sim.harness import ControllerFailed, MockRun
 from orbito_hw.sim.script import parse_script
 
-from .scripts import game_script, random_game
+from .common.scripts import game_script, random_game
 
 
 def four_turns(state: Path) -> list[str]:

@@ -11,13 +11,7 @@ from orbito_hw.rules.game import Colour, Position, replay
 from orbito_hw.sim.harness import PRESS_TIME, MockRun
 from orbito_hw.sim.script import Command, parse_script
 
-from .scripts import game_script, kinds, random_game, run_script
-
-OPENING = """
-reset white
-put b1
-press            # white b1 -> c1
-"""
+from .common.scripts import ILLEGAL, OPENING, game_script, kinds, random_game, run_script
 
 
 def turns_of(events: list[dict[str, object]]) -> list[str]:
@@ -46,66 +40,6 @@ def test_move_then_place_on_the_vacated_square_is_not_a_placement_on_the_new_squ
 def test_a_marble_lifted_and_put_back_is_no_move() -> None:
     events = run_script(OPENING + "lift c1\nput c1\nput a2\npress\n")
     assert turns_of(events) == ["b1", "a2"]
-
-
-# Each illegal kind: the turn, the refusal's words and squares, then the fix that is accepted.
-ILLEGAL = [
-    (
-        "own marble moved",
-        "reset white\nput b1\npress\nput a2\npress\n",
-        "lift d1\nput d2\nput d4\n",
-        "holds your own marble",
-        ["d1"],
-        "lift d2\nput d1\n",
-        "d4",
-    ),
-    (
-        "diagonal move",
-        OPENING,
-        "lift c1\nput d2\nput a2\n",
-        "orthogonally adjacent",
-        ["c1", "d2"],
-        "lift d2\nput c2\n",
-        "c1-c2:a2",
-    ),
-    (
-        "two-square move",
-        OPENING,
-        "lift c1\nput a1\nput a2\n",
-        "orthogonally adjacent",
-        ["a1", "c1"],
-        "lift a1\nput b1\n",
-        "c1-b1:a2",
-    ),
-    (
-        "two placements",
-        OPENING,
-        "put a2\nput a3\n",
-        "only one marble",
-        ["a2", "a3"],
-        "lift a3\n",
-        "a2",
-    ),
-    ("no placement", OPENING, "", "place one of your own marbles", [], "put d4\n", "d4"),
-    (
-        "only a move",
-        OPENING,
-        "lift c1\nput c2\n",
-        "place one of your own marbles",
-        [],
-        "put d4\n",
-        "c1-c2:d4",
-    ),
-    (
-        "marble not put back",
-        OPENING,
-        "put a2\nlift c1\n",
-        "not back on the board",
-        ["c1"],
-        "put c1\n",
-        "a2",
-    ),
-]
 
 
 @pytest.mark.parametrize(

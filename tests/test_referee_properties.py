@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,8 @@ from orbito_hw.rules.turn import EXTRA_PRESS, Turn
 from orbito_hw.sim.demo import turn_commands
 from orbito_hw.sim.harness import MockRun
 from orbito_hw.sim.script import Command
+
+pytestmark = pytest.mark.fuzz  # hundreds of examples: the long tier
 
 # Mostly what players do (whole legal turns, loose lifts and puts, presses); now and then
 # what hardware does (chatter, lost steps, a power cut) and, rarely, a wrong-colour marble.

@@ -7,18 +7,13 @@ Each scenario ends with both boards' journals equal to the engine's replay of th
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
-import os
-import random
-import shutil
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -36,181 +31,32 @@ from orbito_hw.control.events import (
 )
 from orbito_hw.control.lights import Palette
 from orbito_hw.mock.remote import RemoteMock
-from orbito_hw.remote.protocol import BrokerUrl, Record, topic
+from orbito_hw.remote.protocol import Record, topic
 from orbito_hw.remote.spectator import Spectator
 from orbito_hw.rules.game import Colour, replay
 from orbito_hw.rules.turn import Turn
 from orbito_hw.sim.demo import turn_commands
 
-from .scripts import random_game, undo_commands
+from .common.needs import free_port, missing
+from .common.scripts import undo_commands
+from .common.two_boards import (
+    GAME,
+    Broker,
+    assert_records,
+    boards,
+    close,
+    game,
+    join,
+    play_turn,
+    playing,
+    scenario,
+    told,
+    until,
+)
 
 if TYPE_CHECKING:
     from orbito_hw.mock.realtime import RealTime
     from orbito_hw.web.server import WebServer
-
-GAME = "club-night"
-
-
-def mosquitto() -> str:
-    found = shutil.which("mosquitto") or (
-        "/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None
-    )
-    if found is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail("mosquitto is missing (apt-get install mosquitto)")
-        pytest.skip("mosquitto is not installed")
-    return found
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-class Broker:
-    """A mosquitto of the test's own: loopback only, no persistence (a restart forgets
-    every retained message: the boards must say again what they hold)."""
-
-    def __init__(self, program: str, folder: Path) -> None:
-        self.program = program
-        self.port = free_port()
-        self.config = folder / "mosquitto.conf"
-        self.config.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
-            "log_dest none\n"
-        )
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen([self.program, "-c", str(self.config)])
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            with socket.socket() as s:
-                if s.connect_ex(("127.0.0.1", self.port)) == 0:
-                    return
-            time.sleep(0.02)
-        raise AssertionError(f"mosquitto did not listen on {self.port}")
-
-    def stop(self) -> None:
-        if self.process is not None:
-            self.process.terminate()
-            self.process.wait(10)
-            self.process = None
-
-    def url(self, game: str = GAME) -> BrokerUrl:
-        return BrokerUrl("127.0.0.1", self.port, False, game)
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Broker]:
-    running = Broker(mosquitto(), tmp_path)
-    running.start()
-    try:
-        yield running
-    finally:
-        running.stop()
-
-
-# --- two boards ----------------------------------------------------------------------------------
-def boards(broker: Broker, tmp_path: Path, game: str = GAME) -> dict[Colour, RemoteMock]:
-    return {
-        colour: RemoteMock(
-            broker.url(game),
-            colour,
-            tmp_path / colour.value,
-            board_id=f"{colour}-board",
-            retry=0.1,
-        )
-        for colour in Colour
-    }
-
-
-async def until(
-    what: Callable[[], bool], both: dict[Colour, RemoteMock], timeout: float = 15.0
-) -> None:
-    """Wait on the loop until ``what`` holds; the boards' clocks run meanwhile."""
-    deadline = time.monotonic() + timeout
-    while not what():
-        if time.monotonic() > deadline:
-            raise AssertionError("timed out waiting")
-        await asyncio.sleep(0.01)
-        for board in both.values():
-            board.run.advance(0.02)
-
-
-def told(board: RemoteMock, kind: type, since: int = 0, **fields: object) -> bool:
-    """Whether ``board`` emitted such an event (after its first ``since`` events)."""
-    return any(
-        isinstance(e, kind) and all(getattr(e, k) == v for k, v in fields.items())
-        for e in board.events[since:]
-    )
-
-
-async def join(both: dict[Colour, RemoteMock]) -> None:
-    for board in both.values():
-        board.connect()
-    await until(
-        lambda: all(told(b, RemoteStatus, state="opponent-online") for b in both.values()), both
-    )
-
-
-async def play_turn(
-    both: dict[Colour, RemoteMock], number: int, turn: Turn, rng: random.Random
-) -> None:
-    """The mover's person makes ``turn``; it lights on the other board, whose person makes
-    it there too and presses."""
-    mover = both[Colour.BLACK].run.referee.position.to_move
-    here, there = both[mover], both[mover.other]
-    marks = {colour: len(board.events) for colour, board in both.items()}
-    for command in turn_commands(turn, rng):
-        here.command(command)
-    await until(lambda: told(there, BoardTurn, marks[mover.other], number=number), both)
-    assert there.run.referee.board_turn == turn
-    for command in turn_commands(turn, rng, board=True):
-        there.command(command)
-    await until(
-        lambda: all(told(b, TurnPlayed, marks[c], number=number) for c, b in both.items()), both
-    )
-
-
-def assert_records(both: dict[Colour, RemoteMock], first: Colour, turns: list[Turn]) -> None:
-    tokens = [t.notation() for t in turns]
-    engine = replay(first, tokens)
-    for board in both.values():
-        saved = board.run.referee.saved
-        assert saved.turns == tokens
-        assert saved.first is first
-        assert replay(saved.first, saved.turns) == engine
-
-
-async def close(both: dict[Colour, RemoteMock]) -> None:
-    for board in both.values():
-        await board.close()
-
-
-@contextlib.asynccontextmanager
-async def playing(
-    broker: Broker, tmp_path: Path, game: str = GAME
-) -> AsyncIterator[dict[Colour, RemoteMock]]:
-    """The two boards, joined in ``game``; closed at the end, whatever happened."""
-    both = boards(broker, tmp_path, game)
-    try:
-        await join(both)
-        yield both
-    finally:
-        await close(both)
-
-
-def scenario(body: Callable[[], Awaitable[None]]) -> None:
-    asyncio.run(asyncio.wait_for(body(), 120))
-
-
-def game(seed: int) -> tuple[random.Random, list[Turn]]:
-    rng = random.Random(seed)
-    _, turns = random_game(rng, Colour.BLACK)
-    return rng, turns
 
 
 # --- whole games ---------------------------------------------------------------------------------
@@ -578,7 +424,9 @@ def test_a_spectators_page_in_a_browser_follows_the_game_live(
     each turn as its board publishes it."""
     from aiohttp.test_utils import TestClient, TestServer
 
-    from .test_web_browser import ARGS, CHROMIUM, marbles_of, missing
+    from scripts.chromium import ARGS, CHROMIUM
+
+    from .common.browser import marbles_of
 
     try:
         from playwright.async_api import async_playwright

@@ -2,7 +2,7 @@
 in the state directory, the broker's client id made from it, and a seat held by it.
 
 The id file is data: any bytes in it give a usable id, and a damaged file is moved aside,
-never deleted. Against a real mosquitto (test_remote.py's): a third board joining as a colour
+never deleted. Against a real mosquitto (conftest.py's broker): a third board joining as a colour
 held (`run --mock --remote ... --plays black`, as the issue has it) is refused in words on
 both sides and the game goes on; boards on one host name are boards of their own; a board
 restarted on its state directory takes its own seat back, its old session with it.
@@ -30,8 +30,7 @@ from orbito_hw.remote.identity import ID_FILE, OwnId, host_colour_id, own_board_
 from orbito_hw.remote.protocol import NAME, BrokerUrl, Presence, topic
 from orbito_hw.rules.game import Colour
 
-from . import test_remote
-from .test_remote import (
+from .common.two_boards import (
     GAME,
     Broker,
     assert_records,
@@ -44,7 +43,6 @@ from .test_remote import (
     until,
 )
 
-broker = test_remote.broker  # the fixture: a mosquitto of the test's own
 B, W = Colour.BLACK, Colour.WHITE
 NOWHERE = BrokerUrl("127.0.0.1", 1, False, GAME)  # for boards that never connect
 IDS = st.from_regex(NAME, fullmatch=True).map(str.encode)

@@ -32,7 +32,7 @@ from orbito_hw.remote.protocol import (
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.turn import Turn
 
-from .scripts import random_game
+from .common.scripts import random_game
 
 GAME = "g1"
 B, W = Colour.BLACK, Colour.WHITE

@@ -32,9 +32,9 @@ from orbito_hw.rules.game import Colour
 from orbito_hw.sim.harness import MockRun
 from orbito_hw.sim.script import Command
 
-from .players import Person, Watch, press, settled, turning, until
-from .scripts import kinds
-from .test_service import FakeSystemd
+from .common.players import Person, Watch, press, settled, turning, until
+from .common.scripts import kinds
+from .common.systemd import FakeSystemd
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "config.example.toml"
 PUZZLE = "3WBAFZ15ZCZ7"  # the puzzle

@@ -41,6 +41,8 @@ from orbito_hw.control.requests import (
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.turn import Turn
 
+pytestmark = pytest.mark.fuzz  # hundreds of examples: the long tier
+
 
 def _record(turns: int) -> tuple[str, ...]:
     """A legal record of ``turns`` turns, white first (the first legal turn each time)."""

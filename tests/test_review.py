@@ -17,7 +17,7 @@ from orbito_hw.rules.game import Colour, Position, replay
 from orbito_hw.solver.layout import Value
 from orbito_hw.solver.review import RANK, review
 
-from .scripts import random_game
+from .common.scripts import random_game
 
 LATE = 12
 """Marbles placed from which the minimax searches to the end (4 empty squares at most)."""

@@ -23,7 +23,7 @@ from orbito_hw.sim.board import SimBoard, SimDrive
 from orbito_hw.sim.gpio_pins import DEFAULT_PINS
 from orbito_hw.sim.world import SimParts, SimWorld
 
-from .standin_rings import StandInRings
+from .common.standin_rings import StandInRings
 
 # Marbles on both rings, both colours: a1 b1 d1 on the outer ring, b2 c3 on the inner one.
 MARBLES = {"a1": Colour.BLACK, "b1": Colour.WHITE, "d1": Colour.BLACK, "b2": Colour.WHITE}

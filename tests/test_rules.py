@@ -14,7 +14,7 @@ from orbito_hw import (
 )
 from orbito_hw.rules.squares import parse_square
 
-from . import oracle
+from .common import oracle
 
 B, W = Colour.BLACK, Colour.WHITE
 

@@ -6,7 +6,6 @@ average over its rotations), and holds the three-axis readout to the issue's mar
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 
 import numpy as np
@@ -16,12 +15,10 @@ from orbito_hw.app.config import load_config
 from orbito_hw.control.settings import Settings
 from orbito_hw.rules.squares import OUTER_RING
 
-try:
-    import magpylib  # noqa: F401
-except ImportError:
-    if os.environ.get("CI") == "true":
-        pytest.fail("magpylib is missing (.ci/run installs the cad extra)")
-    pytest.skip("the cad extra is not installed", allow_module_level=True)
+from .common import needs
+
+pytestmark = pytest.mark.cad
+needs.modules("magpylib")  # the cad extra: fails under CI=true, skips elsewhere
 
 from orbito_cad import magnetics as mag
 from orbito_cad.params import PARAMS

@@ -31,7 +31,9 @@ from orbito_hw.hw.serial_backend import SerialRingDrive, square_event
 from orbito_hw.hw.serial_link import LinkSettings, ProtocolError, SerialLink
 from orbito_hw.sim.pico import MOCK_SETTINGS, FakePico, FirmwarePort
 
-from .standin_rings import StandInRings
+from .common.standin_rings import StandInRings
+
+pytestmark = pytest.mark.fuzz  # hundreds of examples: the long tier
 
 SPP = 50
 FAST = {**MOCK_SETTINGS, "spp": SPP}  # moves of a few milliseconds

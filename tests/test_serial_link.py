@@ -35,8 +35,8 @@ from orbito_hw.rules.game import Colour
 from orbito_hw.sim.board import SimButton, SimLights
 from orbito_hw.sim.pico import FakePico, mock_serial_drive
 
-from .scripts import kinds
-from .standin_rings import StandInRings
+from .common.scripts import kinds
+from .common.standin_rings import StandInRings
 
 SPP = 50
 FAST = {"spp": SPP, "speed": 4000, "accel": 200000, "home_speed": 4000}

@@ -32,7 +32,8 @@ from orbito_hw.sim.demo import turn_commands
 from orbito_hw.sim.harness import MockRun
 from orbito_hw.sim.script import Command, ScriptError, parse_script
 from orbito_hw.solver.table import shipped_solution
-from tests.scripts import kinds
+
+from .common.scripts import kinds
 
 BACKENDS: list[Backend] = ["sim", "gpio", "serial"]
 FINISHED = (  # perfect play from the empty board, black first: black wins at turn 17

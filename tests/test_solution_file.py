@@ -13,7 +13,7 @@ from orbito_hw.solver.layout import TABLE_SIZE
 from orbito_hw.solver.progress import ProgressBar
 from orbito_hw.solver.table import MAGIC, Solution, SolutionError, pack, shipped_path, unpack
 
-from .test_cli_engine import run
+from .common.cli import run
 
 
 @pytest.fixture(scope="module")

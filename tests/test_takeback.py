@@ -21,7 +21,7 @@ from orbito_hw.sim.harness import MockRun, board_player
 from orbito_hw.sim.script import Command, parse_script
 from orbito_hw.solver.opponents import parse_level
 
-from .scripts import game_script, random_game, undo_commands
+from .common.scripts import game_script, random_game, undo_commands
 
 BACKENDS: list[Backend] = ["sim", "gpio", "serial"]
 HOLD = Command("hold", seconds=2.5)  # longer than the hold time (2 s)

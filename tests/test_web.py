@@ -8,14 +8,14 @@ import asyncio
 import json
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import aiohttp
 import pytest
 from aiohttp import ClientResponse
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -31,45 +31,13 @@ from orbito_hw.rules.squares import SQUARE_NAMES, parse_square
 from orbito_hw.sim.harness import MockRun
 from orbito_hw.sim.script import parse_line
 from orbito_hw.web.access import CODE_FILE, WEB_CODE_CHARS, access_code, code_matches
-from orbito_hw.web.controls import BoardControls
 from orbito_hw.web.feed import QUEUE_LIMIT, Page
 from orbito_hw.web.server import CODE_HEADER, MAX_BODY, WebServer
 
-from .test_web_browser import board
+from .common.browser import board
+from .common.page import serve
 
-Test = Callable[[TestClient[Any, Any], MockRun], Awaitable[None]]
 CODE = "sesame2024"
-
-
-def serve(
-    test: Test,
-    code: str | None = None,
-    referee: Settings | None = None,
-    real_board: bool = False,
-    state_dir: Path | None = None,
-) -> None:
-    """Run ``test`` against the page of a simulated board, on a fresh event loop."""
-
-    async def main() -> None:
-        run = MockRun(state_dir, referee)
-        clock = RealTime(run, asyncio.get_running_loop())
-        controls = (
-            BoardControls(run.referee, run.state_dir, Colour.BLACK)
-            if real_board
-            else MockControls(run, clock)
-        )
-        server = WebServer(controls, code, ArchiveReads(run.state_dir))
-        server.feed.watch()
-        clock.wake()
-        try:
-            async with TestClient(TestServer(server.app())) as client:
-                await test(client, run)
-        finally:
-            server.feed.close()
-            clock.stop()
-            run.close()
-
-    asyncio.run(main())
 
 
 async def post(client: TestClient[Any, Any], path: str, **fields: str) -> ClientResponse:

@@ -9,73 +9,15 @@ Under CI=true a missing browser fails, never skips."""
 
 from __future__ import annotations
 
-import os
 import random
-import signal
-import socket
-import subprocess
-import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import square_name
 from orbito_hw.rules.turn import Turn
-from scripts.chromium import ARGS, CHROMIUM
 
-WAIT_MS = 10_000
-
-
-def missing(what: str) -> None:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"{what} is missing (.ci/run installs it)")
-    pytest.skip(f"{what} is not installed")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing("playwright (the test extra)")
-    if not CHROMIUM.exists():
-        missing("chromium (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield launched
-        launched.close()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-@contextmanager
-def board(port: int, *argv: str) -> Iterator[str]:
-    """``run --mock --web`` on ``port`` (0: any free one) until the block ends; its address on
-    this machine, at the port it says it serves."""
-    process = subprocess.Popen(
-        [sys.executable, "-m", "orbito_hw", "run", "--mock", "--web", "--port", str(port), *argv],
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
-    try:
-        assert process.stderr is not None
-        line = process.stderr.readline()
-        assert "http://" in line, line + process.stderr.read()
-        served = line.split("http://", 1)[1].split("/", 1)[0]  # its bind address: the config's
-        yield f"http://127.0.0.1:{served.rsplit(':', 1)[1]}/"
-    finally:
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=20) == 0
+from .common.browser import WAIT_MS, board, free_port, marbles_of
 
 
 def turns_on(page: Any) -> list[str]:
@@ -104,10 +46,6 @@ def marbles_on(page: Any) -> dict[str, str]:
         "[data-square]", "e => e.map(x => [x.dataset.square, x.dataset.marble])"
     )
     return {square: marble for square, marble in pairs if marble}
-
-
-def marbles_of(position: Position) -> dict[str, str]:
-    return {square_name(sq): c.value for sq in range(16) if (c := position.colour_at(sq))}
 
 
 def random_game(seed: int) -> tuple[list[str], Position]:

@@ -216,7 +216,7 @@ def test_a_marble_knocked_while_the_board_checks_itself_asks_for_it_off() -> Non
     move finds a marble it did not expect, and the line names the square to empty."""
     from orbito_hw.sim.script import parse_line
 
-    from .test_web import serve
+    from .common.page import serve
 
     async def test(client: Any, run: Any) -> None:
         run.run(parse_line("put a1"))

@@ -28,9 +28,7 @@ from scripts.page_game import (
     wait_for,
 )
 
-from .test_web_browser import WAIT_MS, board, browser, free_port, missing
-
-__all__ = ["browser"]  # the fixture, shared with test_web_browser.py
+from .common.browser import WAIT_MS, board, free_port, missing
 
 PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 800}

@@ -18,19 +18,7 @@ from typing import Any
 
 import pytest
 
-DEADLINE_S = 30.0
-"""How long a person waits for the board before the test fails: far beyond any step on a
-loaded machine, so that only a board that never gets there times out."""
-
-
-def until(condition: Callable[[], bool], seconds: float = DEADLINE_S, what: str = "") -> None:
-    """Wait (on the person's thread) for ``condition``; TimeoutError naming ``what`` if the
-    board never gets there."""
-    deadline = time.monotonic() + seconds
-    while not condition():
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the board never got there{': ' + what if what else ''}")
-        threading.Event().wait(0.02)
+from .wait import DEADLINE_S, until
 
 
 def settled(pin: Any, quiet: float = 0.4, seconds: float = DEADLINE_S) -> None:

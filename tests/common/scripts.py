@@ -61,3 +61,71 @@ def undo_commands(turn: Turn) -> list[Command]:
     if turn.move_from is not None and turn.move_to is not None:
         commands += [Command("lift", square=turn.move_to), Command("put", square=turn.move_from)]
     return commands
+
+
+# The opening the referee's tests start from: white's b1, which the press turns to c1.
+OPENING = """
+reset white
+put b1
+press            # white b1 -> c1
+"""
+
+
+# Each illegal kind: the turn, the refusal's words and squares, then the fix that is accepted.
+ILLEGAL = [
+    (
+        "own marble moved",
+        "reset white\nput b1\npress\nput a2\npress\n",
+        "lift d1\nput d2\nput d4\n",
+        "holds your own marble",
+        ["d1"],
+        "lift d2\nput d1\n",
+        "d4",
+    ),
+    (
+        "diagonal move",
+        OPENING,
+        "lift c1\nput d2\nput a2\n",
+        "orthogonally adjacent",
+        ["c1", "d2"],
+        "lift d2\nput c2\n",
+        "c1-c2:a2",
+    ),
+    (
+        "two-square move",
+        OPENING,
+        "lift c1\nput a1\nput a2\n",
+        "orthogonally adjacent",
+        ["a1", "c1"],
+        "lift a1\nput b1\n",
+        "c1-b1:a2",
+    ),
+    (
+        "two placements",
+        OPENING,
+        "put a2\nput a3\n",
+        "only one marble",
+        ["a2", "a3"],
+        "lift a3\n",
+        "a2",
+    ),
+    ("no placement", OPENING, "", "place one of your own marbles", [], "put d4\n", "d4"),
+    (
+        "only a move",
+        OPENING,
+        "lift c1\nput c2\n",
+        "place one of your own marbles",
+        [],
+        "put d4\n",
+        "c1-c2:d4",
+    ),
+    (
+        "marble not put back",
+        OPENING,
+        "put a2\nlift c1\n",
+        "not back on the board",
+        ["c1"],
+        "put c1\n",
+        "a2",
+    ),
+]

@@ -1,0 +1,90 @@
+"""What every test module may ask for: the fixtures two or more of them share, and the
+suite's settings (Hypothesis's profiles).
+
+Profiles: ``ci`` (Hypothesis's own numbers of examples, the full run) is chosen under CI=true
+and by ``HYPOTHESIS_PROFILE=ci``; ``dev`` (a quarter of the examples, no deadline) is for
+quick runs on a developer's machine with ``HYPOTHESIS_PROFILE=dev``. The README's test
+command, run anywhere, uses ``ci``: what passes there passes in CI."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from .common.browser import missing
+from .common.systemd import FakeSystemd
+from .common.two_boards import Broker, mosquitto
+
+# A loaded CI machine runs two tests at once (pytest-xdist) on two cores: no example's time
+# is a failure (the tests' speed is measured by benchmarks/, never by timings in tests).
+settings.register_profile("ci", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile(
+    "dev", parent=settings.get_profile("ci"), max_examples=max(1, settings().max_examples // 4)
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def mock_pins() -> Iterator[Any]:
+    """gpiozero's MockFactory as every device's pin factory for one test, then the old one
+    back (gpiozero's own tests do the same)."""
+    from gpiozero import Device
+    from gpiozero.pins.mock import MockFactory
+
+    old = Device.pin_factory
+    Device.pin_factory = factory = MockFactory()
+    yield factory
+    factory.reset()
+    Device.pin_factory = old
+
+
+@pytest.fixture
+def systemd(tmp_path: Path) -> Iterator[tuple[FakeSystemd, str]]:
+    """systemd's notify socket, faked at a temporary path: the fake and the path."""
+    path = str(tmp_path / "notify")
+    fake = FakeSystemd(path)
+    yield fake, path
+    fake.close()
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    """A mosquitto of the test's own on a free loopback port, stopped at the end."""
+    running = Broker(mosquitto(), tmp_path)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's chromium under Playwright, one for a test module."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        missing("playwright", "the test extra")
+    from scripts.chromium import ARGS, CHROMIUM
+
+    if not CHROMIUM.exists():
+        missing("chromium", "apt-get install chromium")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield launched
+        launched.close()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that asks for the browser or a broker is in that tier (``-m "not browser"``
+    leaves it out); the mechanics' and the fuzz modules mark themselves."""
+    for item in items:
+        names = getattr(item, "fixturenames", ())
+        for tier in ("browser", "broker"):
+            if tier in names:
+                item.add_marker(getattr(pytest.mark, tier))
