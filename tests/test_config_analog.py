@@ -122,7 +122,8 @@ def test_an_adc_gone_mid_game_is_a_fault_until_it_answers_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The device supervisor: the ADC stops answering, the referee hears the board is
-    waiting for it (the drive's fault), and once it answers the sensors are opened again."""
+    waiting for it (the board's health names them), and once it answers the sensors are
+    opened again."""
     import asyncio
 
     from orbito_hw.app import devices
@@ -150,7 +151,7 @@ def test_an_adc_gone_mid_game_is_a_fault_until_it_answers_again(
     monkeypatch.setattr(devices, "open_sensors", open_sensors)
     heard: list[str] = []
     board = devices.Devices(config, clock, loop)
-    board.drive.watch(heard.append)
+    board.health.watch(lambda health: heard.append(health.fault))
 
     async def until(what: Callable[[], bool]) -> None:
         while not what():
@@ -166,6 +167,7 @@ def test_an_adc_gone_mid_game_is_a_fault_until_it_answers_again(
         assert board.sensors.read() == 0  # no square reads a marble while the ADC is gone
         loop.run_until_complete(asyncio.wait_for(until(lambda: bool(heard)), 5))
         assert "stopped answering" in heard[-1] and "0x48 on bus 1" in heard[-1]
+        assert "the square sensors are missing" in heard[-1]
         bus.gone = False
         loop.run_until_complete(asyncio.wait_for(until(lambda: board.whole), 5))
         loop.run_until_complete(asyncio.wait_for(until(lambda: heard[-1] == ""), 5))

@@ -26,6 +26,7 @@ from orbito_hw.archive.store import Archive
 from orbito_hw.control.journal import Journal
 from orbito_hw.errors import ConfigError
 from orbito_hw.hw.clock import VirtualClock
+from orbito_hw.hw.health import BoardHealth
 from orbito_hw.hw.interfaces import MoveReport
 from orbito_hw.hw.standby import StandInDrive
 from orbito_hw.rules.game import Colour
@@ -33,9 +34,9 @@ from orbito_hw.sim.board import SimBoard, SimLights
 from orbito_hw.sim.pico import FakePico
 from orbito_hw.sim.world import SimRings
 
-from .common.boards import EXAMPLE, FakeLgpioError, pico_config
-from .common.players import Person, Watch, press, settled, turning, until
-from .common.systemd import FakeSystemd
+from .players import Person, Watch, press, settled, turning, until
+from .test_app import EXAMPLE, FakeLgpioError, pico_config
+from .test_service import FakeSystemd
 
 
 @pytest.fixture
@@ -194,7 +195,7 @@ def test_leds_that_fail_are_a_fault_opened_again_and_the_game_goes_on(
     def person() -> None:
         until(lambda: "READY=1" in service.systemd.texts(), what="READY")  # the pins are open
         index.drive_low()  # homing finds the index (the first strip fails meanwhile)
-        service.log.see("fault: waiting for the board: the LEDs failed")
+        service.log.see("fault: waiting for the board: the LED strip is missing (it failed")
         until(lambda: second.shown()[1] is not None or any(second.shown()[0]), what="LEDs")
         service.log.entered("starting")  # the board whole again: the referee starts again ...
         service.log.entered("waiting for a turn")  # ... homed and checked
@@ -209,7 +210,9 @@ def test_leds_that_fail_are_a_fault_opened_again_and_the_game_goes_on(
         until(service.says("turn 1: a1"))
 
     texts = service.run(config, person)
-    assert any("fault: waiting for the board: the LEDs failed" in t for t in texts), texts
+    assert any(
+        "fault: waiting for the board: the LED strip is missing (it failed" in t for t in texts
+    ), texts
     assert first.closed == 1  # let go of at once
     assert service.turns() == ["a1"]
 
@@ -370,20 +373,24 @@ class FakeDrive:
         self.closed += 1
 
 
-def test_the_stand_in_drive_tells_the_referee_what_is_missing_and_when_all_is_back() -> None:
+def test_the_boards_health_tells_the_referee_what_is_missing_and_when_all_is_back() -> None:
     clock = VirtualClock()
-    drive = StandInDrive(clock, "waiting for the board: no /dev/x yet")
+    health = BoardHealth(clock)
+    drive = StandInDrive(clock, health)
     heard: list[str] = []
     reports: list[MoveReport] = []
-    drive.watch(heard.append)
+    health.watch(lambda now: heard.append(now.fault))
+    health.missing("drive", "no /dev/x yet")
     drive.move(1, reports.append)
     clock.advance(0)
     assert reports == [MoveReport(1, 0, False, "waiting for the board: no /dev/x yet")]
-    drive.set_missing("")  # nothing missing, but the drive itself not open: still a fault
+    health.tell()
     clock.advance(0)
-    assert heard == ["the ring drive is not open"]
+    assert heard == ["waiting for the board: no /dev/x yet"]
     real = FakeDrive()
     drive.attach(real)
+    health.opened("drive")
+    health.tell()
     clock.advance(0)
     assert heard[-1] == ""  # whole: the referee homes and checks the board
     drive.move(-1, reports.append)
@@ -391,13 +398,21 @@ def test_the_stand_in_drive_tells_the_referee_what_is_missing_and_when_all_is_ba
     real.watchers[0]("the ring controller on /dev/x is gone (unplugged)")
     clock.advance(0)
     assert heard[-1] == "the ring controller on /dev/x is gone (unplugged)"
-    drive.set_missing("waiting for the board: sensors.pins.a1 = 5: GPIO 5 is busy")
+    assert health.now().failing == (("drive", "the ring controller on /dev/x is gone (unplugged)"),)
+    health.missing("sensors", "sensors.pins.a1 = 5: GPIO 5 is busy")
     real.watchers[0]("")  # the link is back, but a part is missing: still a fault
     clock.advance(0)
     assert heard[-1] == "waiting for the board: sensors.pins.a1 = 5: GPIO 5 is busy"
+    assert health.now().parts() == [
+        "the square sensors are missing: sensors.pins.a1 = 5: GPIO 5 is busy"
+    ]
     drive.move(1, reports.append)
     clock.advance(0)
     assert real.moves == [-1] and reports[-1].fault.startswith("waiting for the board")
+    health.opened("sensors")
+    health.tell()
+    clock.advance(0)
+    assert heard[-1] == "" and health.now().whole
     drive.close()
     drive.close()
     assert real.closed == 1

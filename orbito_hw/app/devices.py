@@ -3,9 +3,10 @@
 Exit status 2 is for what only an edit can fix: the config. Everything the hardware does
 is transient until proven otherwise: a Pico plugged in after the start, a GPIO line held by
 another program at boot, a strip whose SPI is not there yet. So the controller starts on
-stand-ins (``hw/standby.py``), the referee shows what is missing as a fault (the status
-pixel, the page, the log, systemd's status line), and this supervisor tries each missing
-part again with a back-off (1 s, doubling to 8 s) until the board is whole. Then the
+stand-ins (``hw/standby.py``), this supervisor notes each part it cannot open in the board's
+health (``hw/health.py``, the one place that holds it), the referee shows it as a fault (the
+status pixel, the page, the log, systemd's status line), and this supervisor tries each
+missing part again with a back-off (1 s, doubling to 8 s) until the board is whole. Then the
 referee carries on from the journal as after a restart: it homes the rings and checks the
 board before play goes on.
 
@@ -34,7 +35,8 @@ from orbito_hw.app.assemble import (
 )
 from orbito_hw.app.config import Config
 from orbito_hw.errors import ConfigError, HardwareError
-from orbito_hw.hw.interfaces import Board, Clock
+from orbito_hw.hw.health import BoardHealth
+from orbito_hw.hw.interfaces import Board, Clock, part_is
 from orbito_hw.hw.standby import (
     StandInButton,
     StandInColourSensors,
@@ -64,11 +66,18 @@ class Devices:
         self.sensors = StandInColourSensors() if config.sensors.colour else StandInSensors()
         self.button = StandInButton()
         self.lights = StandInLights()
-        self.drive = StandInDrive(clock, "the board is starting")
+        self.health = BoardHealth(clock)
+        self.drive = StandInDrive(clock, self.health)
         self._factory: Any = None  # the gpio parts' pin factory, opened with the first
         self._factory_open = False
         self.board = Board(
-            clock, self.sensors, self.button, self.drive, self.lights, self._close_factory
+            clock,
+            self.sensors,
+            self.button,
+            self.drive,
+            self.lights,
+            self._close_factory,
+            health=self.health,
         )
         # In the order tried: the lights first, so that they show what else is missing.
         self._openers: dict[str, Callable[[], None]] = {
@@ -79,24 +88,28 @@ class Devices:
         }
         if config.backends.sensors == "serial":
             del self._openers["sensors"]  # they come with the Pico
-        self.missing: dict[str, str] = {name: "not opened yet" for name in self._openers}
+        for name in self._openers:
+            self.health.missing(name, "not opened yet")
         self.tries = 0
         self._wait = FIRST_RETRY_S
         self._timer: asyncio.TimerHandle | None = None
         self._trying: asyncio.Future[Any] | None = None
         self._closed = False
-        self.on_change: Callable[[str], None] = lambda missing: None
         self.lights.on_lost = lambda why: self._lost("lights", why)
 
     @property
+    def missing(self) -> dict[str, str]:
+        """The parts not open yet, by name, with why (a copy: the board's health holds it)."""
+        return dict(self.health.now().missing)
+
+    @property
     def whole(self) -> bool:
-        return not self.missing
+        return not self.health.now().missing
 
     def open_now(self) -> None:
         """One try at every part, here and now (before the loop runs): a board whose parts
         are all there starts exactly as it always did."""
-        self._try_all()
-        self._settle()
+        self._settle(self._try_all())
 
     def start(self) -> None:
         """From now on, missing parts are tried again in the background."""
@@ -113,8 +126,8 @@ class Devices:
     def _lost(self, name: str, why: str) -> None:
         """A part that was open failed (on the loop): missing again, tried again."""
         log.warning("the board's %s: lost: %s; trying again", name, why)
-        self.missing[name] = why
-        self._settle()
+        # Its words name the part: a strip gone is the strip's fault, not the drive's.
+        self._settle({name: f"{part_is(name, 'missing')} ({why})"})
         if self._timer is None and self._trying is None and not self._closed:
             self._wait = FIRST_RETRY_S
             self._schedule()
@@ -130,58 +143,58 @@ class Devices:
     def _in_background(self) -> None:
         self._timer = None
         self._trying = self.loop.run_in_executor(None, self._try_all)
-        self._trying.add_done_callback(lambda _: self._tried())
+        self._trying.add_done_callback(self._tried)
 
-    def _tried(self) -> None:
+    def _tried(self, trying: asyncio.Future[dict[str, str]]) -> None:
         self._trying = None
-        if self._closed:
+        if self._closed or trying.cancelled() or trying.exception() is not None:
             return
-        self._settle()
+        self._settle(trying.result())
         if self.missing:
             self._schedule()
 
-    def _try_all(self) -> None:
-        """Each missing part once (on a worker thread but for the first time)."""
+    def _try_all(self) -> dict[str, str]:
+        """Each missing part once (on a worker thread but for the first time): what came
+        of each, by name ("" opened). The board's health is noted on the loop, after."""
         self.tries += 1
-        for name in list(self.missing):
+        missing = self.missing
+        found: dict[str, str] = {}
+        for name in missing:
             if self._closed:
-                return
+                break
             try:
                 self._openers[name]()
             except ConfigError:
                 raise
             except HardwareError as exc:
-                self._failed(name, str(exc))
+                found[name] = self._failed(name, str(exc), missing[name])
             except Exception as exc:  # a library's own surprise: a fault, never a stop
-                self._failed(name, f"{type(exc).__name__}: {exc}")
+                found[name] = self._failed(name, f"{type(exc).__name__}: {exc}", missing[name])
             else:
-                del self.missing[name]
+                found[name] = ""
                 log.info("the board's %s: open", name)
+        return found
 
-    def _failed(self, name: str, why: str) -> None:
-        if self.missing.get(name) != why:  # once per new reason: no flood every 8 s
+    def _failed(self, name: str, why: str, before: str) -> str:
+        if before != why:  # once per new reason: no flood every 8 s
             log.warning("the board's %s cannot be opened yet: %s; trying again", name, why)
-        self.missing[name] = why
+        return why
 
-    def _settle(self) -> None:
-        """Tell the referee (through the drive) what the board lacks now."""
-        text = self.missing_text()
-        self.drive.set_missing(text)
-        self.on_change(text)
+    def _settle(self, found: dict[str, str]) -> None:
+        """Note in the board's health what came of the tries (``found``: why a part is
+        missing, "" open), and tell whoever watches it (the referee) what it lacks now."""
+        for name, why in found.items():
+            if why:
+                self.health.missing(name, why)
+            else:
+                self.health.opened(name)
+        self.health.tell()
         if not self.missing:
             log.info("every part of the board is there")
 
-    def missing_text(self) -> str:
-        """One line naming what the board waits for ("" when it is whole)."""
-        if not self.missing:
-            return ""
-        first = next(iter(self.missing.values()))
-        more = len(self.missing) - 1
-        return f"waiting for the board: {first}" + (f" (and {more} more)" if more else "")
-
     # -- the parts ---------------------------------------------------------------------
     # Each runs on the worker thread; attaching is safe there: the referee is told only
-    # through the drive's watchers, which post to the loop.
+    # through the board's health, on the loop.
 
     def _open_lights(self) -> None:
         self.lights.attach(open_lights(self.config))

@@ -28,7 +28,7 @@ from orbito_hw.control.settings import Settings
 from orbito_hw.doctor.calibrate import calibrator
 from orbito_hw.doctor.checks import CheckResult, Doctor, Person, Runner
 from orbito_hw.hw.clock import LoopClock, close_loop
-from orbito_hw.hw.interfaces import Board, Clock
+from orbito_hw.hw.interfaces import Board, Clock, Health
 from orbito_hw.rules.game import Colour
 from orbito_hw.solver.opponents import level_opponent, parse_level
 
@@ -105,7 +105,7 @@ def run_board(config: Config) -> int:
         referee.add_listener(logger)
         referee.add_listener(lambda event: _status(service, event))
         referee.add_listener(archive)
-        devices.drive.watch(lambda fault: _whole_again(service, fault))
+        devices.health.watch(lambda health: _whole_again(service, health))
         # One exception policy (control/guard.py): what escapes a callback the referee's
         # guard does not wrap stops the referee all the same, and the watchdog goes unfed.
         loop.set_exception_handler(lambda loop, context: _loop_error(referee, loop, context))
@@ -157,10 +157,12 @@ def _take_requests(loop: asyncio.AbstractEventLoop, referee: Referee, directory:
     return inbox
 
 
-def _whole_again(service: Service, fault: str) -> None:
-    """Every part is back after a fault (``fault`` ""): the referee homes and checks the
-    board. A fault itself reaches the status line as the referee's fault event."""
-    if fault:
+def _whole_again(service: Service, health: Health) -> None:
+    """Every part is back after a fault: the referee homes and checks the board. A fault
+    itself reaches the status line as the referee's fault event; the log names each part."""
+    if not health.whole:
+        for part in health.parts():
+            log.warning("%s", part)
         return
     log.warning("the board is whole again: homing the rings, checking the board")
     service.status("the board is whole again: homing the rings, checking the board")

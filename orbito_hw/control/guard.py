@@ -42,6 +42,9 @@ from orbito_hw.hw.interfaces import (
     Clock,
     ColourSensors,
     FaultListener,
+    Health,
+    HealthChannel,
+    HealthListener,
     Lights,
     MoveListener,
     MoveReport,
@@ -235,12 +238,17 @@ class Guard:
     def board(self, board: Board) -> GuardedBoard:
         """A view of ``board`` whose parts check what they report and guard every callback
         handed to them; the clock guards every timer. Closing stays with ``board``'s owner."""
+        drive = CheckedDrive(board.drive, self)
+        health: HealthChannel = DriveHealth(drive)
+        if board.health is not None:
+            health = drive.health = CheckedHealth(board.health, self)
         return GuardedBoard(
             GuardedClock(board.clock, self),
             checked_sensors(board.sensors, self),
             CheckedButton(board.button, self),
-            CheckedDrive(board.drive, self),
+            drive,
             board.lights,
+            health,
         )
 
 
@@ -254,6 +262,7 @@ class GuardedBoard:
     button: Button
     drive: RingDrive
     lights: Lights
+    health: HealthChannel
 
 
 class Guarded(Protocol):
@@ -390,6 +399,9 @@ class CheckedDrive:
     def __init__(self, drive: RingDrive, guard: Guard) -> None:
         self.drive = drive
         self.guard = guard
+        # Until the referee watches the board's health itself, it hears the health's fault
+        # line here, where it heard the drive's words (issue 35: one step at a time).
+        self.health: HealthChannel | None = None
 
     def move(self, places: int, done: MoveListener) -> None:
         self.drive.move(places, self._checked("the ring move's report", done))
@@ -410,6 +422,10 @@ class CheckedDrive:
         return self.guard.wrap(where, checked)
 
     def watch(self, on_fault: FaultListener) -> None:
+        if self.health is not None:
+            self.health.watch(lambda health: on_fault(health.fault))  # guarded there
+            return
+
         def checked(fault: object) -> None:
             # A word that is not a text is itself a fault of the drive's.
             text = cut(fault) if isinstance(fault, str) else f"{self.source} sent {named(fault)}"
@@ -423,3 +439,48 @@ class CheckedDrive:
 
     def close(self) -> None:
         self.drive.close()
+
+
+class CheckedHealth:
+    """The board's health as its supervisor holds it (``hw/health.py``), each word guarded
+    and its fault line one line of at most ``REASON_LIMIT`` characters, as a drive's is."""
+
+    def __init__(self, health: HealthChannel, guard: Guard) -> None:
+        self.health = health
+        self.guard = guard
+
+    def now(self) -> Health:
+        return checked_health(self.health.now())
+
+    def watch(self, listener: HealthListener) -> None:
+        def checked(health: Health) -> None:
+            listener(checked_health(health))
+
+        self.health.watch(self.guard.wrap("the board's health report", checked))
+
+
+def checked_health(health: Health) -> Health:
+    """``health``, its fault line cut to one line of ``REASON_LIMIT`` characters: a reason
+    from outside (a library's message) must not flood every log line. The referee reads
+    only the line; a line cut stands for the whole board."""
+    line = cut(health.fault)
+    return health if line == health.fault else Health(failing=(("board", line),))
+
+
+class DriveHealth:
+    """The health of a board without a supervisor (the simulated board, the doctor's): its
+    parts are all there, and its ring drive's word between moves is all that can fail."""
+
+    def __init__(self, drive: CheckedDrive) -> None:
+        self.drive = drive
+        self._health = Health()
+
+    def now(self) -> Health:
+        return self._health
+
+    def watch(self, listener: HealthListener) -> None:
+        def heard(fault: str) -> None:
+            self._health = Health(failing=(("drive", fault),) if fault else ())
+            listener(self._health)
+
+        self.drive.watch(heard)  # checked and guarded there

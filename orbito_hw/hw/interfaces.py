@@ -147,6 +147,79 @@ FaultListener = Callable[[str], None]
 /dev/ttyACM0 is gone (...)"``), or ``""`` once it works again (set up and homed)."""
 
 
+PART_WORDS: Final[dict[str, str]] = {
+    "lights": "the LED strip",
+    "drive": "the ring drive",
+    "sensors": "the square sensors",
+    "button": "the button",
+}
+"""The board's parts by the names the supervisor and the config use, as a person says them."""
+
+
+def part_is(part: str, how: str) -> str:
+    """A part of the board and how it is, as a person says it: ``the LED strip is
+    missing``, ``the square sensors are missing`` (an unknown part named as is)."""
+    verb = "are" if part == "sensors" else "is"
+    return f"{PART_WORDS.get(part, part)} {verb} {how}"
+
+
+@dataclass(frozen=True, slots=True)
+class Health:
+    """Which of the board's parts are missing or failing, and why: the board's health, one
+    value told whole to whoever watches it (the referee, the status line, the log).
+
+    It has a channel of its own (``HealthChannel``), not the ring drive's fault words: an LED
+    strip that is missing is not a fault of the drive's. ``missing`` holds the parts that are
+    not open (never opened yet, or let go after they failed, and being opened again), in the
+    order they are tried, each with why; ``failing`` the parts open but not working (the
+    ring drive whose Pico was unplugged: its link reconnects by itself), each with its fault.
+    """
+
+    missing: tuple[tuple[str, str], ...] = ()
+    failing: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def whole(self) -> bool:
+        """Every part there and working: the board can play."""
+        return not self.missing and not self.failing
+
+    @property
+    def fault(self) -> str:
+        """The one line the players see while the board cannot play ("" when it can): the
+        first missing part's reason (a missing part stops the board before a failing one
+        does), else the first failing part's fault. These words are the referee's fault
+        event: they stay as they were when health travelled on the drive's fault channel."""
+        if self.missing:
+            more = len(self.missing) - 1
+            first = self.missing[0][1]
+            return f"waiting for the board: {first}" + (f" (and {more} more)" if more else "")
+        return self.failing[0][1] if self.failing else ""
+
+    def parts(self) -> list[str]:
+        """Each part that is not well, by name and why (``the ring drive is missing: ...``):
+        what doctor and the log say, one part a line."""
+        return [f"{part_is(p, 'missing')}: {why}" for p, why in self.missing] + [
+            f"{part_is(p, 'failing')}: {why}" for p, why in self.failing
+        ]
+
+
+HealthListener = Callable[[Health], None]
+"""Hears the board's health when what the players see of it changes (``Health.fault``)."""
+
+
+class HealthChannel(Protocol):
+    """Where the board's health is held and told: one per board."""
+
+    def now(self) -> Health:
+        """The board's health now."""
+        ...
+
+    def watch(self, listener: HealthListener) -> None:
+        """Call ``listener`` (through ``Clock.post``) with the board's health each time its
+        fault line changes: a part missing or failing, or "" once the board is whole."""
+        ...
+
+
 class RingDrive(Protocol):
     """The stepper that turns both rings: counter-clockwise, one place per press, and back
     (clockwise) by whole places for a take-back."""
@@ -216,6 +289,9 @@ class Board:
     lights: Lights
     pins: Callable[[], None] | None = field(default=None, compare=False)
     """Closes what the parts' pins came from (the gpio parts' pin factory), after them."""
+    health: HealthChannel | None = field(default=None, compare=False)
+    """The board's health, where a supervisor holds it (``hw/health.py``, the real board's
+    parts that come and go); None: the drive's fault words are the board's health."""
     closed: bool = field(default=False, init=False, compare=False)
 
     def close(self) -> None:

@@ -5,11 +5,11 @@ child, a GPIO line is held by another program at boot. The referee must never se
 come and go: it sees these stand-ins from the start, and each one hands its work to the
 real part once the device supervisor (``app/devices.py``) has opened it.
 
-While a part is missing the board cannot play, and the referee hears it the one way it
-hears of hardware between moves: the drive's fault (``RingDrive.watch``). ``StandInDrive``
-reports every missing part there, and "" once all of them are back, at which the referee
-recovers as after a restart: it homes the rings and checks the board against the journal.
-A move asked for meanwhile ends at once with the same fault, no step made.
+While a part is missing the board cannot play. What is missing is held in one place, the
+board's health (``hw/health.py``), which the referee watches: it hears each missing part
+there, and "" once all of them are back, at which it recovers as after a restart: it homes
+the rings and checks the board against the journal. A move asked for meanwhile ends at once
+with the same fault, no step made (``StandInDrive``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import functools
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from orbito_hw.hw.health import BoardHealth
 from orbito_hw.hw.interfaces import (
     RGB,
     Button,
@@ -148,7 +149,7 @@ class StandInLights(StandIn[Lights]):
             self.real = None
             with contextlib.suppress(Exception):
                 real.close()
-            self.on_lost(f"the LEDs failed: {exc}")
+            self.on_lost(f"it failed: {exc}")  # the supervisor names the strip
 
     def shown(self) -> tuple[list[RGB | None], RGB | None]:
         if self.real is not None:
@@ -167,25 +168,16 @@ class StandInLights(StandIn[Lights]):
 
 
 class StandInDrive(StandIn[RingDrive]):
-    """The ring drive, and the board's word to the referee on every missing part.
+    """The ring drive. While a part of the board is missing (``BoardHealth``) a move asked
+    for ends at once with the board's fault line, no step made: the referee must not turn
+    the rings of a board it cannot read. The real drive's words between moves go to the
+    board's health (``failing``), and to whoever watches the drive itself."""
 
-    ``missing`` is why the board cannot play now ("" when every part is there): the
-    supervisor sets it. The referee hears the drive's real fault when that is the only one,
-    and "" only when the drive works and nothing is missing."""
-
-    def __init__(self, clock: Clock, missing: str) -> None:
+    def __init__(self, clock: Clock, health: BoardHealth) -> None:
         super().__init__()
         self.clock = clock
-        self.missing = missing
-        self._real_fault = ""
+        self.health = health
         self._watchers: list[FaultListener] = []
-        self._told = ""  # what the watchers heard last: nothing yet
-
-    @property
-    def fault(self) -> str:
-        if self.missing:
-            return self.missing
-        return self._real_fault if self.real is not None else "the ring drive is not open"
 
     @property
     def moving(self) -> bool:
@@ -198,21 +190,20 @@ class StandInDrive(StandIn[RingDrive]):
         self._run(0, done, lambda real: real.home(self._heard(done)))
 
     def watch(self, on_fault: FaultListener) -> None:
+        """The real drive's own words (the board's health is ``BoardHealth``'s)."""
         self._watchers.append(on_fault)
-
-    def set_missing(self, missing: str) -> None:
-        """What the board lacks now, as the supervisor found it ("" nothing)."""
-        self.missing = missing
-        self._tell()
+        if self.real is not None:
+            self.real.watch(on_fault)
 
     def wait_idle(self, timeout: float) -> bool:
         wait: Callable[[float], bool] | None = getattr(self.real, "wait_idle", None)
         return True if wait is None else wait(timeout)
 
     def _run(self, places: int, done: MoveListener, start: Callable[[RingDrive], None]) -> None:
-        if self.real is None or self.missing:
-            report = MoveReport(places, 0, False, fault=self.fault)
-            self.clock.post(functools.partial(done, report))
+        health = self.health.now()
+        if self.real is None or health.missing:
+            fault = health.fault or "the ring drive is not open"
+            self.clock.post(functools.partial(done, MoveReport(places, 0, False, fault=fault)))
             return
         start(self.real)
 
@@ -221,24 +212,12 @@ class StandInDrive(StandIn[RingDrive]):
         report, and hears "" once the drive says it works again (a link that came back)."""
 
         def report(report: MoveReport) -> None:
-            if report.fault:
-                self._told = report.fault
+            self.health.heard(report.fault)
             done(report)
 
         return report
 
     def _attached(self, real: RingDrive) -> None:
-        real.watch(self._on_real_fault)
-        self._tell()
-
-    def _on_real_fault(self, fault: str) -> None:
-        self._real_fault = fault
-        self._tell()
-
-    def _tell(self) -> None:
-        fault = self.fault
-        if fault == self._told:
-            return
-        self._told = fault
-        for watcher in list(self._watchers):
-            self.clock.post(functools.partial(watcher, fault))
+        real.watch(lambda fault: self.health.failing("drive", fault))
+        for watcher in self._watchers:
+            real.watch(watcher)
