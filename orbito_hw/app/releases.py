@@ -41,6 +41,7 @@ ROOT = Path("/opt/orbito-hw")
 STATE_DIR = Path("/var/lib/orbito-hw")
 BACKUPS = Path("/var/backups/orbito-hw")
 SERVICE = "orbito-hw.service"
+PIP_WHEELS = Path("/usr/share/python-wheels")
 # The bound on READY and the referee after an upgrade. Measured: about 15 s on the VM's
 # emulated cores (qemu TCG), a few seconds on a Pi 4; the margin is for a Pi Zero 2 W with
 # its SD card, and for a first start that compiles the venv's bytecode.
@@ -322,6 +323,15 @@ def running_release(root: Path = ROOT) -> dict[str, object]:
             "failed": record.get("failed", "")}  # fmt: skip
 
 
+def pip_wheel(folder: Path = PIP_WHEELS) -> Path:
+    """Debian's pip as a wheel (python3-pip-whl, which python3-venv depends on): pip runs
+    from it as it is, to install into a venv made without pip."""
+    found = sorted(folder.glob("pip-*.whl"))
+    if not found:
+        raise ReleaseError(f"no pip wheel in {folder}: apt install python3-venv")
+    return found[-1]
+
+
 def install(root: Path, version: str, wheels: Path, python: str = "/usr/bin/python3") -> Path:
     """The venv of ``version`` from the package's wheels alone (no index: offline)."""
     target = Releases(root=root).release(version)
@@ -332,13 +342,20 @@ def install(root: Path, version: str, wheels: Path, python: str = "/usr/bin/pyth
         target.rename(aside)
         log(f"an unfinished {target} moved aside to {aside}")
     target.parent.mkdir(parents=True, exist_ok=True)
+    start = time.monotonic()
     # System site packages after the venv's own: Debian's python3-spidev (the LEDs' SPI,
     # no wheel on PyPI) where it is installed; every wheel still goes into the venv.
-    subprocess.run([python, "-m", "venv", "--system-site-packages", str(target)], check=True)
-    pip = [str(target / "bin/python"), "-m", "pip", "install", "--no-index", "--isolated"]
-    pip += ["--disable-pip-version-check", "--ignore-installed", "--find-links", str(wheels)]
+    # No pip of its own (ensurepip took a third of the install's time): the release's venv
+    # is never pip-installed into again. pip runs from Debian's wheel of it instead.
+    subprocess.run(
+        [python, "-m", "venv", "--without-pip", "--system-site-packages", str(target)], check=True
+    )
+    pip = [str(target / "bin/python"), f"{pip_wheel()}/pip", "install", "-q", "--no-index"]
+    pip += ["--isolated", "--disable-pip-version-check", "--ignore-installed"]
+    pip += ["--find-links", str(wheels)]
     subprocess.run([*pip, "-r", str(wheels / "install.list")], check=True)
     (target / ".complete").write_text(version + "\n")
+    log(f"{version} installed in {target} from {wheels} in {time.monotonic() - start:.0f} s")
     return target
 
 

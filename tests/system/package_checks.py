@@ -190,7 +190,8 @@ def play(vm: VM, report: Report, packages: Packages, fail: type[Exception]) -> N
         cut = vm.ssh("ip route get 192.0.2.1 2>&1 || true").stdout  # (a lookup: sends nothing)
         if "unreachable" not in cut:
             raise fail(f"the VM still has a route out: {cut}")
-        vm.ssh("cp /etc/orbito-test/board.toml /etc/orbito-hw/config.toml")  # the builder's
+        # The builder's config, there before the package (install.sh's purge took the folder).
+        vm.ssh("mkdir -p /etc/orbito-hw; cp /etc/orbito-test/board.toml /etc/orbito-hw/config.toml")
         out, took = timed_apt(vm, f"{APT} install {deb}", fail)
         report.figure("package: apt install offline", f"{took:.0f} s (venv from its wheels)")
         base = packages.base
