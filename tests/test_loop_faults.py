@@ -686,7 +686,7 @@ RAISERS = [
     (Referee, "_check_move"),
     (Referee, "_verify"),
     (Referee, "_commit"),
-    (Referee, "_draw"),
+    (Referee, "draw"),
     (Corrections, "check"),
     (Referee, "_refuse"),
 ]

@@ -82,7 +82,7 @@ class PicoGame:
         board = Board(clock, self.drive.sensors, self.button, self.drive, SimLights())
         self.referee = Referee(board, self.journal, Settings(debounce=0.0))  # the Pico debounces
         self.events: list[Event] = []
-        self.referee.add_listener(self.events.append)
+        self.referee.subscribe(self.events.append)
 
     def until(self, condition: Callable[[], bool], what: str) -> None:
         """Run the loop until ``condition`` holds; fails naming ``what`` after WAIT s."""

@@ -75,7 +75,7 @@ def test_random_streams_never_crash_and_agree_with_the_engine(data: st.DataObjec
                 action = "put-colour"
             if action == "turn" and ref.state in (State.WAITING, State.TURN) and not diverged:
                 turns = list(ref.position.legal_turns())
-                if turns and not ref._touched() and not run.physics.hand:
+                if turns and not ref.reader.touched and not run.physics.hand:
                     turn = turns[data.draw(st.integers(0, len(turns) - 1))]
                     rng = random.Random(data.draw(st.integers(0, 2**16)))
                     for command in turn_commands(turn, rng)[:-1]:

@@ -423,7 +423,7 @@ class PicoBoard:
         board = Board(clock, self.drive.sensors, self.button, self.drive, self.lights)
         self.referee = Referee(board, self.journal, Settings(debounce=0.0))  # the Pico debounces
         self.events: list[dict[str, object]] = []
-        self.referee.add_listener(lambda event: self.events.append(event.to_json()))
+        self.referee.subscribe(lambda event: self.events.append(event.to_json()))
 
     def until(self, condition: Callable[[], bool], timeout: float = WAIT) -> bool:
         return spin(self.loop, condition, timeout)

@@ -102,9 +102,9 @@ def run_board(config: Config) -> int:
             # The other board plays the other colour: [game]'s opponent does not play here.
             chosen = replace(chosen, first=config.remote.starts, opponent=remote.player)
         referee = Referee(board, journal, chosen)
-        referee.add_listener(logger)
-        referee.add_listener(lambda event: _status(service, event))
-        referee.add_listener(archive)
+        referee.subscribe(logger)
+        referee.subscribe(lambda event: _status(service, event))
+        referee.subscribe(archive)
         devices.health.watch(lambda health: _whole_again(service, health))
         # One exception policy (control/guard.py): what escapes a callback the referee's
         # guard does not wrap stops the referee all the same, and the watchdog goes unfed.
@@ -116,7 +116,7 @@ def run_board(config: Config) -> int:
         archive.boot(referee)  # catches up from the journal just read
         inbox = _take_requests(loop, referee, config.board.state_dir)
         if link is not None:
-            referee.add_listener(link.game.on_event)
+            referee.subscribe(link.game.on_event)
             link.game.attach(referee)
             link.start(loop)
         if config.web.enabled:

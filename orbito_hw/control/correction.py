@@ -7,51 +7,44 @@ knocked over for good is set up again from the journal instead (``control/setup.
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from orbito_hw.control.core import Core
 from orbito_hw.control.events import Corrected, Correction
 from orbito_hw.control.lights import View
+from orbito_hw.control.machine import Trigger
+from orbito_hw.control.players import Players
 from orbito_hw.control.seen import board_off, seen_at, wrong_colours
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import squares_of
 
 
-class Seat(Core, Protocol):
-    """The referee as a correction sees it: the core, and the steps that follow one."""
-
-    def _announce(self) -> None: ...
-
-    def _offer(self) -> None: ...
-
-
 class Corrections:
-    def __init__(self, referee: Seat) -> None:
+    def __init__(self, referee: Core, players: Players) -> None:
         self.referee = referee
+        self.players = players  # offered the next turn once the board is right
 
     def off(self) -> int:
         """The squares where the board differs from what the referee expects."""
         return board_off(self.referee.sensors, *self.referee.reader.masks())
 
-    def enter(self, trigger: str) -> None:
+    def enter(self, trigger: Trigger) -> None:
         referee = self.referee
-        referee._go(trigger)
+        referee.go(trigger)
         wrong = tuple(squares_of(self.off()))
-        referee._emit(Correction(referee.saved.game, wrong, self._swapped()[1]))
+        referee.emit(Correction(referee.saved.game, wrong, self._swapped()[1]))
 
     def check(self) -> None:
         """A square changed: play goes on once the board matches again."""
         referee = self.referee
         if self.off():
-            referee._draw()
+            referee.draw()
             return
-        referee._emit(Corrected(referee.saved.game))
+        referee.emit(Corrected(referee.saved.game))
         if referee.position.is_over:
-            referee._go("fixed_over")
-            referee._announce()
+            referee.go(Trigger.FIXED_OVER)
+            referee.announce()
         else:
-            referee._go("fixed_turn" if referee._touched() else "fixed")
-            referee._offer()
+            referee.go(Trigger.FIXED_TURN if referee.reader.touched else Trigger.FIXED)
+            self.players.offer()
 
     def _swapped(self) -> tuple[tuple[tuple[int, Colour], ...], tuple[tuple[int, Colour], ...]]:
         """The squares holding a marble of the other colour: with the colour that belongs

@@ -8,11 +8,12 @@ it is meant, and played. A touch takes the hint or the warning off the LEDs.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final, Protocol
+from typing import TYPE_CHECKING, Final
 
 from orbito_hw.control.core import Core
 from orbito_hw.control.events import BlunderWarning, Hint
 from orbito_hw.control.lights import View
+from orbito_hw.control.players import Players
 from orbito_hw.rules.squares import squares_of
 from orbito_hw.rules.turn import Turn
 from orbito_hw.solver.layout import Value, decode
@@ -24,17 +25,12 @@ RANK: Final = {Value.LOSS: 0, Value.DRAW: 1, Value.WIN: 2}
 """Values in order, for telling a turn that throws the value away."""
 
 
-class Seat(Core, Protocol):
-    """The referee as the hints see it: the core, and whether the board is to move."""
-
-    def _boards_move(self) -> bool: ...
-
-
 class Hints:
     """Hints on or off (``on``), and the hint or warning shown until a touch (``shown``)."""
 
-    def __init__(self, referee: Seat, on: bool) -> None:
+    def __init__(self, referee: Core, players: Players, on: bool) -> None:
         self.referee = referee
+        self.players = players  # whether the board is to move
         self.on = on
         self.shown: View | None = None  # the hint or warning on the LEDs, until a touch
         self._warned: tuple[Turn, int] | None = None  # the turn held back, and the reading
@@ -45,8 +41,8 @@ class Hints:
         referee = self.referee
         return (
             self.on
-            and not referee._boards_move()
-            and not referee._touched()
+            and not self.players.boards_move()
+            and not referee.reader.touched
             and not referee.position.is_full
         )
 
@@ -55,9 +51,9 @@ class Hints:
         position = referee.position
         analysis = _solution().analyse(position)
         value = analysis.value.value
-        referee._emit(Hint(referee.saved.game, position.to_move, analysis.move, value))
+        referee.emit(Hint(referee.saved.game, position.to_move, analysis.move, value))
         self.shown = View("hint", position.to_move, value=value, hint_turn=analysis.move)
-        referee._draw()
+        referee.draw()
 
     def held_back(self, turn: Turn) -> bool:
         """Hints on, ``turn`` throws the value away for the person: warn and hold it back,
@@ -76,10 +72,10 @@ class Hints:
         if RANK[after] >= RANK[before]:
             return False
         self._warned = (turn, reading)
-        referee._emit(BlunderWarning(referee.saved.game, turn, after.value))
-        squares = tuple(squares_of(referee._off()))
+        referee.emit(BlunderWarning(referee.saved.game, turn, after.value))
+        squares = tuple(squares_of(referee.off()))
         self.shown = View("warning", position.to_move, squares, value=after.value)
-        referee._draw()
+        referee.draw()
         return True
 
     def forget(self) -> None:
@@ -91,7 +87,7 @@ class Hints:
         self.on = on
         if not on and self.shown is not None:
             self.forget()
-            self.referee._draw()
+            self.referee.draw()
 
 
 def _solution() -> Solution:

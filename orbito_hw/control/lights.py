@@ -7,6 +7,7 @@ drawing (blinks, pulses) is tested without any game.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -135,6 +136,11 @@ class LightShow:
     _timer: TimerHandle | None = None
     _phase: int = 0
     view: View | None = None
+    # Told after each frame drawn (a page that shows the lights): the blinks run for them
+    # even on a board built without LEDs.
+    watchers: list[Callable[[], None]] = field(default_factory=list)
+    alert: RGB | None = None  # the status pixel taken over (a link down), steady
+    _last: tuple[list[RGB | None], RGB | None] | None = None  # the frame drawn last
 
     def update(self, view: View) -> None:
         if view == self.view:
@@ -154,13 +160,33 @@ class LightShow:
         assert view is not None
         lit, status, animated = self._compose(view)
         frame: list[RGB | None] = [lit.get(sq) for sq in SQUARES]
-        self.lights.show(frame, status)
-        if animated and watched(self.lights):
+        self._show(frame, status)
+        if animated and (self.watchers or watched(self.lights)):
             self._timer = self.clock.call_later(self._tick_period(view), self._tick)
 
+    def subscribe(self, drawn: Callable[[], None]) -> None:
+        """``drawn`` after each frame from now on, the view drawn again from its first phase
+        so that its blinking starts (a page came to watch)."""
+        self.watchers.append(drawn)
+        self.refresh()
+
+    def take_status(self, colour: RGB | None) -> None:
+        """The status pixel shows ``colour`` steady over whatever the view shows (a game's
+        link down); None: the view's own again."""
+        if colour != self.alert:
+            self.alert = colour
+            if self._last is not None:
+                self._show(*self._last)
+
+    def _show(self, frame: list[RGB | None], status: RGB | None) -> None:
+        self._last = (frame, status)
+        self.lights.show(frame, self.alert or status)
+        for watcher in list(self.watchers):
+            watcher()
+
     def refresh(self) -> None:
-        """Draw the view again from its first phase: after ``lights`` was replaced (the page
-        came to watch), so that its blinking starts."""
+        """Draw the view again from its first phase: after ``lights`` was replaced, so
+        that its blinking starts."""
         if self.view is not None:
             self._stop()
             self._phase = 0

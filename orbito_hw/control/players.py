@@ -10,45 +10,23 @@ give until its turn arrives: ``choose`` returns None until then.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Protocol
 
+from orbito_hw.control.board_player import BoardPlayer
 from orbito_hw.control.core import Core
 from orbito_hw.control.events import BoardTurn, OpponentChosen
 from orbito_hw.control.menu import Choice
-from orbito_hw.rules.game import Colour, Position
+from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import mask_of, square_name
 from orbito_hw.rules.turn import Turn
 
-
-@dataclass(frozen=True)
-class BoardPlayer:
-    """The board playing ``colour`` against a person: ``choose`` gives its turn in a position
-    of a game still going on (any callable: the control layer needs no solver class);
-    ``player`` names it as the archive and the page do (SPEC.md's PLAYER: ``board:LEVEL``).
-
-    A player at another board (``by`` "remote") has no turn to give until it arrives:
-    ``choose`` returns None until then, and its client calls ``Referee.offer()`` when it
-    does. Meanwhile the person here may not play that colour's turn."""
-
-    colour: Colour
-    choose: Callable[[Position], Turn | None]
-    player: str = "board"
-    by: str = "board"  # who chose the turns shown: "board" or "remote" (SPEC.md's board-turn)
-
-
-class Seat(Core, Protocol):
-    """The referee as the players see it: the core, and whether it waits for a turn."""
-
-    @property
-    def playing(self) -> bool: ...
+__all__ = ["BoardPlayer", "Players"]
 
 
 class Players:
     """Who plays the board's colour (``opponent``; None: two people at the board) and the
     turn it chose in the position on the board."""
 
-    def __init__(self, referee: Seat, opponent: BoardPlayer | None) -> None:
+    def __init__(self, referee: Core, opponent: BoardPlayer | None) -> None:
         self.referee = referee
         self.opponent = opponent
         self.told = False  # the board-turn event of this position was emitted
@@ -65,10 +43,10 @@ class Players:
         wanted, referee = self.board_turn, self.referee
         if wanted is None and self.boards_move():
             # A remote player's turn not here yet: nobody here plays that colour.
-            return "wait for the other board's turn", referee._off()
+            return "wait for the other board's turn", referee.off()
         if wanted is not None and turn != wanted:
             # Another legal turn on the board's move: the board plays its own turn only.
-            return f"the board's turn is {wanted}, not {turn}", referee._off(wanted)
+            return f"the board's turn is {wanted}, not {turn}", referee.off(wanted)
         if wanted is not None and wanted.move_from is not None and referee.reader.placed_first:
             # The right layout, the steps the other way round: shown as move, then place.
             assert wanted.place is not None and wanted.move_to is not None
@@ -79,6 +57,10 @@ class Players:
             )
             return reason, mask_of([wanted.place])
         return None
+
+    def against(self, colour: Colour) -> bool:
+        """Whether the board (or a remote board) plays ``colour``."""
+        return self.opponent is not None and colour is self.opponent.colour
 
     def boards_move(self) -> bool:
         opponent, position = self.opponent, self.referee.position
@@ -112,14 +94,14 @@ class Players:
         before = saved.board_turn
         self.choose()
         if saved.board_turn != before:
-            referee._save()
+            referee.save()
         turn = self.board_turn
         if turn is not None and not self.told:
             self.told = True
             number = len(saved.turns) + 1
             by = self.opponent.by if self.opponent else "board"
-            referee._emit(BoardTurn(saved.game, number, referee.position.to_move, turn, by))
-        referee._draw()
+            referee.emit(BoardTurn(saved.game, number, referee.position.to_move, turn, by))
+        referee.draw()
 
     def set_opponent(self, opponent: BoardPlayer | None) -> None:
         """The board plays ``opponent`` (None: nobody) from now on, in this position too;
@@ -132,7 +114,7 @@ class Players:
         elif opponent.by == "board" and opponent.player.startswith("board:"):
             saved.opponent = f"{opponent.player}:{opponent.colour.value}"
         self.rechoose()
-        self.referee._save()
+        self.referee.save()
         self.offer()
 
     def take_choice(self, choice: Choice, make: Callable[[str, Colour], BoardPlayer]) -> None:
@@ -140,7 +122,7 @@ class Players:
         player = None
         if choice.level is not None and choice.colour is not None:
             player = make(choice.level, choice.colour)
-        self.referee._emit(OpponentChosen(self.referee.saved.game, choice.player, choice.colour))
+        self.referee.emit(OpponentChosen(self.referee.saved.game, choice.player, choice.colour))
         self.set_opponent(player)
 
     def restore(self, make: Callable[[str, Colour], BoardPlayer] | None) -> None:

@@ -23,8 +23,7 @@ position (``base``). The archive counts the tries: one ``puzzle`` event each.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final
 
 from orbito_hw.control.events import (
     Event,
@@ -35,12 +34,14 @@ from orbito_hw.control.events import (
 )
 from orbito_hw.control.journal import Saved
 from orbito_hw.control.players import BoardPlayer
-from orbito_hw.control.setup import SetUps
 from orbito_hw.rules.game import Colour, Position, replay
 from orbito_hw.rules.turn import Turn
 from orbito_hw.solver.layout import Value
 from orbito_hw.solver.puzzles import Puzzle, PuzzleError, find_puzzle
 from orbito_hw.solver.table import shipped_solution
+
+if TYPE_CHECKING:
+    from orbito_hw.control.referee import Referee
 
 log = logging.getLogger(__name__)
 
@@ -69,28 +70,6 @@ def defend(position: Position) -> Turn:
 def defender(colour: Colour) -> BoardPlayer:
     """The board playing ``colour``, the puzzle's losing side."""
     return BoardPlayer(colour, defend, DEFENDER)
-
-
-class Seat(Protocol):
-    """The referee as the puzzle's watch sees it."""
-
-    saved: Saved
-    setups: SetUps
-
-    @property
-    def position(self) -> Position: ...
-
-    @property
-    def opponent(self) -> BoardPlayer | None: ...
-
-    @opponent.setter
-    def opponent(self, opponent: BoardPlayer | None) -> None: ...
-
-    def add_listener(self, listener: Callable[[Event], None]) -> None: ...
-
-    def tell(self, event: Event) -> None: ...
-
-    def set_opponent(self, opponent: BoardPlayer | None) -> None: ...
 
 
 _found: dict[str, Puzzle | None] = {}
@@ -153,16 +132,16 @@ def ended_try(saved: Saved) -> PuzzleDone | None:
 class PuzzleWatch:
     """Watches the referee's game while it is a puzzle's; ``attach`` after each start."""
 
-    def __init__(self, referee: Seat) -> None:
+    def __init__(self, referee: Referee) -> None:
         self.referee = referee
         self.live = False  # a try is on: its end is still to tell
 
     @classmethod
-    def attach(cls, referee: Seat) -> PuzzleWatch:
+    def attach(cls, referee: Referee) -> PuzzleWatch:
         """A watch on ``referee`` (just started from its journal): a puzzle game in
         progress goes on, the board defending as before."""
         watch = cls(referee)
-        referee.add_listener(watch)
+        referee.subscribe(watch)
         referee.setups.on_done = watch.started
         puzzle = watch.puzzle()
         saved = referee.saved

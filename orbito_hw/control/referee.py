@@ -12,25 +12,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping
-from enum import Enum
 from typing import Literal
 
+from orbito_hw.control.core import Core
 from orbito_hw.control.correction import Corrections
-from orbito_hw.control.debounce import Debouncer
-from orbito_hw.control.events import (
-    Event,
-    EventListener,
-    Fault,
-    FirstChosen,
-    GameOver,
-    NewGame,
-    Rejected,
-    TurnPlayed,
-)
-from orbito_hw.control.guard import Guard, guarded
+from orbito_hw.control.events import Event, Fault, FirstChosen, NewGame, Rejected, TurnPlayed
+from orbito_hw.control.guard import guarded
 from orbito_hw.control.hints import Hints
 from orbito_hw.control.journal import Journal, JournalError, Saved
-from orbito_hw.control.lights import LightShow, View
+from orbito_hw.control.lights import View
+from orbito_hw.control.machine import IDLE, TRANSITIONS, State, TransitionError, Trigger
 from orbito_hw.control.menu import CHOICES, OpponentMenu
 from orbito_hw.control.players import BoardPlayer, Players
 from orbito_hw.control.reading import Marble, TurnReader
@@ -38,130 +29,38 @@ from orbito_hw.control.seen import board_off, put_colour, resync
 from orbito_hw.control.settings import Settings
 from orbito_hw.control.setup import SetUps
 from orbito_hw.control.takeback import MAX_FINISHING_MOVES, TakeBacks
-from orbito_hw.errors import IllegalTurnError, OrbitoError
+from orbito_hw.errors import IllegalTurnError
 from orbito_hw.hw.interfaces import Board, MoveReport, TimerHandle
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import mask_of, parse_square, press, squares_of
 from orbito_hw.rules.turn import Turn
 
 log = logging.getLogger(__name__)
-
-
-class State(Enum):
-    STARTING = "starting"
-    WAITING = "waiting for a turn"
-    TURN = "turn in progress"
-    ROTATING = "rotating"
-    VERIFYING = "verifying"
-    CORRECTION = "correction"
-    GAME_OVER = "game over"
-    TAKING_BACK = "turning the rings back"
-    UNDOING = "waiting for the turn to be undone"
-    FAULT = "fault"
-    SETTING_UP = "setting up"  # a position asked for, by the LEDs (setup.py)
-
-
-S = State
-# Every transition the referee can make, in one place: (state, trigger) -> next state.
-TRANSITIONS: dict[tuple[State, str], State] = {
-    (S.STARTING, "resume"): S.WAITING,
-    (S.STARTING, "resume_turn"): S.TURN,
-    (S.STARTING, "resume_over"): S.GAME_OVER,
-    (S.STARTING, "mismatch"): S.CORRECTION,
-    (S.STARTING, "accept"): S.ROTATING,
-    (S.STARTING, "fault"): S.FAULT,
-    (S.STARTING, "resume_turning"): S.TAKING_BACK,
-    (S.STARTING, "resume_undo"): S.UNDOING,
-    (S.WAITING, "touch"): S.TURN,
-    (S.WAITING, "accept"): S.ROTATING,
-    (S.TURN, "untouch"): S.WAITING,
-    (S.TURN, "accept"): S.ROTATING,
-    (S.ROTATING, "moved"): S.VERIFYING,
-    (S.ROTATING, "fault"): S.FAULT,
-    (S.VERIFYING, "match"): S.WAITING,
-    (S.VERIFYING, "over"): S.GAME_OVER,
-    (S.VERIFYING, "mismatch"): S.CORRECTION,
-    (S.VERIFYING, "fault"): S.FAULT,
-    (S.CORRECTION, "fixed"): S.WAITING,
-    (S.CORRECTION, "fixed_turn"): S.TURN,
-    (S.CORRECTION, "fixed_over"): S.GAME_OVER,
-    (S.FAULT, "retry"): S.STARTING,
-    # A take-back: the rings turn back one place, then the players undo the turn by hand.
-    (S.TAKING_BACK, "turned_back"): S.UNDOING,
-    (S.TAKING_BACK, "fault"): S.FAULT,
-    (S.UNDOING, "undone"): S.WAITING,
-    (S.UNDOING, "take_back_too"): S.TAKING_BACK,  # against the board: the person's turn too
-    (S.STARTING, "resume_setup"): S.SETTING_UP,
-    (S.SETTING_UP, "set_up_done"): S.WAITING,
-}
-# A hold may take back the last turn whenever the board is still and the game has one
-# (it is refused, the squares at fault lit, unless the board shows the game as it stands).
-for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER):
-    TRANSITIONS[(_state, "take_back")] = S.TAKING_BACK
-# A new game, or a set-up of a position, may start from any state but the ring moves.
-for _state in (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER, S.FAULT, S.STARTING, S.UNDOING,
-               S.SETTING_UP):  # fmt: skip
-    TRANSITIONS[(_state, "new_game")] = S.WAITING
-    TRANSITIONS[(_state, "set_up")] = S.SETTING_UP
-# The drive may fail between moves (a ring controller unplugged while the rings are idle).
-IDLE = (S.WAITING, S.TURN, S.CORRECTION, S.GAME_OVER, S.UNDOING, S.SETTING_UP)
-for _state in IDLE:
-    TRANSITIONS[(_state, "fault")] = S.FAULT
-
+S, T = State, Trigger
+__all__ = ["TRANSITIONS", "Referee", "State", "TransitionError", "Trigger"]  # machine.py's too
 
 HoldAction = Literal["new game", "take-back", "menu", "set-up"]
 
 
-class TransitionError(OrbitoError, RuntimeError):
-    """A trigger the machine does not allow in its state: a bug, never a player's doing."""
+class Referee(Core):
+    """The core (core.py) and the steps of a turn: the squares, the button, the ring move."""
 
-
-class Referee:
     def __init__(self, board: Board, journal: Journal, settings: Settings | None = None) -> None:
-        # Every way in passes the guard (guard.py): the parts below check what they report
-        # and guard each callback the referee hands them, wherever it hands one over.
-        self.guard = Guard(on_fault=self._stopped, on_refusal=self._refused_input)
-        self.board = self.guard.board(board)
-        self.clock = self.board.clock
-        self.journal = journal
-        self.settings = settings or Settings()
-        self.state = State.STARTING
-        self.saved = Saved(first=self.settings.first)
-        self.reader = TurnReader(Position.start(self.settings.first))
-        self.pending: Turn | None = None
-        self._listeners: list[EventListener] = []
+        super().__init__(board, journal, settings)
         self._hold_timer: TimerHandle | None = None
         self._held = False
         self._hold_action: HoldAction | None = None  # what holding the button down would do
-        self._refusal: View | None = None
-        self._finishing = 0
-        # The referee's parts, each one idea of it (players.py, hints.py, takeback.py,
-        # menu.py): the referee delegates to them and they work on it through core.py.
+        # The referee's parts, each one idea of it, each working on the core (core.py).
         self.players = Players(self, self.settings.opponent)
-        self.hinter = Hints(self, self.settings.hints)
-        self.take_backs = TakeBacks(self)
-        self.corrections = Corrections(self)
-        self.setups = SetUps(self)
-        self.opponent_menu = OpponentMenu(self.clock, self._draw)
-        # The light show's own timers are not the referee's: the fault still blinks after
-        # the guard has stopped the referee.
-        self.show = LightShow(board.lights, board.clock, self.settings.palette)
-        self.sensors = Debouncer(self.board.sensors, self.clock, self.settings.debounce)
+        self.hinter = Hints(self, self.players, self.settings.hints)
+        self.take_backs = TakeBacks(self, self.players, self.hinter)
+        self.corrections = Corrections(self, self.players)
+        self.setups = SetUps(self, self.players, self.hinter)
+        self.opponent_menu = OpponentMenu(self.clock, self.draw)
         self.sensors.subscribe(self._on_square)
+        self.sensors.subscribe(lambda square, present, when: self._changed())
         self.board.button.subscribe(self._on_button)
-        self._drive_fault = ""  # what the drive last said between moves: a fault, or ""
         self.board.drive.watch(self._on_drive_fault)
-
-    # --- plumbing --------------------------------------------------------------
-    @property
-    def busy(self) -> bool:
-        """Whether the board is turning or checking itself: hands off (the status pixel says so)."""
-        return self.state in (S.STARTING, S.ROTATING, S.VERIFYING, S.TAKING_BACK)
-
-    @property
-    def position(self) -> Position:
-        """The game's position at the start of the turn being made."""
-        return self.reader.position
 
     @property
     def model(self) -> Mapping[int, Marble]:
@@ -192,71 +91,13 @@ class Referee:
         """The choice the open opponent menu shows; None: no menu open."""
         return self.opponent_menu.choice
 
-    @property
-    def playing(self) -> bool:
-        """Whether the board waits for a turn or one is in progress: a turn may be offered."""
-        return self.state in (S.WAITING, S.TURN)
-
-    @property
-    def settle(self) -> float:
-        """Seconds the rings settle after a move before the sensors are read."""
-        return self.settings.settle
-
-    @property
-    def healthy(self) -> bool:
-        """False once an internal error has stopped the referee: it takes nothing in any more,
-        and the service stops feeding the watchdog so that systemd restarts it. A hardware
-        fault (``State.FAULT`` from a ring move) leaves it healthy: a press retries."""
-        return self.guard.healthy
-
-    def fail(self, where: str, exc: BaseException) -> None:
-        """An exception escaped ``where`` on the event loop (the loop's handler calls this):
-        the same internal error as one the guard catches."""
-        self.guard.fail(where, exc)
-
-    def _stopped(self, reason: str) -> None:
-        """The guard has stopped the referee after an internal error: every listener hears
-        of the fault (one that fails does not keep it from the others) and the status pixel
-        blinks the fault colour. Nothing is saved: the journal stays as the error left it."""
-        fault = Fault(self.saved.game, reason)
-        for listener in list(self._listeners):
-            try:
-                listener(fault)
-            except Exception as exc:
-                log.error("an event listener failed on the fault: %s: %s", type(exc).__name__, exc)
-        self.state = S.FAULT  # straight there: the machine's own steps are what failed
-        self.show.update(View("fault"))  # drawn from nothing of the model, which may be broken
-
-    def _refused_input(self, reason: str) -> None:
-        """An input refused at the boundary: a fault the players hear of; the model is as
-        it was and the referee plays on."""
-        self._emit(Fault(self.saved.game, reason))
-
-    def add_listener(self, listener: EventListener) -> None:
-        self._listeners.append(listener)
-
-    def _emit(self, event: Event) -> None:
-        for listener in list(self._listeners):
-            listener(event)
-
-    def _go(self, trigger: str) -> None:
-        target = TRANSITIONS.get((self.state, trigger))
-        if target is None:
-            raise TransitionError(f"no transition {trigger!r} from {self.state.value!r}")
-        log.debug("%s --%s--> %s", self.state.value, trigger, target.value)
-        self.state = target
-        self._draw()
-
-    def _save(self) -> None:
-        self.journal.save(self.saved)
-
     # --- start-up: carry on from the journal ---------------------------------------
     def start(self) -> None:
         """Load the journal, home the rings, and carry on where the board left off."""
         try:
             saved = self.journal.load()
         except JournalError as exc:  # set aside: what was recovered is journaled at once
-            self._emit(Fault(self.saved.game, str(exc)))
+            self.emit(Fault(self.saved.game, str(exc)))
             self.journal.save(saved := exc.recovered or Saved(first=self.settings.first))
         self.saved = saved or Saved(first=self.settings.first)
         self.players.restore(self.settings.make_player)
@@ -268,14 +109,14 @@ class Referee:
             for kind, name in self.saved.touches:
                 self.reader.touch(parse_square(name), kind == "put")
             self.reader.placed_first = self.saved.placed_first
-        self._draw()
+        self.draw()
         self.board.drive.home(self._started)
 
     def _started(self, report: MoveReport) -> None:
         if self.state is not S.STARTING:
             return  # a new game began while the rings homed
         if report.fault:
-            return self._fault(report.fault)
+            return self.fault(report.fault)
         reading = resync(self.sensors, self.reader)  # colours too: a wrong one put before a cut
         if self.saved.setting_up:
             return self.setups.resume()
@@ -284,18 +125,18 @@ class Referee:
         if self.pending is not None:
             black, white = self.position.before_press(self.pending)
             if reading == black | white:
-                self._go("accept")
+                self.go(T.ACCEPT)
                 self.board.drive.move(1, self._moved)
                 return
-            self._emit(self._commit(self.pending))  # the rings had turned: the turn stands
+            self.emit(self._commit(self.pending))  # the rings had turned: the turn stands
         if self.corrections.off():
-            return self.corrections.enter("mismatch")
+            return self.corrections.enter(T.MISMATCH)
         if self.position.is_over:
-            self._go("resume_over")
-            self._announce()  # unless it was, before the cut
+            self.go(T.RESUME_OVER)
+            self.announce()  # unless it was, before the cut
         else:
-            self._go("resume_turn" if self._touched() else "resume")
-            self._offer()  # the same turn as before the cut: it is in the journal
+            self.go(T.RESUME_TURN if self.reader.touched else T.RESUME)
+            self.players.offer()  # the same turn as before the cut: it is in the journal
 
     # --- squares -------------------------------------------------------------------
     def _on_square(self, square: int, present: bool, when: float) -> None:
@@ -304,25 +145,21 @@ class Referee:
                 return  # the sensor agrees with the board as we know it
             self.reader.touch(square, present, put_colour(self.sensors, square, present))
             self.saved.add_touch(self.reader, square, present)
-            self._save()
-            self._refusal = None
-            self._forget_hint()  # a touch: the hint goes, a warning is called off
+            self.save()
+            self.refusal = None
+            self.hinter.forget()  # a touch: the hint goes, a warning is called off
             if self.state is S.UNDOING:
                 self.take_backs.check_undone()
-            elif self.state is S.WAITING and self._touched():
-                self._go("touch")
-            elif self.state is S.TURN and not self._touched():
-                self._go("untouch")
+            elif self.state is S.WAITING and self.reader.touched:
+                self.go(T.TOUCH)
+            elif self.state is S.TURN and not self.reader.touched:
+                self.go(T.UNTOUCH)
             else:
-                self._draw()
+                self.draw()
         elif self.state is S.CORRECTION:
             self.corrections.check()
         elif self.state is S.SETTING_UP:
             self.setups.touched()
-
-    def _touched(self) -> bool:
-        """Whether the board differs from the position at the start of the turn."""
-        return self.reader.touched
 
     # --- the button ------------------------------------------------------------------
     def _on_button(self, pressed: bool, when: float) -> None:
@@ -396,11 +233,11 @@ class Referee:
         if self.state is S.WAITING and not self.saved.turns and not self.hinter.asked():
             self.saved.first = self.saved.first.other
             self.reader = TurnReader(Position.start(self.saved.first))
-            self._rechoose()
-            self._save()
-            self._emit(FirstChosen(self.saved.game, self.saved.first))
-            self._offer()
-            self._draw()
+            self.players.rechoose()
+            self.save()
+            self.emit(FirstChosen(self.saved.game, self.saved.first))
+            self.players.offer()
+            self.draw()
         else:
             self._press()
 
@@ -410,7 +247,7 @@ class Referee:
         elif self.state is S.SETTING_UP:
             self.setups.press()
         elif self.state is S.FAULT:
-            self._go("retry")
+            self.go(T.RETRY)
             self.board.drive.home(self._started)
         else:
             log.info("press ignored while %s", self.state.value)
@@ -433,20 +270,7 @@ class Referee:
             return
         self._accept(turn)
 
-    def _off(self, wanted: Turn | None = None) -> int:
-        """The squares where the board differs from ``wanted`` made on it (None, or an
-        extra press: from the position at the start of the turn)."""
-        black, white = self.reader.masks()
-        if wanted is None or wanted.is_extra_press:
-            want_black, want_white = self.position.black, self.position.white
-        else:
-            want_black, want_white = self.position.before_press(wanted)
-        return (black ^ want_black) | (white ^ want_white)
-
     # --- hints and the blunder warning (hints.py) --------------------------------------
-    def _forget_hint(self) -> None:
-        self.hinter.forget()
-
     @guarded("hints on or off")
     def set_hints(self, on: bool) -> None:
         """Hints and the blunder warning on or off, at once."""
@@ -454,30 +278,30 @@ class Referee:
 
     def _refuse(self, reason: str, squares: int) -> None:
         at_fault = tuple(squares_of(squares))
-        self._forget_hint()
+        self.hinter.forget()
         seen = self.reader.wrong_colours(at_fault)  # a colour told, and not the mover's
-        self._emit(Rejected(self.saved.game, reason, at_fault, seen))
-        self._refusal = View("refused", self.position.to_move, at_fault, board_turn=self.board_turn,
-                             seen=seen)  # fmt: skip
-        self._draw()
+        self.emit(Rejected(self.saved.game, reason, at_fault, seen))
+        to_move, board_turn = self.position.to_move, self.board_turn
+        self.refusal = View("refused", to_move, at_fault, board_turn=board_turn, seen=seen)
+        self.draw()
 
     def _accept(self, turn: Turn) -> None:
         self.pending = turn
         self.saved.pending = turn.notation()
-        self._save()
-        self._go("accept")
+        self.save()
+        self.go(T.ACCEPT)
         self.board.drive.move(1, self._moved)
 
     # --- the ring move and its check --------------------------------------------------------
     def _moved(self, report: MoveReport) -> None:
-        self._go("moved")
-        self._finishing = 0
+        self.go(T.MOVED)
+        self.finishing = 0
         self._check_move(report)
 
     def _check_move(self, report: MoveReport) -> None:
         """Off the index means lost steps: home, which finishes the place; then look."""
         if report.fault:
-            return self._fault(report.fault)
+            return self.fault(report.fault)
         if not report.at_index:
             log.warning("the rings stopped off the index after %d steps: homing", report.steps)
             self.board.drive.home(self._check_move)
@@ -486,28 +310,28 @@ class Referee:
 
     def _verify(self) -> None:
         assert self.pending is not None
-        if self._drive_fault:  # the drive failed while the rings settled: no sensor to trust
-            return self._fault(self._drive_fault)
+        if self.drive_away():  # the drive failed while the rings settled: no sensor to trust
+            return
         black, white = self.position.before_press(self.pending)
         self.sensors.resync()  # the rings have settled: the raw reading is the board's
         before = board_off(self.sensors, black, white)  # colour for colour, if told
         after = board_off(self.sensors, press(black), press(white))
-        if not before and after and self._finishing < MAX_FINISHING_MOVES:
+        if not before and after and self.finishing < MAX_FINISHING_MOVES:
             # A whole place was lost: the board still shows the turn before its press.
             log.warning("the rings lost a whole place: finishing the move")
-            self._finishing += 1
+            self.finishing += 1
             self.board.drive.move(1, self._check_move)
             return
         turn_event = self._commit(self.pending)
         if self.corrections.off():  # colour for colour, where the sensors tell colours
-            self._emit(turn_event)
-            return self.corrections.enter("mismatch")
-        self._go("over" if self.position.is_over else "match")
-        self._emit(turn_event)  # after the transition, so the lights already show the next turn
+            self.emit(turn_event)
+            return self.corrections.enter(T.MISMATCH)
+        self.go(T.OVER if self.position.is_over else T.MATCH)
+        self.emit(turn_event)  # after the transition, so the lights already show the next turn
         if self.position.is_over:
-            self._announce()
+            self.announce()
         else:
-            self._offer()
+            self.players.offer()
 
     def _commit(self, turn: Turn) -> TurnPlayed:
         """Make ``turn`` part of the game, on disk first; returns its turn event."""
@@ -518,28 +342,11 @@ class Referee:
         self.saved.touches = []
         self.saved.placed_first = False
         self.pending = None
-        self._forget_hint()
-        self._rechoose()  # journaled with the turn: a power cut shows the same choice again
-        self._save()
+        self.hinter.forget()
+        self.players.rechoose()  # journaled with the turn: a power cut shows the same choice again
+        self.save()
         board = self.position.board()
         return TurnPlayed(self.saved.game, len(self.saved.turns), mover, turn, board)
-
-    def _announce(self) -> None:
-        """The result, once per game: a power cut after it (or a correction after the
-        restart) shows it again on the LEDs but never announces or archives it twice."""
-        result = self.position.result
-        assert result is not None
-        if self.saved.announced:
-            return
-        lines = tuple(self.position.lines())
-        self._emit(GameOver.of(self.saved.game, result, lines, self.settings.palette))
-        self.journal.archive(self.saved, result.value)
-        self.saved.announced = True
-        self._save()
-
-    def _fault(self, reason: str) -> None:
-        self._emit(Fault(self.saved.game, reason))
-        self._go("fault")
 
     def _on_drive_fault(self, fault: str) -> None:
         """The drive's word between moves (a ring controller unplugged while the rings are
@@ -548,9 +355,9 @@ class Referee:
         rings, check the board). A move or homing under way ends with its own report."""
         self._drive_fault = fault
         if fault and self.state in IDLE and self.state is not S.UNDOING:
-            self._fault(fault)
+            self.fault(fault)
         elif not fault and self.state is S.FAULT:
-            self._go("retry")
+            self.go(T.RETRY)
             self.board.drive.home(self._started)
 
     # --- games ---------------------------------------------------------------------
@@ -572,23 +379,28 @@ class Referee:
         self.saved.opponent = opponent  # who plays is kept from game to game
         self.reader = TurnReader(Position.start(first))
         self.pending = None
-        self._refusal = None
-        self._forget_hint()
+        self.refusal = None
+        self.hinter.forget()
         self.sensors.resync()
-        self._rechoose()
-        self._save()
-        self._emit(NewGame(self.saved.game, first))
-        self._go("new_game")
-        if self._drive_fault:  # still away: the new game starts once the board is back
-            return self._fault(self._drive_fault)
+        self.players.rechoose()
+        self.save()
+        self.emit(NewGame(self.saved.game, first))
+        self.go(T.NEW_GAME)
+        if self.drive_away():  # still away: the new game starts once the board is back
+            return
         if self.sensors.read():
             self._enter_board_not_empty()
-        self._offer()
+        self.players.offer()
 
     # --- set-ups (setup.py) -------------------------------------------------------------
     @guarded("a set-up")
-    def set_up(self, first: Colour, tokens: list[str], next_game: bool | None = None,
-               origin: str | None = None) -> None:  # fmt: skip
+    def set_up(
+        self,
+        first: Colour,
+        tokens: list[str],
+        next_game: bool | None = None,
+        origin: str | None = None,
+    ) -> None:
         """A new game from the position ``tokens`` reach, set up by the LEDs (setup.py)."""
         if not self.busy:
             self.setups.begin(first, tokens, next_game, origin)
@@ -605,31 +417,15 @@ class Referee:
         """The turn the board chose and shows, when it is the board's move; else None."""
         return self.players.board_turn
 
-    def _boards_move(self) -> bool:
-        return self.players.boards_move()
-
-    def _against_board(self, colour: Colour) -> bool:
-        """Whether the board (or a remote board) plays ``colour``."""
-        return self.opponent is not None and colour is self.opponent.colour
-
-    def _rechoose(self) -> None:
-        self.players.rechoose()
-
-    def _forget_choice(self) -> None:
-        self.players.forget_choice()
-
     @guarded("an event from outside")
     def tell(self, event: Event) -> None:
         """An event from beside the referee (a remote board's link) to all its listeners,
         in the order of its own."""
-        self._emit(event)
+        self.emit(event)
 
     @guarded("a turn offered")
     def offer(self) -> None:
         """Ask the opponent again for its turn: a remote player's turn has arrived."""
-        self._offer()
-
-    def _offer(self) -> None:
         self.players.offer()
 
     @guarded("a change of opponent")
@@ -643,22 +439,19 @@ class Referee:
         for square in squares_of(self.sensors.read()):
             colour = put_colour(self.sensors, square, True)  # told, else the mover's
             self.reader.touch(square, True, colour)  # the hand is empty
-        self._go("touch")
+        self.go(T.TOUCH)
 
     # --- the opponent menu (menu.py) ---------------------------------------------------
     def _open_menu(self) -> None:
         if self.state is not S.WAITING or self.saved.turns or self.sensors.read():
             return  # a marble went down while the button was held: no menu
         opponent = self.opponent
-        self.opponent_menu.open(opponent.player if opponent else None,
-                                opponent.colour if opponent else None)  # fmt: skip
+        if opponent is None:
+            self.opponent_menu.open(None, None)
+        else:
+            self.opponent_menu.open(opponent.player, opponent.colour)
 
     # --- take-backs (takeback.py) -------------------------------------------------------
-    @property
-    def can_take_back(self) -> bool:
-        """Whether the game has a turn to take back and the board is still enough for it."""
-        return self.saved.own_turns > 0 and (self.state, "take_back") in TRANSITIONS
-
     @property
     def board_as_it_stands(self) -> bool:
         """Whether the board shows the game as its turns left it: no turn in progress, no
@@ -676,11 +469,12 @@ class Referee:
     # --- lights ------------------------------------------------------------------
     def view(self) -> View:
         to_move = self.position.to_move
-        parts: dict[State, Corrections | SetUps | TakeBacks] = {S.CORRECTION: self.corrections,
-                 S.SETTING_UP: self.setups, S.UNDOING: self.take_backs}  # fmt: skip
-        part = parts.get(self.state)
-        if part is not None:  # the parts that draw their own state
-            return part.view()
+        if self.state is S.CORRECTION:  # the parts that draw their own state
+            return self.corrections.view()
+        if self.state is S.SETTING_UP:
+            return self.setups.view()
+        if self.state is S.UNDOING:
+            return self.take_backs.view()
         if self.state is S.GAME_OVER and (result := self.position.result) is not None:
             return View("result", None, result=result, lines=tuple(self.position.lines()))
         if self.state in (S.ROTATING, S.VERIFYING, S.TAKING_BACK):
@@ -689,11 +483,5 @@ class Referee:
             return View("starting" if self.state is S.STARTING else "fault", to_move)
         if self.menu is not None:
             return View("menu", to_move, menu=CHOICES[self.menu])
-        shown = self._refusal or self.hinter.shown
+        shown = self.refusal or self.hinter.shown
         return shown or View("play", to_move, board_turn=self.board_turn)
-
-    def _draw(self) -> None:
-        self.show.update(self.view())
-
-    def close(self) -> None:
-        self.show.close()

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from orbito_hw.control.board_player import BoardPlayer
 from orbito_hw.control.lights import Palette
-from orbito_hw.control.players import BoardPlayer
 from orbito_hw.rules.game import Colour
 
 

@@ -26,19 +26,20 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Protocol
 
 from orbito_hw.control.core import Core
 from orbito_hw.control.events import Rejected, SetupAsked, SetupDone
 from orbito_hw.control.guard import cut
-from orbito_hw.control.journal import Journal, Saved
+from orbito_hw.control.hints import Hints
+from orbito_hw.control.journal import Saved
 from orbito_hw.control.lights import View
+from orbito_hw.control.machine import Trigger
+from orbito_hw.control.players import Players
 from orbito_hw.control.reading import TurnReader
 from orbito_hw.control.seen import board_off, seen_at, wrong_colours
 from orbito_hw.errors import OrbitoError, echo
 from orbito_hw.rules.game import Colour, Position, ReplayError, replay
 from orbito_hw.rules.squares import square_name, squares_of
-from orbito_hw.rules.turn import Turn
 
 log = logging.getLogger(__name__)
 
@@ -69,26 +70,13 @@ def squares_asked(position: Position) -> tuple[tuple[int, Colour], ...]:
     )
 
 
-class Seat(Core, Protocol):
-    """The referee as a set-up sees it: the core, the journal, and the steps it takes."""
-
-    journal: Journal
-    pending: Turn | None
-
-    def _forget_hint(self) -> None: ...
-
-    def _forget_choice(self) -> None: ...
-
-    def _rechoose(self) -> None: ...
-
-    def _offer(self) -> None: ...
-
-
 class SetUps:
     """The set-up of a position, from the board's request to the position on the board."""
 
-    def __init__(self, referee: Seat) -> None:
+    def __init__(self, referee: Core, players: Players, hints: Hints) -> None:
         self.referee = referee
+        self.players = players  # the board chooses once the position stands
+        self.hints = hints  # a hint shown goes
         self.show_all = False  # a press asked what is still to do: every square at full
         # Called once a set-up is done, with the game's number: the hook a puzzle watches
         # its game from (None: nothing to call).
@@ -136,21 +124,21 @@ class SetUps:
         position = saved.position()
         referee.reader = TurnReader(position)
         referee.pending = None
-        referee._refusal = None
+        referee.refusal = None
         self.show_all = False
-        referee._forget_hint()
-        referee._forget_choice()  # the board chooses once the position stands
+        self.hints.forget()
+        self.players.forget_choice()  # the board chooses once the position stands
         referee.sensors.resync()
-        referee._save()
-        referee._emit(SetupAsked(saved.game, squares_asked(position), position.to_move))
-        referee._go("set_up")
-        if referee._drive_fault:  # no sensor to trust: the set-up goes on once it is back
-            return referee._fault(referee._drive_fault)
+        referee.save()
+        referee.emit(SetupAsked(saved.game, squares_asked(position), position.to_move))
+        referee.go(Trigger.SET_UP)
+        if referee.drive_away():  # no sensor to trust: the set-up goes on once it is back
+            return
         self.check()
 
     def resume(self) -> None:
         """After a restart (or a fault) mid set-up: the same target, the sensors say the rest."""
-        self.referee._go("resume_setup")
+        self.referee.go(Trigger.RESUME_SETUP)
         self.check()
 
     def touched(self) -> None:
@@ -162,21 +150,20 @@ class SetUps:
         referee = self.referee
         position = referee.position
         if board_off(referee.sensors, position.black, position.white):
-            referee._draw()
+            referee.draw()
             return
         saved, position = referee.saved, referee.position
         saved.setting_up = False
         referee.reader = TurnReader(position)
-        referee._rechoose()  # journaled with the end of the set-up
-        referee._save()
-        referee._go("set_up_done")
-        number = len(saved.turns) + 1
-        referee._emit(SetupDone(saved.game, position.board(), position.to_move, number))
-        log.info("game %d set up: %s, %s to play turn %d", saved.game, position.board(),
-                 position.to_move, number)  # fmt: skip
+        self.players.rechoose()  # journaled with the end of the set-up
+        referee.save()
+        referee.go(Trigger.SET_UP_DONE)
+        number, board, to_move = len(saved.turns) + 1, position.board(), position.to_move
+        referee.emit(SetupDone(saved.game, board, to_move, number))
+        log.info("game %d set up: %s, %s to play turn %d", saved.game, board, to_move, number)
         if self.on_done is not None:
             self.on_done(saved.game)
-        referee._offer()
+        self.players.offer()
 
     def press(self) -> None:
         """A press before the set-up is done: nothing changes; it says what is still to do."""
@@ -189,9 +176,9 @@ class SetUps:
             sq, colour = wrong[0]
             reason += f"; {square_name(sq)} holds a {colour.other} marble, {colour} belongs there"
         seen = seen_at(referee.sensors, (sq for sq, _ in wrong))
-        referee._emit(Rejected(referee.saved.game, reason, squares, seen))
+        referee.emit(Rejected(referee.saved.game, reason, squares, seen))
         self.show_all = True
-        referee._draw()
+        referee.draw()
 
     def view(self) -> View:
         """The squares still to fill, the colour that placed first guided first (the other

@@ -10,15 +10,18 @@ step resumes it from the journal and the sensors.
 from __future__ import annotations
 
 import logging
-from typing import Final, Protocol
+from typing import Final
 
 from orbito_hw.control.core import Core
 from orbito_hw.control.events import Rejected, TakeBack, TakenBack
+from orbito_hw.control.hints import Hints
 from orbito_hw.control.lights import View
+from orbito_hw.control.machine import Trigger
+from orbito_hw.control.players import Players
 from orbito_hw.control.reading import TurnReader
 from orbito_hw.control.seen import board_off
 from orbito_hw.hw.interfaces import MoveReport
-from orbito_hw.rules.game import Colour, replay
+from orbito_hw.rules.game import replay
 from orbito_hw.rules.squares import parse_square, squares_of
 from orbito_hw.rules.turn import Turn
 
@@ -26,26 +29,6 @@ log = logging.getLogger(__name__)
 
 MAX_FINISHING_MOVES: Final = 2
 """Whole places a ring move may be finished by, before the players are asked to look."""
-
-
-class Seat(Core, Protocol):
-    """The referee as a take-back sees it: the core, and the players' steps it takes."""
-
-    @property
-    def can_take_back(self) -> bool: ...
-
-    @property
-    def settle(self) -> float: ...
-
-    def _against_board(self, colour: Colour) -> bool: ...
-
-    def _rechoose(self) -> None: ...
-
-    def _forget_choice(self) -> None: ...
-
-    def _forget_hint(self) -> None: ...
-
-    def _offer(self) -> None: ...
 
 
 def distance(a: int, b: int) -> int:
@@ -56,8 +39,10 @@ def distance(a: int, b: int) -> int:
 class TakeBacks:
     """The take-back of the last turn, from the hold to the position before it."""
 
-    def __init__(self, referee: Seat) -> None:
+    def __init__(self, referee: Core, players: Players, hints: Hints) -> None:
         self.referee = referee
+        self.players = players  # the board's choice forgotten or made again, the turn offered
+        self.hints = hints  # a hint shown goes
 
     @property
     def board_as_it_stands(self) -> bool:
@@ -78,15 +63,15 @@ class TakeBacks:
         if not self.board_as_it_stands:
             position = referee.saved.position()
             off = board_off(referee.sensors, position.black, position.white)
-            squares = tuple(squares_of(off | referee._off()))
+            squares = tuple(squares_of(off | referee.off()))
             reason = "put the board back as the last turn left it, then hold to take it back"
-            referee._emit(Rejected(referee.saved.game, reason, squares))
-            referee._refusal = View("refused", referee.position.to_move, squares)
-            referee._draw()
+            referee.emit(Rejected(referee.saved.game, reason, squares))
+            referee.refusal = View("refused", referee.position.to_move, squares)
+            referee.draw()
             return
-        self.start("take_back", single)
+        self.start(Trigger.TAKE_BACK, single)
 
-    def start(self, trigger: str, single: bool = False) -> None:
+    def start(self, trigger: Trigger, single: bool = False) -> None:
         referee = self.referee
         saved = referee.saved
         number, token = len(saved.turns), saved.turns[-1]
@@ -95,12 +80,12 @@ class TakeBacks:
         saved.pending = None
         saved.touches = []
         saved.placed_first = False
-        referee._refusal = None
-        referee._forget_hint()
-        referee._save()
-        referee._emit(TakeBack(saved.game, number, Turn.from_notation(token)))
-        referee._go(trigger)
-        referee._finishing = 0
+        referee.refusal = None
+        self.hints.forget()
+        referee.save()
+        referee.emit(TakeBack(saved.game, number, Turn.from_notation(token)))
+        referee.go(trigger)
+        referee.finishing = 0
         referee.board.drive.move(-1, self._turned_back)
 
     def _turned_back(self, report: MoveReport) -> None:
@@ -108,11 +93,11 @@ class TakeBacks:
         and turn back again, a bounded number of times."""
         referee = self.referee
         if report.fault:
-            return referee._fault(report.fault)
+            return referee.fault(report.fault)
         if not report.at_index:
-            if referee._finishing >= MAX_FINISHING_MOVES:
-                return referee._fault("the rings did not turn back to the index")
-            referee._finishing += 1
+            if referee.finishing >= MAX_FINISHING_MOVES:
+                return referee.fault("the rings did not turn back to the index")
+            referee.finishing += 1
             log.warning("the rings stopped off the index turning back: homing, then again")
             referee.board.drive.home(self._home_then_back)
             return
@@ -120,19 +105,19 @@ class TakeBacks:
 
     def _home_then_back(self, report: MoveReport) -> None:
         if report.fault:
-            return self.referee._fault(report.fault)
+            return self.referee.fault(report.fault)
         self.referee.board.drive.move(-1, self._turned_back)
 
     def _settled_back(self) -> None:
         referee = self.referee
-        if referee._drive_fault:
-            return referee._fault(referee._drive_fault)
+        if referee.drive_away():
+            return
         referee.sensors.resync()
         referee.saved.undo = "turned"
         referee.saved.touches = []
         referee.reader = self.undo_reader()
-        referee._save()
-        referee._go("turned_back")
+        referee.save()
+        referee.go(Trigger.TURNED_BACK)
         self.check_undone()
 
     def undo_reader(self) -> TurnReader:
@@ -156,13 +141,13 @@ class TakeBacks:
         if saved.undo == "turning":
             back, ahead = saved.undo_start(), saved.position().occupied
             if back == ahead or distance(reading, back) >= distance(reading, ahead):
-                referee._go("resume_turning")
+                referee.go(Trigger.RESUME_TURNING)
                 referee.board.drive.move(-1, self._turned_back)
                 return
             saved.undo = "turned"
             referee.reader = self.undo_reader()
-            referee._save()
-        referee._go("resume_undo")
+            referee.save()
+        referee.go(Trigger.RESUME_UNDO)
         self.check_undone()
 
     def check_undone(self) -> None:
@@ -172,7 +157,7 @@ class TakeBacks:
         saved, target = referee.saved, referee.reader.position
         shown = referee.reader.masks() == (target.black, target.white)
         if not shown or board_off(referee.sensors, target.black, target.white):
-            referee._draw()  # what is left to undo
+            referee.draw()  # what is left to undo
             return
         number, token = len(saved.turns), saved.turns.pop()
         one = saved.undo_one
@@ -181,20 +166,20 @@ class TakeBacks:
         saved.touches = []
         saved.announced = False  # a finished game taken back is open again
         referee.reader = TurnReader(target)
-        referee._refusal = None
+        referee.refusal = None
         # Against the board, its own turn taken back: the person's before it goes too.
-        again = referee._against_board(target.to_move) and bool(saved.turns) and not one
+        again = self.players.against(target.to_move) and bool(saved.turns) and not one
         if again:
-            referee._forget_choice()  # the turn before goes too: nothing to choose yet
+            self.players.forget_choice()  # the turn before goes too: nothing to choose yet
         else:
-            referee._rechoose()  # journaled with the take-back: shown the same after a cut
-        referee._save()
-        referee._emit(TakenBack(saved.game, number, target.board(), target.to_move))
+            self.players.rechoose()  # journaled with the take-back: shown the same after a cut
+        referee.save()
+        referee.emit(TakenBack(saved.game, number, target.board(), target.to_move))
         log.info("turn %d (%s) taken back", number, token)
         if again:
-            return self.start("take_back_too")
-        referee._go("undone")
-        referee._offer()
+            return self.start(Trigger.TAKE_BACK_TOO)
+        referee.go(Trigger.UNDONE)
+        self.players.offer()
 
     def view(self) -> View:
         """What is left to undo: the marbles that must go (the placed one, the moved one, or

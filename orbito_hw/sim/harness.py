@@ -87,7 +87,7 @@ class MockRun:
         self.scope, self.drive = parts.clock, parts.drive
         self.lights, self.finger = parts.lights, parts.finger
         self.referee = Referee(parts.board(), Journal(self.state_dir), self.settings)
-        self.referee.add_listener(self._event)
+        self.referee.subscribe(self._event)
         # What escapes a timer on the virtual clock (the light show's, the simulated parts')
         # becomes the referee's fault, as app/run.py's handler does on the asyncio loop.
         self.clock.set_exception_handler(self._clock_error)

@@ -45,7 +45,7 @@ class BoardControls:
         self.state_dir = state_dir
         self.first = first
         self._next_opponent: tuple[BoardPlayer | None, ...] = ()
-        referee.add_listener(self._on_new_game)
+        referee.subscribe(self._on_new_game)
 
     @property
     def referee(self) -> Referee:

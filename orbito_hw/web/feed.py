@@ -129,7 +129,7 @@ class Feed:
         if referee is self._watched:
             return
         self._watched = referee
-        referee.add_listener(self._on_event)
+        referee.subscribe(self._on_event)
         referee.sensors.subscribe(lambda square, present, when: self.changed())
         referee.show.lights = TappedLights(referee.show.lights, self.changed)
         referee.show.refresh()  # a blink the lights alone did not animate, for the page
