@@ -192,6 +192,7 @@ def play(vm: VM, report: Report, packages: Packages, fail: type[Exception]) -> N
             raise fail(f"the VM still has a route out: {cut}")
         # The builder's config, there before the package (install.sh's purge took the folder).
         vm.ssh("mkdir -p /etc/orbito-hw; cp /etc/orbito-test/board.toml /etc/orbito-hw/config.toml")
+        vm.ssh("world clear >/dev/null")  # an earlier phase's game may have left marbles
         out, took = timed_apt(vm, f"{APT} install {deb}", fail)
         report.figure("package: apt install offline", f"{took:.0f} s (venv from its wheels)")
         base = packages.base
@@ -256,6 +257,15 @@ def play(vm: VM, report: Report, packages: Packages, fail: type[Exception]) -> N
             f"{found.group(1)} s; why: {why}; game 1 goes on: {after}, black wins"
         )
 
+    def installs() -> str:
+        """Where an upgrade's time goes: each venv made from the wheels (the journal)."""
+        lines = vm.ssh("journalctl -t orbito-hw-update -o cat --no-pager").stdout
+        made = re.findall(r"^(\S+) installed in .* in (\d+) s$", lines, re.M)
+        ready = re.findall(r"^(\S+) running: READY and refereeing ([\d.]+) s", lines, re.M)
+        report.figure("package: venvs made", ", ".join(f"{v} {s} s" for v, s in made))
+        report.figure("package: READY after", ", ".join(f"{v} {s} s" for v, s in ready))
+        return "in the summary"
+
     def rollback_by_hand() -> str:
         out = vm.ssh("orbito-hw update --rollback 2>&1", timeout=300).stdout
         shown = version(vm)
@@ -281,6 +291,7 @@ def play(vm: VM, report: Report, packages: Packages, fail: type[Exception]) -> N
         ("apt upgrade from the signed repository, a game in progress", upgrade_in_game),
         ("a broken upgrade rolls itself back, the game goes on", broken_upgrade),
         ("orbito-hw update --rollback by hand", rollback_by_hand),
+        ("the install's times", installs),
         ("apt purge", purge),
     ):
         if not report.check(name, check):
