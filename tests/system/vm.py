@@ -428,7 +428,9 @@ def run(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="orbito-vm-") as tmp:
         # The packages build on this machine while the VM boots and the phases before run.
         (Path(tmp) / "debs").mkdir()
-        packages = package_checks.start(Path(tmp) / "debs") if wanted(only, "package") else None
+        packages = None
+        if wanted(only, "package") or only == ["package-install"]:
+            packages = package_checks.start(Path(tmp) / "debs", only != ["package-install"])
         vm = VM(image_dir, Path(tmp))
         try:
             play(vm, report, only, packages)
@@ -455,9 +457,9 @@ def play(
         if not report.check("checkout copied in, world on gpio-sim", lambda: copy_checkout(vm)):
             return
         report.check("gpio-sim chip", lambda: gpio_chip(vm))
-    if only == ["package"] and packages is not None:  # the package alone: no install.sh first
+    if only in (["package"], ["package-install"]) and packages is not None:  # no install.sh
         with report.phase("package"):
-            package_checks.play(vm, report, packages, CheckFailed)
+            package_checks.play(vm, report, packages, CheckFailed, only == ["package"])
         return
     with report.phase("install"):
         if not report.check("install.sh on plain Debian", lambda: install(vm, report)):
@@ -546,8 +548,9 @@ def main() -> int:
         "--only",
         metavar="PHASES",
         help="after the set-up, only these phases (comma-separated: game, power-off, "
-        "service, devices, reinstall, package (alone: without install.sh); busy-line: the "
-        "busy GPIO line check alone); the full run is what CI runs",
+        "service, devices, reinstall, package (alone: without install.sh; package-install: "
+        "without the upgrades); busy-line: the busy GPIO line check alone); the full run is "
+        "what CI runs",
     )
     try:
         return run(parser.parse_args())
