@@ -114,6 +114,10 @@ class Repository:
             env=self.env, check=True, capture_output=True, text=True,
         )  # fmt: skip
 
+    def close(self) -> None:
+        """gpg's agent for this key's keyring ends with it."""
+        subprocess.run(["gpgconf", "--kill", "gpg-agent"], env=self.env, check=False)
+
     def send(self, vm: VM) -> None:
         """Into the VM as a builder's file:// mirror of it (the same files a web server
         would serve), the key where the sources line says."""
@@ -300,9 +304,13 @@ def play(
     ]
     if not upgrades:
         checks[2:6] = [("a game on the package: turns 1-3", first_turns), checks[5]]
-    for name, check in checks:
-        if not report.check(name, check):
-            return
+    try:
+        for name, check in checks:
+            if not report.check(name, check):
+                return
+    finally:
+        for made in repo:
+            made.close()
 
 
 def start(work: Path | None = None, upgrades: bool = True) -> Packages:
