@@ -64,7 +64,11 @@ class ConfigError(OrbitoError, ValueError):
 # --- the hardware and the OS ---------------------------------------------------------------
 class HardwareError(OrbitoError, OSError):
     """A part of the board that cannot be opened or reached, named by its config key or
-    port. An ``OSError``: the cause is the machine, not what was typed."""
+    port. An ``OSError``: the cause is the machine, not what was typed. ``part``: the part
+    of the board it stopped from opening (``drive``, ``lights``...; hw/interfaces.py's
+    ``PART_WORDS``), where the opener knows it, so that doctor names the part."""
+
+    part: str = ""
 
 
 ECHO_LIMIT = 40  # characters of a person's input quoted back in a message

@@ -147,17 +147,23 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
     check_backends(config)
     opened: list[Part] = []
     factory = open_pin_factory(config)
+    trying = "sensors"  # the part being opened: a HardwareError names it (doctor says it)
     try:
         sensors: SquareSensors | None = None
         if config.backends.sensors == "gpio":
             opened.append(sensors := open_sensors(config, clock, factory))
+        trying = "drive"
         drive, pico_sensors = open_drive(config, clock, realtime, factory)
         opened.append(drive)
         sensors = pico_sensors or sensors
         assert sensors is not None  # gpio or serial: check_backends allows no other
+        trying = "button"
         opened.append(button := open_button(config, clock, factory))
+        trying = "lights"
         lights = open_lights(config)
-    except BaseException:
+    except BaseException as exc:
+        if isinstance(exc, HardwareError):
+            exc.part = exc.part or trying
         for part in reversed(opened):
             part.close()
         if factory is not None:

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from orbito_hw.commands import UsageError
+from orbito_hw.errors import HardwareError
+from orbito_hw.hw.interfaces import part_is
 
 if TYPE_CHECKING:
     from orbito_hw.doctor.checks import CheckResult, Request
@@ -75,9 +77,19 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
         config = load_config(args.config or DEFAULT_PATH)
         can_ask = not args.yes and sys.stdin.isatty()
-        results = doctor_board(
-            config, lambda clock: ConsolePerson(clock, print, can_ask), checks, args.timeout, print
-        )
+        try:
+            results = doctor_board(
+                config,
+                lambda clock: ConsolePerson(clock, print, can_ask),
+                checks,
+                args.timeout,
+                print,
+            )
+        except HardwareError as exc:
+            if not exc.part:
+                raise
+            # Which part is missing, in the words the service's log uses (hw/health.py).
+            raise HardwareError(f"{part_is(exc.part, 'missing')}: {exc}") from None
     for line in summary(results):
         print(line)
     return 0 if all(r.passed for r in results) else 1
