@@ -265,8 +265,8 @@ def feed(recorder: Recorder, events: list[Event]) -> None:
 
 
 def referee(saved: Saved, opponent: object = None) -> Any:
-    """What the recorder reads of a referee: its journal's game and who it plays for."""
-    return SimpleNamespace(saved=saved, opponent=opponent)
+    """What the recorder reads of a referee's snapshot: its journal's game and who it plays for."""
+    return SimpleNamespace(snapshot=lambda: SimpleNamespace(saved=saved, opponent=opponent))
 
 
 def booted(state: Path, saved: Saved, reports: list[Fault] | None = None) -> Recorder:

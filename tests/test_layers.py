@@ -320,3 +320,53 @@ def test_an_import_from_above_is_caught(source: str, root: str) -> None:
     where = PACKAGE.parent / "scripts" / "screenshots.py"
     assert any(m.split(".")[0] == root.split(".")[0] and m.startswith(root)
                for m in imports_of(where, source))  # fmt: skip
+
+
+# --- the referee: one face to the outside (issue 35) ------------------------------------------
+# Its own, which change under it: read through ``Referee.snapshot()`` outside control/.
+REFEREE_INSIDES = {"saved", "reader", "show", "sensors"}
+
+
+def referee_reaches(source: str) -> list[str]:
+    """Where code reads the referee's insides (``referee.saved``, ``self.referee.show``...),
+    reaches a private member of it, or assigns to any attribute of the referee or its parts."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Attribute):
+            continue
+        owner = node.value
+        name = owner.attr if isinstance(owner, ast.Attribute) else getattr(owner, "id", "")
+        if name.lstrip("_") == "referee":
+            if node.attr in REFEREE_INSIDES or node.attr.startswith("_"):
+                found.append(f"line {node.lineno}: {name}.{node.attr}")
+            elif isinstance(node.ctx, ast.Store):
+                found.append(f"line {node.lineno}: {name}.{node.attr} assigned")
+        elif isinstance(node.ctx, ast.Store) and "referee" in ast.unparse(owner).split("."):
+            found.append(f"line {node.lineno}: {ast.unparse(node)} assigned")
+    return found
+
+
+OUTSIDE_CONTROL = [p for p in SOURCES if folder_of(p) != "control"]
+
+
+@pytest.mark.parametrize(
+    "path", OUTSIDE_CONTROL, ids=[str(p.relative_to(PACKAGE)) for p in OUTSIDE_CONTROL]
+)
+def test_nothing_outside_control_reads_the_referees_insides(path: Path) -> None:
+    assert referee_reaches(path.read_text()) == []
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = referee.saved.turns\n",
+        "self.referee.show.lights = lights\n",
+        "run.referee.sensors.read()\n",
+        "f(self._referee.reader)\n",
+        "referee._emit(event)\n",
+        "referee.opponent = player\n",
+        "self.referee.setups.on_done = f\n",
+    ],
+)
+def test_a_reach_into_the_referee_is_caught(source: str) -> None:
+    assert referee_reaches(source) != []

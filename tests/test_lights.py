@@ -120,7 +120,6 @@ def test_lights_nobody_sees_never_blink_until_a_page_watches() -> None:
     the frames, the result blinks for it."""
     from orbito_hw.app.assemble import NoLights
     from orbito_hw.hw.standby import StandInLights
-    from orbito_hw.web.feed import TappedLights
 
     clock = VirtualClock()
     lights = StandInLights()
@@ -129,8 +128,7 @@ def test_lights_nobody_sees_never_blink_until_a_page_watches() -> None:
     light_show.update(View("result", result=Result.WHITE, lines=(LINES[0],)))
     assert clock.next_due() is None  # no timer: nothing to wake for
     drawn: list[float] = []
-    light_show.lights = TappedLights(lights, lambda: drawn.append(clock.now()))
-    light_show.refresh()
+    light_show.subscribe(lambda: drawn.append(clock.now()))
     clock.advance(1.0)
     assert drawn == [0.0, 0.5, 1.0]  # the page gets every phase of the blink
 

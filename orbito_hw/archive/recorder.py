@@ -126,8 +126,8 @@ class Recorder:
         if not self._opened and self.directory is not None:
             self._opened = True
             self.archive = self._open()
-        self._safely(lambda archive: self._catch_up(archive, referee.saved))
-        self._safely(lambda archive: self._puzzle_caught_up(archive, referee.saved))
+        self._safely(lambda archive: self._catch_up(archive, referee.snapshot().saved))
+        self._safely(lambda archive: self._puzzle_caught_up(archive, referee.snapshot().saved))
 
     def __call__(self, event: Event) -> None:
         self._safely(lambda archive: self._record(archive, event))
@@ -175,7 +175,7 @@ class Recorder:
         if self._referee is not None and fresh is not None:
             try:  # not through _safely: a fresh file that fails too is not set aside again
                 with fresh.write():
-                    self._catch_up(fresh, self._referee.saved)
+                    self._catch_up(fresh, self._referee.snapshot().saved)
             except Exception as exc:
                 self._failed(exc)
 
@@ -198,7 +198,7 @@ class Recorder:
                 game_id = self._open_game(archive, event.game, first, at)
                 game = archive.game(game_id)
             else:  # an event of a game the archive missed: the journal has it all
-                self._catch_up(archive, self._referee.saved)
+                self._catch_up(archive, self._referee.snapshot().saved)
                 game = archive.current()
             assert game is not None
         if isinstance(event, TurnPlayed):
@@ -217,7 +217,8 @@ class Recorder:
 
     def _turn(self, archive: Archive, game: GameRow, event: TurnPlayed, at: str) -> None:
         if event.number > game.turns + 1 and self._referee is not None:
-            self._catch_up(archive, self._referee.saved)  # a turn missed: the journal has it
+            # A turn missed: the journal has it.
+            self._catch_up(archive, self._referee.snapshot().saved)
             return
         standing = archive.turns(game.id)
         if (
@@ -234,7 +235,7 @@ class Recorder:
         journal has them), unless it is the game the archive has (set up again)."""
         if self._referee is None:
             return  # events without a board (tests): no record to keep
-        saved = self._referee.saved
+        saved = self._referee.snapshot().saved
         game = archive.current()
         if (
             game is not None
@@ -323,7 +324,7 @@ class Recorder:
 
     def _players(self) -> tuple[str, str]:
         """SPEC.md's PLAYER for black and white, from who the referee plays for now."""
-        opponent: BoardPlayer | None = self._referee.opponent if self._referee else None
+        opponent: BoardPlayer | None = self._referee.snapshot().opponent if self._referee else None
         return (
             _player(opponent, Colour.BLACK),
             _player(opponent, Colour.WHITE),

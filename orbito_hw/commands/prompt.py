@@ -124,8 +124,8 @@ class Prompt:
         """The marbles, each lit square on its LED's colour, then every LED in words."""
         if not self.person:
             return
-        show = run.referee.show
-        lit = view_words(show.view, show.palette, self.who)
+        now = run.referee.snapshot()
+        lit = view_words(now.view, now.palette, self.who)
         frame: list[tuple[int, int, int] | None] = [None] * 16
         status = None
         for item in lit:
@@ -137,7 +137,7 @@ class Prompt:
                 frame[parse_square(item.where)] = item.colour
         rows = draw(run.physics.colour_at, frame, status, self.colour).splitlines()[:-1]
         for item in lit:
-            text = item.text(show.palette)
+            text = item.text(now.palette)
             rows.append(
                 "    " + (_paint(text, item.colour, item.blinking) if self.colour else text)
             )

@@ -474,7 +474,7 @@ def run_interactive(
     on_boot = asked.then(archive.boot) if asked is not None else archive.boot
     run = MockRun(state_dir, settings, backend, _both(show, archive), seed=seed,
                   on_boot=on_boot)  # fmt: skip
-    first = not run.referee.saved.turns
+    first = not run.referee.snapshot().turns
     try:
         if held is not None:
             read_lines(prompt)

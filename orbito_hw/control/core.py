@@ -22,7 +22,7 @@ from orbito_hw.control.lights import LightShow, View
 from orbito_hw.control.machine import TRANSITIONS, State, TransitionError, Trigger
 from orbito_hw.control.reading import TurnReader
 from orbito_hw.control.settings import Settings
-from orbito_hw.hw.interfaces import Board
+from orbito_hw.hw.interfaces import RGB, Board, Health
 from orbito_hw.rules.game import Position
 from orbito_hw.rules.turn import Turn
 
@@ -47,7 +47,9 @@ class Core:
         self.pending: Turn | None = None
         self.refusal: View | None = None  # the refusal shown, until a touch
         self.finishing = 0  # whole places a ring move was finished by so far
-        self._drive_fault = ""  # what the drive last said between moves: a fault, or ""
+        # The board's health as last told (hw/health.py holds it): its parts missing or
+        # failing, and the one fault line the players see while the board cannot play.
+        self.health = Health()
         self._listeners: list[EventListener] = []
         self._watchers: list[Callable[[], None]] = []
         # The light show's own timers are not the referee's: the fault still blinks after
@@ -107,7 +109,12 @@ class Core:
             self._listeners.append(listener)
         if changed is not None:
             self._watchers.append(changed)
-            self.show.watchers.append(changed)
+            self.show.subscribe(changed)  # drawn again: its blinks run for the watcher
+
+    def take_status(self, colour: RGB | None) -> None:
+        """The status pixel shows ``colour`` steady over what the referee shows (a remote
+        game's link down); None: the referee's own again."""
+        self.show.take_status(colour)
 
     def emit(self, event: Event) -> None:
         for listener in list(self._listeners):
@@ -143,12 +150,13 @@ class Core:
         self.emit(Fault(self.saved.game, reason))
         self.go(Trigger.FAULT)
 
-    def drive_away(self) -> bool:
-        """Whether the drive said a fault between moves and is not back: then no sensor is
-        to be trusted, and the referee goes to the fault (it goes on once the drive is back)."""
-        if self._drive_fault:
-            self.fault(self._drive_fault)
-        return bool(self._drive_fault)
+    def board_away(self) -> bool:
+        """Whether the board cannot play (a part missing, or the drive failing between
+        moves) and is not back: then no sensor is to be trusted, and the referee goes to the
+        fault (it goes on once the board is whole again)."""
+        if self.health.fault:
+            self.fault(self.health.fault)
+        return bool(self.health.fault)
 
     def off(self, wanted: Turn | None = None) -> int:
         """The squares where the board differs from ``wanted`` made on it (None, or an

@@ -28,9 +28,10 @@ from orbito_hw.control.reading import Marble, TurnReader
 from orbito_hw.control.seen import board_off, put_colour, resync
 from orbito_hw.control.settings import Settings
 from orbito_hw.control.setup import SetUps
+from orbito_hw.control.snapshot import Snapshot, frozen_marbles, saved_copy
 from orbito_hw.control.takeback import MAX_FINISHING_MOVES, TakeBacks
 from orbito_hw.errors import IllegalTurnError
-from orbito_hw.hw.interfaces import Board, MoveReport, TimerHandle
+from orbito_hw.hw.interfaces import Board, Health, MoveReport, TimerHandle
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import mask_of, parse_square, press, squares_of
 from orbito_hw.rules.turn import Turn
@@ -60,7 +61,7 @@ class Referee(Core):
         self.sensors.subscribe(self._on_square)
         self.sensors.subscribe(lambda square, present, when: self._changed())
         self.board.button.subscribe(self._on_button)
-        self.board.drive.watch(self._on_drive_fault)
+        self.board.health.watch(self._on_health)
 
     @property
     def model(self) -> Mapping[int, Marble]:
@@ -310,7 +311,7 @@ class Referee(Core):
 
     def _verify(self) -> None:
         assert self.pending is not None
-        if self.drive_away():  # the drive failed while the rings settled: no sensor to trust
+        if self.board_away():  # the board failed while the rings settled: no sensor to trust
             return
         black, white = self.position.before_press(self.pending)
         self.sensors.resync()  # the rings have settled: the raw reading is the board's
@@ -348,12 +349,14 @@ class Referee(Core):
         board = self.position.board()
         return TurnPlayed(self.saved.game, len(self.saved.turns), mover, turn, board)
 
-    def _on_drive_fault(self, fault: str) -> None:
-        """The drive's word between moves (a ring controller unplugged while the rings are
-        idle): a fault, shown at once, so no turn is refused for squares the board cannot
-        read; or "" when it is back, and the board recovers as after a restart (home the
-        rings, check the board). A move or homing under way ends with its own report."""
-        self._drive_fault = fault
+    def _on_health(self, health: Health) -> None:
+        """The board's health between moves (a part missing, a ring controller unplugged
+        while the rings are idle): a fault, shown at once, so no turn is refused for squares
+        the board cannot read; or whole again, and the board recovers as after a restart
+        (home the rings, check the board). A move or homing under way ends with its own
+        report."""
+        self.health = health
+        fault = health.fault
         if fault and self.state in IDLE and self.state is not S.UNDOING:
             self.fault(fault)
         elif not fault and self.state is S.FAULT:
@@ -386,7 +389,7 @@ class Referee(Core):
         self.save()
         self.emit(NewGame(self.saved.game, first))
         self.go(T.NEW_GAME)
-        if self.drive_away():  # still away: the new game starts once the board is back
+        if self.board_away():  # still away: the new game starts once the board is back
             return
         if self.sensors.read():
             self._enter_board_not_empty()
@@ -428,6 +431,11 @@ class Referee(Core):
         """Ask the opponent again for its turn: a remote player's turn has arrived."""
         self.players.offer()
 
+    def set_next_opponent(self, opponent: BoardPlayer | None) -> None:
+        """``opponent`` plays from the new game about to start, which chooses with it (not
+        journaled and nothing offered here: the new game does both)."""
+        self.players.opponent = opponent
+
     @guarded("a change of opponent")
     def set_opponent(self, opponent: BoardPlayer | None) -> None:
         """The board plays ``opponent`` (None: nobody) from now on, in this position too;
@@ -465,6 +473,34 @@ class Referee(Core):
         board's turn would take the person's with it (a remote board's take-back, followed
         here one turn at a time)."""
         self.take_backs.ask(single)
+
+    def snapshot(self) -> Snapshot:
+        """The referee as the outside sees it, now: a copy (snapshot.py)."""
+        leds, status = self.show.lights.shown()
+        reader = self.reader
+        return Snapshot(
+            state=self.state,
+            saved=saved_copy(self.saved),
+            position=self.position,
+            marbles=frozen_marbles(reader.marbles),
+            hand=tuple(reader.hand),
+            touched=reader.touched,
+            placed_first=reader.placed_first,
+            pending=self.pending,
+            opponent=self.opponent,
+            board_turn=self.board_turn,
+            hints=self.hints,
+            menu=self.menu,
+            can_take_back=self.can_take_back,
+            busy=self.busy,
+            healthy=self.healthy,
+            view=self.show.view,
+            leds=tuple(leds),
+            status=status,
+            palette=self.settings.palette,
+            reading=self.sensors.read(),
+            blink_period=self.show.blink_period,
+        )
 
     # --- lights ------------------------------------------------------------------
     def view(self) -> View:

@@ -63,7 +63,7 @@ class MockControls(BoardControls):
         self._settle()
 
     def new_game(self, first: Colour) -> None:
-        self._do(f"reset {first.value}", first_command=not self.referee.saved.turns)
+        self._do(f"reset {first.value}", first_command=not self.referee.snapshot().turns)
 
     def set_opponent(self, level: str, colour: Colour) -> None:
         self._do("opponent none" if level == "none" else f"opponent {level} {colour.value}")

@@ -47,7 +47,6 @@ from orbito_hw.control.events import (
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.referee import Referee
 from orbito_hw.errors import echo
-from orbito_hw.hw.interfaces import RGB, Frame, Lights
 from orbito_hw.remote.identity import host_colour_id, own_board_id
 from orbito_hw.remote.protocol import (
     NAME,
@@ -163,35 +162,6 @@ class Refusals:
             self.logger.debug("refused: " + text, *args)
 
 
-# --- the status pixel: the other board offline ----------------------------------------------------
-class LinkLights:
-    """The board's lights with the status pixel taken over while the game's link is down
-    (this board off the broker, or the other board offline): it shows the fault colour
-    steady (a hardware fault blinks it) over whatever the referee shows."""
-
-    def __init__(self, inner: Lights, colour: RGB) -> None:
-        self.inner = inner
-        self.colour = colour
-        self.down = False
-        self._last: tuple[Frame, RGB | None] | None = None
-
-    def show(self, frame: Frame, status: RGB | None = None) -> None:
-        self._last = (frame, status)
-        self.inner.show(frame, self.colour if self.down else status)
-
-    def shown(self) -> tuple[list[RGB | None], RGB | None]:
-        return self.inner.shown()
-
-    def close(self) -> None:
-        self.inner.close()
-
-    def set_down(self, down: bool) -> None:
-        if down != self.down:
-            self.down = down
-            if self._last is not None:
-                self.show(*self._last)
-
-
 # --- the game's logic on this board ------------------------------------------------------------
 Publish = Callable[[str, bytes, bool], None]  # topic, payload, retained (QoS 1) or not (QoS 0)
 
@@ -223,7 +193,6 @@ class RemoteGame:
     _told: str | None = None  # the disagreement last told (told once, not per message)
     _fresh: bool = False  # this board has never played the game: the records are history
     _past_round: int = 0  # the newest round of the broker's records that are history here
-    _lights: LinkLights | None = None
 
     def __post_init__(self) -> None:
         check_name(self.game, "game")
@@ -252,25 +221,21 @@ class RemoteGame:
         self._follow_back = None
         # A take-back of one turn only is the other board's (a hold here takes back two
         # against it): one under way at the restart is still ours to finish.
-        self._stepping = referee.saved.undo is not None and referee.saved.undo_one
-        inner = referee.show.lights
-        if isinstance(inner, LinkLights):
-            inner = inner.inner
-        self._lights = LinkLights(inner, referee.settings.palette.fault)
-        referee.show.lights = self._lights  # the status pixel says when the link is down
-        self._lights.set_down(self._link_down())
+        saved = referee.snapshot().saved
+        self._stepping = saved.undo is not None and saved.undo_one
+        self._show_link()  # the status pixel says when the link is down
         kept = Kept.load(self.path, self.game)
         own = own_board_id(referee.journal.directory)
         self.install_id = own.board_id
         self.board_id = self._id_in_game(kept, own.board_id)
         if own.warning:
-            self._tell(Fault(referee.saved.game, own.warning))
+            self._tell(Fault(saved.game, own.warning))
         if kept is None:  # a new remote game: it starts on an empty record
             self._fresh = True
-            self.kept = Kept(self.game, local_game=referee.saved.game, board=self.board_id,
+            self.kept = Kept(self.game, local_game=saved.game, board=self.board_id,
                              joined=False)  # fmt: skip
             self._save()
-            if referee.saved.turns or referee.saved.first is not self.starts:
+            if saved.turns or saved.first is not self.starts:
                 self._follow_round = 1
                 referee.new_game(self.starts)
         else:
@@ -278,8 +243,8 @@ class RemoteGame:
             if kept.board != self.board_id:
                 kept.board = self.board_id
                 self._save()
-            if kept.local_game != referee.saved.game:  # a new game here, before a cut
-                self._new_round(referee.saved.game)
+            if kept.local_game != saved.game:  # a new game here, before a cut
+                self._new_round(saved.game)
         self._publish_record()
         self._start_above()  # above the rounds the broker kept, for a board new to the game
         if self.last_record is not None:
@@ -332,7 +297,7 @@ class RemoteGame:
 
     def local(self) -> Local:
         assert self.referee is not None
-        saved = self.referee.saved
+        saved = self.referee.snapshot().saved
         return Local(
             self.game,
             self.kept.round,
@@ -444,7 +409,7 @@ class RemoteGame:
         """This board came second to a colour another board plays: it stays out of the
         game and says so, once, in words (the fault: one line in the log; its lights show
         the link down)."""
-        game = self.referee.saved.game if self.referee is not None else 1
+        game = self.referee.snapshot().game if self.referee is not None else 1
         reason = (f"{self.plays} is already played in game {self.game} by board {self.taken_by}:"
                   " this board stays out (check [remote] plays)")  # fmt: skip
         self._tell(Fault(game, reason))
@@ -470,7 +435,7 @@ class RemoteGame:
             return  # told, and said again, a moment ago
         self._claim_told = now
         if asked:
-            game = self.referee.saved.game if self.referee is not None else 1
+            game = self.referee.snapshot().game if self.referee is not None else 1
             reason = (f"board {board} asked to play {self.plays} in game {self.game}, which "
                       f"this board ({self.board_id}) plays: refused, the game goes on")  # fmt: skip
             self._tell(Fault(game, reason))
@@ -478,13 +443,20 @@ class RemoteGame:
             self.publish(topic_text, payload, True)
 
     def _status(self, state: str) -> None:
-        if self._lights is not None:
-            self._lights.set_down(self._link_down())
-        game = self.referee.saved.game if self.referee is not None else 1
+        self._show_link()
+        game = self.referee.snapshot().game if self.referee is not None else 1
         self._tell(RemoteStatus(game, state))
 
     def _link_down(self) -> bool:
         return not self.connected or self.opponent_online is False
+
+    def _show_link(self) -> None:
+        """The status pixel taken over while the game's link is down (this board off the
+        broker, or the other board offline): the fault colour steady (a hardware fault
+        blinks it) over whatever the referee shows."""
+        if self.referee is not None:
+            down = self._link_down()
+            self.referee.take_status(self.referee.snapshot().palette.fault if down else None)
 
     # --- deciding --------------------------------------------------------------------------
     def _consider(self, record: Record) -> None:
@@ -525,7 +497,11 @@ class RemoteGame:
         """A board new to the game starts the round after the one the broker keeps: a
         finished or abandoned game of the same name never traps the next (the other board,
         if it is still on that round, follows to the new one as after a new game)."""
-        if self._past_round < self.kept.round or self.referee is None or self.referee.saved.turns:
+        if (
+            self._past_round < self.kept.round
+            or self.referee is None
+            or self.referee.snapshot().turns
+        ):
             return
         log.info("game %s: round %d on the broker is history here; this board starts round %d",
                  self.game, self._past_round, self._past_round + 1)  # fmt: skip
@@ -537,7 +513,8 @@ class RemoteGame:
     def _show(self, show: Show) -> None:
         referee = self.referee
         assert referee is not None
-        position = replay(referee.saved.first, referee.saved.turns)
+        now = referee.snapshot()
+        position = replay(now.first, list(now.turns))
         self._arrived = (position, show.turn)
         referee.offer()  # shown now, or when the board is still again
 
@@ -567,7 +544,7 @@ class RemoteGame:
         if where != self._told:
             self._told = where
             log.error("the boards disagree: %s", where)
-            game = self.referee.saved.game if self.referee is not None else None
+            game = self.referee.snapshot().game if self.referee is not None else None
             self._tell(Fault(game, f"the boards disagree: {where}"))
 
     # --- take-backs from the other board --------------------------------------------------------
@@ -578,7 +555,7 @@ class RemoteGame:
         referee, wanted = self.referee, self._follow_back
         if referee is None or wanted is None:
             return
-        if len(referee.saved.turns) <= wanted.turns:
+        if len(referee.snapshot().turns) <= wanted.turns:
             self._follow_back = None
             self.kept.takebacks = wanted.takebacks
             self._save()

@@ -101,7 +101,7 @@ def show_board_turn(run: MockRun, colour: bool, say: Callable[..., None]) -> Non
     """The board's turn as the person sees it: both halves of its blink (the marble to move,
     then the square to place on), half a blink apart on the virtual clock."""
     say(f"the board shows its turn: {_board_turn(run)}", draw_board(run, colour))
-    run.advance(run.referee.show.blink_period)
+    run.advance(run.referee.snapshot().blink_period)
     say(draw_board(run, colour).splitlines()[-1])
 
 
@@ -196,12 +196,12 @@ def run_demo(
         names[board.colour] = "the board"
         players[board.colour] = lambda position: _board_turn(run)
     try:
-        if run.referee.saved.setting_up:  # a position asked for (run --mock --puzzle ID)
+        if run.referee.snapshot().saved.setting_up:  # a position asked for (run --mock --puzzle ID)
             board = _set_up(run, players, names, seed, say)
         else:
             first = rng.choice(list(Colour))
             # A state directory that holds a game: the demo starts the next one.
-            run.run(Command("reset", colour=first), first_command=not run.referee.saved.turns)
+            run.run(Command("reset", colour=first), first_command=not run.referee.snapshot().turns)
             say(
                 f"demo game on the simulated board: black plays {names[Colour.BLACK]}, "
                 f"white plays {names[Colour.WHITE]}; {first} starts"

@@ -240,8 +240,8 @@ class MockRun:
         if c.level is not None:
             assert c.colour is not None
             player = board_player(parse_level(c.level), c.colour, self.seed)
-        referee = self.referee
-        if referee.saved.own_turns or referee.pending is not None or referee.reader.touched:
+        now = self.referee.snapshot()
+        if now.saved.own_turns or now.pending is not None or now.touched:
             self._next_opponent = (player,)
         else:
             self._play_opponent(player, now=True)
@@ -252,7 +252,7 @@ class MockRun:
         if now:
             self.referee.set_opponent(player)
         else:
-            self.referee.opponent = player  # the new game about to start chooses with it
+            self.referee.set_next_opponent(player)  # the new game about to start chooses with it
 
     def _put(self, c: Command) -> None:
         assert c.square is not None

@@ -67,8 +67,8 @@ class BoardControls:
         if level != "none":
             choose = level_opponent(parse_level(level)).choose
             player = BoardPlayer(colour, choose, f"board:{level}")
-        referee = self.referee
-        if referee.saved.turns or referee.pending is not None or referee.reader.touched:
+        referee, now = self.referee, self.referee.snapshot()
+        if now.turns or now.pending is not None or now.touched:
             self._next_opponent = (player,)
         else:
             self._next_opponent = ()

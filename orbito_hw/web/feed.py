@@ -12,12 +12,12 @@ import asyncio
 import json
 import logging
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Final
 
 from orbito_hw.control.events import Event
 from orbito_hw.control.referee import Referee
-from orbito_hw.hw.interfaces import RGB, Frame, Lights, rgb_hex
+from orbito_hw.hw.interfaces import rgb_hex
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import (
     PRESS_TO,
@@ -84,26 +84,6 @@ def sse(obj: Mapping[str, object]) -> bytes:
     return b"data: " + json.dumps(obj, separators=(",", ":")).encode() + b"\n\n"
 
 
-class TappedLights:
-    """The board's lights, telling the feed each time the light show draws."""
-
-    watched = True  # the pages see every frame, LEDs or not
-
-    def __init__(self, inner: Lights, drawn: Callable[[], None]) -> None:
-        self.inner = inner
-        self.drawn = drawn
-
-    def show(self, frame: Frame, status: RGB | None = None) -> None:
-        self.inner.show(frame, status)
-        self.drawn()
-
-    def shown(self) -> tuple[list[RGB | None], RGB | None]:
-        return self.inner.shown()
-
-    def close(self) -> None:
-        self.inner.close()
-
-
 class Feed:
     """The board as the pages see it: the referee's events as they come, and a snapshot
     of the whole board after anything changed (at most one per turn of the event loop).
@@ -129,10 +109,9 @@ class Feed:
         if referee is self._watched:
             return
         self._watched = referee
-        referee.subscribe(self._on_event)
-        referee.sensors.subscribe(lambda square, present, when: self.changed())
-        referee.show.lights = TappedLights(referee.show.lights, self.changed)
-        referee.show.refresh()  # a blink the lights alone did not animate, for the page
+        # Each frame drawn and each square read: a blink the lights alone do not animate
+        # (a board without LEDs) runs for the page.
+        referee.subscribe(self._on_event, changed=self.changed)
         self.changed()
 
     # --- pages -----------------------------------------------------------------------
@@ -200,13 +179,12 @@ class Feed:
 
     def snapshot(self) -> dict[str, object]:
         """The whole board as the page draws it (the ``snapshot`` event)."""
-        referee = self.controls.referee
-        position, saved = referee.position, referee.saved
-        squares, status = referee.show.lights.shown()
-        opponent = referee.opponent
+        now = self.controls.referee.snapshot()
+        position, saved, squares, status = now.position, now.saved, now.leds, now.status
+        opponent = now.opponent
         result = position.result
-        situation = read(referee, self.memory)
-        palette = referee.settings.palette
+        situation = read(now, self.memory)
+        palette = now.palette
         phase, sentence = instruction(situation)
         return {
             "event": "snapshot",
@@ -214,9 +192,9 @@ class Feed:
             "first": saved.first.value,
             "turns": list(saved.turns),
             "to_move": None if result else position.to_move.value,
-            "state": referee.state.value,
-            "marbles": {square_name(sq): m.colour.value for sq, m in sorted(referee.model.items())},
-            "hand": [m.colour.value for m in referee.hand],
+            "state": now.state.value,
+            "marbles": {square_name(sq): m.colour.value for sq, m in sorted(now.marbles.items())},
+            "hand": [m.colour.value for m in now.hand],
             "leds": {square_name(sq): rgb_hex(c) for sq, c in enumerate(squares) if c},
             "status": rgb_hex(status) if status else "",
             "result": result.value if result else None,
@@ -225,11 +203,11 @@ class Feed:
                 c.value: opponent.player if opponent and opponent.colour is c else "person"
                 for c in Colour
             },
-            "hints": referee.hints,
-            "eval": self._evaluation(position) if referee.hints else None,
+            "hints": now.hints,
+            "eval": self._evaluation(position) if now.hints else None,
             "simulated": self.controls.simulated,
             "locked": self.locked,
-            "take_back": hasattr(referee, "take_back"),
+            "take_back": True,  # the page's control: the referee always takes back
             "hold_after_ms": round(HOLD_AFTER_S * 1000),
             "rings": {square_name(sq): square_name(PRESS_TO[sq]) for sq in SQUARES},
             "instruction": sentence,

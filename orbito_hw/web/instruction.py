@@ -33,7 +33,8 @@ from orbito_hw.control.events import (
 from orbito_hw.control.lights import View
 from orbito_hw.control.menu import CHOICES
 from orbito_hw.control.puzzle import goal_of
-from orbito_hw.control.referee import Referee, State
+from orbito_hw.control.referee import State
+from orbito_hw.control.snapshot import Snapshot
 from orbito_hw.rules.game import EXTRA_PRESSES, Colour, Position, Result
 from orbito_hw.rules.squares import line_names, square_name
 from orbito_hw.rules.turn import Turn
@@ -93,22 +94,22 @@ class Situation:
     goal: str = ""  # a puzzle's game: its goal ("White to play and win in 3 turns")
 
 
-def read(referee: Referee, memory: Memory) -> Situation:
-    opponent = referee.opponent
+def read(now: Snapshot, memory: Memory) -> Situation:
+    opponent = now.opponent
     level = ""
     if opponent is not None and opponent.player.startswith("board:"):
         level = opponent.player.split(":", 1)[1]
     return Situation(
-        state=referee.state.value,
-        view=referee.show.view,
-        position=referee.position,
-        hand=tuple(m.colour for m in referee.hand),
+        state=now.state.value,
+        view=now.view,
+        position=now.position,
+        hand=tuple(m.colour for m in now.hand),
         opponent=opponent.colour if opponent else None,
         opponent_by=opponent.by if opponent else "board",
         level=level,
-        on_board=tuple(square_name(sq) for sq in sorted(referee.model)),
+        on_board=tuple(square_name(sq) for sq in sorted(now.marbles)),
         memory=memory,
-        goal=goal_of(referee.saved.origin),
+        goal=goal_of(now.saved.origin),
     )
 
 
