@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from orbito_hw.app import config_reference
+from orbito_hw.app import architecture_figures, config_reference
 from orbito_hw.app.config import Config, to_toml
 from orbito_hw.control import events
 from orbito_hw.sim.script import COMMANDS
@@ -27,6 +27,12 @@ LINK = re.compile(r"(?<!!)\[[^\]]*\]\(([^)\s]+)\)|!\[[^\]]*\]\(([^)\s]+)\)|<(htt
 def test_the_config_reference_is_what_the_generator_writes() -> None:
     """``python -m orbito_hw.app.config_reference > docs/config.md`` after a schema change."""
     assert (DOCS / "config.md").read_text() == config_reference.page()
+
+
+def test_the_architectures_figures_are_what_the_generator_writes() -> None:
+    """``python -m orbito_hw.app.architecture_figures --write`` after the sources changed."""
+    page = (DOCS / "architecture.md").read_text()
+    assert page == architecture_figures.written(page)
 
 
 def test_every_config_key_is_in_the_reference() -> None:
