@@ -34,9 +34,9 @@ from orbito_hw.sim.board import SimBoard, SimLights
 from orbito_hw.sim.pico import FakePico
 from orbito_hw.sim.world import SimRings
 
-from .players import Person, Watch, press, settled, turning, until
-from .test_app import EXAMPLE, FakeLgpioError, pico_config
-from .test_service import FakeSystemd
+from .common.boards import EXAMPLE, FakeLgpioError, pico_config
+from .common.players import Person, Watch, press, settled, turning, until
+from .common.systemd import FakeSystemd
 
 
 @pytest.fixture

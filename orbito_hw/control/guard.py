@@ -239,9 +239,7 @@ class Guard:
         """A view of ``board`` whose parts check what they report and guard every callback
         handed to them; the clock guards every timer. Closing stays with ``board``'s owner."""
         drive = CheckedDrive(board.drive, self)
-        health: HealthChannel = DriveHealth(drive)
-        if board.health is not None:
-            health = drive.health = CheckedHealth(board.health, self)
+        health = DriveHealth(drive) if board.health is None else CheckedHealth(board.health, self)
         return GuardedBoard(
             GuardedClock(board.clock, self),
             checked_sensors(board.sensors, self),
@@ -399,9 +397,6 @@ class CheckedDrive:
     def __init__(self, drive: RingDrive, guard: Guard) -> None:
         self.drive = drive
         self.guard = guard
-        # Until the referee watches the board's health itself, it hears the health's fault
-        # line here, where it heard the drive's words (issue 35: one step at a time).
-        self.health: HealthChannel | None = None
 
     def move(self, places: int, done: MoveListener) -> None:
         self.drive.move(places, self._checked("the ring move's report", done))
@@ -422,10 +417,6 @@ class CheckedDrive:
         return self.guard.wrap(where, checked)
 
     def watch(self, on_fault: FaultListener) -> None:
-        if self.health is not None:
-            self.health.watch(lambda health: on_fault(health.fault))  # guarded there
-            return
-
         def checked(fault: object) -> None:
             # A word that is not a text is itself a fault of the drive's.
             text = cut(fault) if isinstance(fault, str) else f"{self.source} sent {named(fault)}"

@@ -132,7 +132,7 @@ class SetUps:
         referee.save()
         referee.emit(SetupAsked(saved.game, squares_asked(position), position.to_move))
         referee.go(Trigger.SET_UP)
-        if referee.drive_away():  # no sensor to trust: the set-up goes on once it is back
+        if referee.board_away():  # no sensor to trust: the set-up goes on once it is back
             return
         self.check()
 

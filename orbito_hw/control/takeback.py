@@ -110,7 +110,7 @@ class TakeBacks:
 
     def _settled_back(self) -> None:
         referee = self.referee
-        if referee.drive_away():
+        if referee.board_away():
             return
         referee.sensors.resync()
         referee.saved.undo = "turned"
