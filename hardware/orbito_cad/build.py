@@ -32,7 +32,7 @@ def build(out: Path, config: BoardFacts, p: Params = PARAMS,
     built = {name: make(p) for name, make in parts.PRINTED.items()}
     prints = export_printed(out, {**built, TEST_PRINT: testprint.tolerance_test(p)}, p, say)
     written += [out / f"{name}{suffix}" for name in prints for suffix in (".stl", ".step")]
-    placed = parts.assembly(p)
+    placed = parts.assembly(p, built)
     whole = out / "assembly.step"
     export_step(Compound(label="orbito-hw", children=[x.solid for x in placed]), str(whole))
     written.append(whole)
@@ -40,10 +40,11 @@ def build(out: Path, config: BoardFacts, p: Params = PARAMS,
         png = out / f"part-{name}.png"
         render.draw([(solid, name)], png, name.replace("_", " "), size=(4.0, 3.2))
         written.append(png)
-    render.assembled(placed, out / "assembled.png")
-    render.exploded(placed, out / "exploded.png")
+    meshes = render.Meshes()  # the assembly tessellated once for its seven pictures
+    render.assembled(placed, out / "assembled.png", meshes)
+    render.exploded(placed, out / "exploded.png", meshes)
     written += [out / "assembled.png", out / "exploded.png"]
-    written += render.steps(placed, out)
+    written += render.steps(placed, out, meshes)
     say("renders: assembled.png, exploded.png, part-*.png, step-*.png")
     (out / "layout.json").write_text(json.dumps(layout.layout(p), indent=1) + "\n")
     (out / "BOM.md").write_text(bom.bom(config, built, p, prints))

@@ -150,12 +150,14 @@ def collar_drop(d: float, p: Params = PARAMS) -> float:
     return max(0.0, abs(d) - (p.collar_d / 2 - COLLAR_CHAMFER))
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def bar_lift(phi: float, p: Params = PARAMS) -> float:
     """How high a bar stands (mm above its lowest) at crank angle ``phi``. It rests on its
     crank pin's domed collar through the ramped track of its yoke; the pin crosses the yoke
     at ``r sin phi`` (towards the ring while ``sin phi > 0``), so the bar is up on the way
     out and down on the way back, and rises and falls only near the dead centres, where the
-    yoke hardly moves. The bar settles on the highest point of the dome under the track."""
+    yoke hardly moves. The bar settles on the highest point of the dome under the track.
+    Remembered: every cup's path asks for the same crank angles, thousands of them."""
     return _lift_at(p.crank_r * math.sin(phi), p, ramp_centre(p))
 
 

@@ -10,6 +10,8 @@ their datasheet sizes, there to be checked for room and drawn.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 from build123d import Align, Box, Cylinder, Location, Pos, Sphere
 
@@ -79,9 +81,10 @@ def side_location(side: geo.Side, z: float, p: Params = PARAMS) -> Location:
     return Location((ax, ay, z), (0, 0, math.degrees(math.atan2(side.along[1], side.along[0]))))
 
 
-def assembly(p: Params = PARAMS) -> list[Placed]:
-    """Every part of the board at rest, printed and bought."""
-    built = {name: make(p) for name, make in PRINTED.items()}
+def assembly(p: Params = PARAMS, built: Mapping[str, Any] | None = None) -> list[Placed]:
+    """Every part of the board at rest, printed and bought; the printed parts ``built``
+    already (by name, from ``p``) are not built again (the case alone takes half a minute)."""
+    built = built if built is not None else {name: make(p) for name, make in PRINTED.items()}
     out = [
         Placed("case", "case", built["case"], True, False, -120),
         Placed("motor_mount", "motor_mount", Pos(0, 0, p.case_floor) * built["motor_mount"], True,

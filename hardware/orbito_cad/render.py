@@ -76,19 +76,39 @@ def shade(tris: np.ndarray, colour: str) -> np.ndarray:
     return np.concatenate([rgb, np.ones((len(rgb), 1))], axis=1)
 
 
+class Meshes:
+    """Each solid's triangles, made once however many pictures show it: tessellating is
+    most of a picture's cost, and the assembly's solids appear in seven of them."""
+
+    def __init__(self) -> None:
+        self._made: dict[int, tuple[object, np.ndarray]] = {}
+
+    def of(self, solid: object) -> np.ndarray:
+        made = self._made.get(id(solid))
+        if made is None or made[0] is not solid:  # kept with its solid: an id is not reused
+            made = self._made[id(solid)] = (solid, triangles(solid))
+        return made[1]
+
+
 def draw(
     items: Sequence[tuple[object, str]],
     out: Path,
     title: str,
     view: tuple[float, float] = (32, -60),
     size: tuple[float, float] = (6.4, 4.8),
+    meshes: Meshes | None = None,
+    raised: Sequence[float] = (),
 ) -> None:
-    """Draw (solid, part kind) pairs into ``out`` (a PNG)."""
+    """Draw (solid, part kind) pairs into ``out`` (a PNG), each raised by its ``raised`` (mm;
+    none when not given)."""
+    meshes = meshes or Meshes()
     fig = plt.figure(figsize=size, dpi=100)
     ax = fig.add_subplot(projection="3d")
     every, colours = [], []
-    for solid, kind in items:
-        tris = triangles(solid)
+    for n, (solid, kind) in enumerate(items):
+        tris = meshes.of(solid)
+        if n < len(raised) and raised[n]:
+            tris = tris + np.array([0.0, 0.0, raised[n]])
         if len(tris):
             every.append(tris)
             colours.append(shade(tris, COLOURS.get(kind, "#bdbdbd")))
@@ -111,15 +131,23 @@ def draw(
     plt.close(fig)
 
 
-def assembled(placed: Sequence[Placed], out: Path) -> None:
-    draw([(p.solid, p.part) for p in placed], out, "orbito-hw: the board assembled")
+def assembled(placed: Sequence[Placed], out: Path, meshes: Meshes | None = None) -> None:
+    title = "orbito-hw: the board assembled"
+    draw([(p.solid, p.part) for p in placed], out, title, meshes=meshes)
 
 
-def exploded(placed: Sequence[Placed], out: Path) -> None:
-    from build123d import Pos
-
-    items = [(Pos(0, 0, p.explode) * p.solid, p.part) for p in placed]
-    draw(items, out, "orbito-hw: exploded view", view=(18, -60), size=(6.4, 7.2))
+def exploded(placed: Sequence[Placed], out: Path, meshes: Meshes | None = None) -> None:
+    """The assembly with each part raised by its ``explode``: the triangles moved, not the
+    solids (moving a solid copies it whole: minutes for the case)."""
+    draw(
+        [(p.solid, p.part) for p in placed],
+        out,
+        "orbito-hw: exploded view",
+        view=(18, -60),
+        size=(6.4, 7.2),
+        meshes=meshes,
+        raised=[p.explode for p in placed],
+    )
 
 
 # The assembly guide's steps (hardware/assembly.md): each adds these kinds of part.
@@ -134,9 +162,10 @@ STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )  # fmt: skip
 
 
-def steps(placed: Sequence[Placed], out: Path) -> list[Path]:
+def steps(placed: Sequence[Placed], out: Path, meshes: Meshes | None = None) -> list[Path]:
     """``step-N.png``: the board after each step of the guide, the new parts in colour and
     the earlier ones grey."""
+    meshes = meshes or Meshes()
     written = []
     done: set[str] = set()
     for n, (title, kinds) in enumerate(STEPS, 1):
@@ -149,7 +178,7 @@ def steps(placed: Sequence[Placed], out: Path) -> list[Path]:
             elif kind in done:
                 items.append((p.solid, "earlier"))
         path = out / f"step-{n}.png"
-        draw(items, path, f"step {n}: {title}", size=(5.6, 4.4))
+        draw(items, path, f"step {n}: {title}", size=(5.6, 4.4), meshes=meshes)
         written.append(path)
         done |= new
     return written
