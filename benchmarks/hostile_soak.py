@@ -16,7 +16,7 @@ then, once it lights on the other board, made there too. All the while, at black
 It reports the turns refereed, the press-to-LEDs time (a press on the page until its answer:
 the turn accepted and the rings turned, which the page then shows) at p50 and p99, the
 controller's memory over time, and any traceback it wrote. Exit 1 if a turn went wrong, a
-traceback appeared, p99 passed 20 ms or the memory grew by 10 MB or more.
+traceback appeared, p99 passed 20 ms or the memory grew by 2 MB or more after the warm-up.
 """
 
 from __future__ import annotations
@@ -44,7 +44,12 @@ from orbito_hw.rules.turn import Turn
 
 GAME = "soak"
 P99_GOAL_MS = 20.0
-MEMORY_GOAL_MB = 10.0
+MEMORY_GOAL_MB = 2.0
+"""Issue 35's goal: under 2 MB of growth after the warm-up (over 30 minutes)."""
+WARM_UP_S = 60.0
+"""The warm-up: the controller's one-time loads are behind it, above all the solution table
+(10 MB), loaded by the archive's first review (a game archived, then read). Growth is
+measured from the samples just after it."""
 
 
 def free_port() -> int:
@@ -319,7 +324,8 @@ class Soak:
         presses = sorted(self.presses_ms)
         p50 = statistics.median(presses)
         p99 = presses[min(len(presses) - 1, int(len(presses) * 0.99))]
-        first = statistics.mean(m for _, m in self.memory[1:4]) if len(self.memory) > 4 else 0
+        warm = [m for t, m in self.memory if t >= WARM_UP_S][:3] or [m for _, m in self.memory[1:4]]
+        first = statistics.mean(warm) if len(self.memory) > 4 else 0
         last = statistics.mean(m for _, m in self.memory[-3:]) if self.memory else 0
         print(f"{self.seconds:.0f} s: {self.turns} turns refereed in {self.games} games, "
               f"{len(self.wrong)} wrong")  # fmt: skip
@@ -329,7 +335,8 @@ class Soak:
             "memory (MB RSS) over time: " + ", ".join(f"{t:.0f}s {m:.1f}" for t, m in self.memory)
         )
         print(
-            f"memory growth after warm-up: {last - first:+.1f} MB (goal under {MEMORY_GOAL_MB:.0f})"
+            f"memory growth after warm-up ({WARM_UP_S:.0f} s): {last - first:+.1f} MB "
+            f"(goal under {MEMORY_GOAL_MB:.0f})"
         )
         print(
             "hostile load: " + ", ".join(f"{n} {what}" for what, n in sorted(self.counts.items()))

@@ -116,8 +116,10 @@ def cmd_lights(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from orbito_hw.app.heap import hold_mmap_threshold
     from orbito_hw.app.logs import setup_logging
 
+    hold_mmap_threshold()  # before anything big is freed: the heap stays flat (app/heap.py)
     try:
         setup_logging(args.log_level or ("warning" if args.mock else "info"))
     except ValueError as exc:

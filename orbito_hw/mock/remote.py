@@ -74,6 +74,7 @@ class RemoteMock:
             self._event,
             seed=seed,
             on_boot=self._boot,
+            keep_events=keep_events,
         )
         self.link: MqttLink | None = None
 

@@ -76,7 +76,8 @@ def serve_mock(
     board: RemoteMock | None = None
     booted = archive.boot if on_boot is None else _both_boots(on_boot, archive.boot)
     if remote is None:
-        run = MockRun(where, settings, backend, archive, seed=seed, on_boot=booted)
+        run = MockRun(where, settings, backend, archive, seed=seed, on_boot=booted,
+                      keep_events=False)  # fmt: skip
     else:
         board = RemoteMock(
             *remote, where, backend=backend, settings=settings, seed=seed, on_event=archive,

@@ -61,6 +61,7 @@ class MockRun:
         seed: int | None = None,
         on_boot: Callable[[Referee], None] | None = None,
         colour: bool = True,
+        keep_events: bool = True,
     ) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="orbito-hw-") if state_dir is None else None
         self.state_dir = Path(self._tmp.name if self._tmp else str(state_dir))
@@ -72,6 +73,9 @@ class MockRun:
         self._next_opponent: tuple[BoardPlayer | None, ...] = ()
         self.world = SimWorld(parts, colour=colour)  # colour: hall sensors tell black from white
         self.clock, self.physics = self.world.clock, self.world.physics
+        # Every event kept, for the scripts and tests that read them (``events``); not in a
+        # world that runs for days (the page's, the broker's): they hear each as it comes.
+        self.keep_events = keep_events
         self.typed_events: list[Event] = []
         self._on_event = on_event
         # Called after each start of the controller (the first and after every power cut),
@@ -126,7 +130,8 @@ class MockRun:
         return [event.to_json() for event in self.typed_events]
 
     def _event(self, event: Event) -> None:
-        self.typed_events.append(event)
+        if self.keep_events:
+            self.typed_events.append(event)
         if self._on_event is not None:
             self._on_event(event)
 
