@@ -26,7 +26,7 @@ from orbito_hw.hw.interfaces import RGB, Board, Health
 from orbito_hw.rules.game import Position
 from orbito_hw.rules.turn import Turn
 
-log = logging.getLogger(__name__)
+log = logging.getLogger("orbito_hw.control.referee")  # the referee's log, as it always was
 S = State
 
 
