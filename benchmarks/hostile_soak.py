@@ -185,8 +185,13 @@ class Soak:
         self.games += 1
         self.until(lambda: all(not self.state(c)["turns"] for c in Colour))
         for colour in Colour:
-            for square in self.state(colour)["marbles"]:  # type: ignore[attr-defined]
+            marbles = self.state(colour)["marbles"]
+            for square in marbles:  # type: ignore[attr-defined]
                 ask(f"{self.pages[colour]}/api/square/{square}", "POST")
+            if marbles:  # the lifted marbles go back to the box, as a press puts them (the
+                # simulated hand's); else the next click would put one of them down, of
+                # either colour, where the referee reads the colour now
+                ask(f"{self.pages[colour]}/api/press", "POST")
 
     def make(self, colour: Colour, turn: Turn, number: int) -> bool:
         page = self.pages[colour]
