@@ -7,13 +7,11 @@ import asyncio
 import os
 import sys
 import threading
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from orbito_hw.app.config import BackendsConfig, load_config
@@ -26,15 +24,6 @@ from .common.systemd import FakeSystemd
 
 if TYPE_CHECKING:
     from orbito_hw.sim.board import SimBoard
-
-
-@pytest.fixture
-def mock_pins() -> Iterator[MockFactory]:
-    old = Device.pin_factory
-    Device.pin_factory = factory = MockFactory()
-    yield factory
-    factory.reset()
-    Device.pin_factory = old
 
 
 def test_the_controller_runs_a_turn_on_gpio_pins_and_tells_systemd(

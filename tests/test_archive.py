@@ -11,7 +11,7 @@ import signal
 import sqlite3
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -669,16 +669,6 @@ def test_an_archive_that_cannot_be_opened_is_reported_and_play_goes_on(tmp_path:
 
 
 # --- the real board's run loop --------------------------------------------------------------------
-@pytest.fixture
-def mock_pins() -> Iterator[Any]:
-    from gpiozero import Device
-    from gpiozero.pins.mock import MockFactory
-
-    old = Device.pin_factory
-    Device.pin_factory = factory = MockFactory()
-    yield factory
-    factory.reset()
-    Device.pin_factory = old
 
 
 def test_the_real_boards_run_loop_archives_and_catches_up_at_its_start(

@@ -28,7 +28,6 @@ from typing import Any
 from unittest import mock
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -527,15 +526,6 @@ class RecordingLights(SimLights):
     def show(self, frame: Any, status: RGB | None = None) -> None:
         super().show(frame, status)
         self.statuses.append((time.monotonic(), status))
-
-
-@pytest.fixture
-def mock_pins() -> Iterator[MockFactory]:
-    old = Device.pin_factory
-    Device.pin_factory = factory = MockFactory()
-    yield factory
-    factory.reset()
-    Device.pin_factory = old
 
 
 @dataclass

@@ -14,12 +14,10 @@ import stat
 import subprocess
 import sys
 import threading
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from orbito_hw.app.config import BackendsConfig, Config, load_config
@@ -44,15 +42,6 @@ REQUESTS = "orbito_hw.control.requests"
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "orbito_hw", *args], capture_output=True,
                           text=True, timeout=timeout)  # fmt: skip
-
-
-@pytest.fixture
-def mock_pins() -> Iterator[MockFactory]:
-    old = Device.pin_factory
-    Device.pin_factory = factory = MockFactory()
-    yield factory
-    factory.reset()
-    Device.pin_factory = old
 
 
 def board_config(state: Path) -> Config:
