@@ -89,7 +89,8 @@ def run_board(config: Config) -> int:
     board = devices.board
     logger = EventLogger()
     # The game archive: what goes wrong with it is a fault line in the log, never a stop.
-    archive = Recorder(config.board.state_dir, report=logger)
+    # Written once the loop is next free: a press waits on no archive commit (recorder.py).
+    archive = Recorder(config.board.state_dir, report=logger, defer=loop.call_soon)
     web: WebServer | None = None
     inbox: Inbox | None = None
     link: MqttLink | None = None

@@ -65,15 +65,25 @@ class Recorder:
     ``boot(referee)`` after each ``referee.start()`` catches up from the journal (the first
     opens the archive, once the journal has locked the directory); each event is then
     written as it comes. Whatever goes wrong with the archive is reported (``report``, a
-    Fault) and never stops play."""
+    Fault) and never stops play.
+
+    ``defer`` (the controller's ``loop.call_soon``): each event is written once the loop is
+    next free, not inside the referee. A press's answer and its lights then wait on no
+    archive commit (an fsync, ``synchronous=FULL``: under the pages' load the largest
+    share of a press, more than the journal's own write); the events are written in the
+    order they came, each stamped when it came, and any still waiting before the next boot's
+    catch-up or the close. None (tests, scripts): written at once."""
 
     def __init__(
         self,
         directory: str | os.PathLike[str] | None,
         report: Callable[[Fault], None] = _log_fault,
         now: Callable[[], datetime] = _now,
+        defer: Callable[[Callable[[], None]], object] | None = None,
     ) -> None:
         self.directory = None if directory is None else Path(directory)
+        self._defer = defer
+        self._waiting: list[tuple[Event, str]] = []  # events heard, to be written (defer)
         self._report = report
         self._now = now
         self._referee: Referee | None = None
@@ -115,6 +125,7 @@ class Recorder:
         self._report(Fault(None, reason))  # the archive's own fault: of no one game
 
     def close(self) -> None:
+        self.write_waiting()
         if self.archive is not None:
             self.archive.close()
             self.archive = None
@@ -122,6 +133,7 @@ class Recorder:
     # --- what the referee says ----------------------------------------------------------------
     def boot(self, referee: Referee) -> None:
         """After ``referee.start()``: catch up from its journal."""
+        self.write_waiting()  # the events of the controller before: before the catch-up
         self._referee = referee
         if not self._opened and self.directory is not None:
             self._opened = True
@@ -130,7 +142,21 @@ class Recorder:
         self._safely(lambda archive: self._puzzle_caught_up(archive, referee.snapshot().saved))
 
     def __call__(self, event: Event) -> None:
-        self._safely(lambda archive: self._record(archive, event))
+        if not isinstance(event, KEPT):
+            return  # hints, warnings, corrections, faults: the game's record has no place
+        if self._defer is None:
+            at = self._stamp()
+            self._safely(lambda archive: self._record(archive, event, at))
+            return
+        self._waiting.append((event, self._stamp()))
+        if len(self._waiting) == 1:
+            self._defer(self.write_waiting)
+
+    def write_waiting(self) -> None:
+        """Write the events heard and not yet written (``defer``), in the order they came."""
+        waiting, self._waiting = self._waiting, []
+        for event, at in waiting:
+            self._safely(lambda archive: self._record(archive, event, at))  # noqa: B023
 
     def _safely(self, write: Callable[[Archive], None]) -> None:
         """One write in one transaction. A database found damaged is set aside and a fresh
@@ -179,10 +205,9 @@ class Recorder:
             except Exception as exc:
                 self._failed(exc)
 
-    def _record(self, archive: Archive, event: Event) -> None:
+    def _record(self, archive: Archive, event: Event, at: str) -> None:
         if not isinstance(event, KEPT):
-            return  # hints, warnings, corrections, faults: the game's record has no place
-        at = self._stamp()
+            return  # told again here: what follows reads the kept events' fields
         if isinstance(event, NewGame):
             self._open_game(archive, event.game, event.first, at)
             return

@@ -71,7 +71,7 @@ def serve_mock(
     # The games played are archived even in a fresh directory: the page lists them.
     temporary = tempfile.TemporaryDirectory(prefix="orbito-hw-") if state_dir is None else None
     where = Path(temporary.name if temporary else str(state_dir))
-    archive = Recorder(where)
+    archive = Recorder(where, defer=loop.call_soon)  # a press waits on no archive commit
     clock: RealTime | None = None
     board: RemoteMock | None = None
     booted = archive.boot if on_boot is None else _both_boots(on_boot, archive.boot)
