@@ -9,9 +9,11 @@ the base, the cause decides the second parent:
   ``OSError``, through :class:`HardwareError`;
 - a bug (a state change the referee's machine does not allow): ``RuntimeError``.
 
-Errors that only one module raises live in it, deriving from these (``LinkError`` in
-``hw/serial_link.py``, ``SolutionError`` in ``solver/table.py``...); the ones that cross
-layers live here, where every layer may import them.
+Every class's name ends in ``Error`` and no two share one (hw/gpio.py's ``PinOpenError`` is
+not gpiozero's ``PinError``); each is also the builtin its cause matches, as gpiozero's are
+(``tests/test_errors.py``). Errors that only one module raises live in it, deriving from
+these (``LinkError`` in ``hw/serial_link.py``, ``SolutionError`` in ``solver/table.py``...);
+the ones that cross layers live here, where every layer may import them.
 """
 
 from __future__ import annotations

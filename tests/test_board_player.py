@@ -17,7 +17,7 @@ from orbito_hw.app.config import parse_config
 from orbito_hw.app.logs import describe
 from orbito_hw.app.run import settings as settings_of
 from orbito_hw.control.events import BoardTurn, GameOver, Rejected, TurnPlayed, from_json
-from orbito_hw.control.journal import JournalDamage, Saved
+from orbito_hw.control.journal import JournalDamageError, Saved
 from orbito_hw.control.settings import Settings
 from orbito_hw.errors import ConfigError
 from orbito_hw.hw.interfaces import Backend
@@ -334,7 +334,7 @@ def test_a_damaged_board_turn_in_the_journal_is_named_and_spares_the_turns(
     token: object, said: str
 ) -> None:
     data = {**Saved(turns=["a1"]).to_json(), "board_turn": token}
-    with pytest.raises(JournalDamage, match=f"the board's turn .*{said}") as caught:
+    with pytest.raises(JournalDamageError, match=f"the board's turn .*{said}") as caught:
         Saved.from_json(data)
     assert caught.value.recovered is not None and caught.value.recovered.turns == ["a1"]
 
@@ -447,7 +447,7 @@ def test_a_power_cut_keeps_the_order_the_turn_was_made_in(tmp_path: object) -> N
         saved.placed_first = True
         assert Saved.from_json(saved.to_json()).placed_first
         bad = {**saved.to_json(), "placed_first": "yes"}
-        with pytest.raises(JournalDamage, match="placed_first"):
+        with pytest.raises(JournalDamageError, match="placed_first"):
             Saved.from_json(bad)
     finally:
         run.close()

@@ -26,9 +26,9 @@ def package_modules() -> list[str]:
     )
 
 
-def error_classes() -> dict[str, type[BaseException]]:
-    """Every exception class defined in a module of the package, by name."""
-    found: dict[str, type[BaseException]] = {}
+def defined_errors() -> list[type[BaseException]]:
+    """Every exception class defined in a module of the package."""
+    found: list[type[BaseException]] = []
     for name in package_modules():
         module = importlib.import_module(name)
         for value in vars(module).values():
@@ -37,17 +37,26 @@ def error_classes() -> dict[str, type[BaseException]]:
                 and issubclass(value, BaseException)
                 and value.__module__ == name
             ):
-                found[value.__name__] = value
+                found.append(value)
     return found
 
 
+def error_classes() -> dict[str, type[BaseException]]:
+    """Every exception class defined in a module of the package, by name."""
+    return {error.__name__: error for error in defined_errors()}
+
+
 ERRORS = error_classes()
+BUILTIN_ERRORS = (ValueError, OSError, RuntimeError, LookupError, EOFError)
+"""The builtins the package's errors also are, as gpiozero's are: a caller that knows nothing
+of orbito-hw catches them by cause (bad input, the machine, a bug or a state that forbids it,
+a thing not there, the end of input)."""
 HARDWARE = [
     "HardwareError",
     "LinkError",
-    "LinkTimeout",
+    "LinkTimeoutError",
     "FirmwareVersionError",
-    "ControllerRestarted",
+    "ControllerRestartedError",
     "JournalUnavailableError",
     "StateDirBusyError",
 ]
@@ -72,6 +81,28 @@ def test_the_walk_finds_the_errors_of_every_layer() -> None:
 def test_every_error_class_of_the_package_derives_from_orbito_error(name: str) -> None:
     error = ERRORS[name]
     assert issubclass(error, OrbitoError), f"{error.__module__}.{name} is not an OrbitoError"
+
+
+def test_every_error_class_has_a_name_of_its_own() -> None:
+    # Two classes of one name (as hw/gpio.py's PinError beside gpiozero's was) read alike in
+    # a traceback and in an ``except``; the walk by name would also hide one of them.
+    names = [error.__name__ for error in defined_errors()]
+    assert sorted(n for n in set(names) if names.count(n) > 1) == []
+    from gpiozero import exc as gpiozero_errors
+
+    theirs = {n for n, v in vars(gpiozero_errors).items() if isinstance(v, type)}
+    assert sorted(set(names) & theirs) == []
+
+
+@pytest.mark.parametrize("name", sorted(ERRORS))
+def test_every_error_class_is_named_an_error(name: str) -> None:
+    assert name.endswith("Error"), f"{ERRORS[name].__module__}.{name}: a name ending in Error"
+
+
+@pytest.mark.parametrize("name", sorted(set(ERRORS) - {"OrbitoError"}))
+def test_every_error_class_is_also_the_matching_builtin(name: str) -> None:
+    error = ERRORS[name]
+    assert issubclass(error, BUILTIN_ERRORS), f"{error.__module__}.{name} is only an OrbitoError"
 
 
 @pytest.mark.parametrize("name", HARDWARE)
@@ -100,7 +131,7 @@ SPECIAL: dict[str, Callable[[str], BaseException]] = {
     "NotationError": lambda text: ERRORS["NotationError"]("zz", text),
     "IllegalTurnError": lambda text: ERRORS["IllegalTurnError"]("a1", text, "..../..../..../B..."),
     "ReplayError": lambda text: ERRORS["ReplayError"](3, "a1", text),
-    "PinError": lambda text: ERRORS["PinError"](8, text),
+    "PinOpenError": lambda text: ERRORS["PinOpenError"](8, text),
 }
 
 
@@ -202,9 +233,9 @@ def test_a_port_that_cannot_be_opened_is_an_os_error() -> None:
 
 
 def test_a_pico_that_stops_answering_times_out_without_reconnecting() -> None:
-    # LinkTimeout is an OSError now; the link's "the port failed: reconnect" handler must
+    # LinkTimeoutError is an OSError now; the link's "the port failed: reconnect" handler must
     # not take it for one (it would reconnect for 20 s instead of reporting the timeout).
-    from orbito_hw.hw.serial_link import LinkSettings, LinkTimeout, SerialLink
+    from orbito_hw.hw.serial_link import LinkSettings, LinkTimeoutError, SerialLink
     from orbito_hw.sim.board import SimBoard
     from orbito_hw.sim.pico import FakePico
     from orbito_hw.sim.world import SimRings
@@ -215,7 +246,7 @@ def test_a_pico_that_stops_answering_times_out_without_reconnecting() -> None:
         link.open()
         try:
             pico.output_filter = lambda data: b""  # the Pico hears, but no reply comes back
-            with pytest.raises(LinkTimeout, match="did not answer SQ"):
+            with pytest.raises(LinkTimeoutError, match="did not answer SQ"):
                 link.request("SQ")
             assert link.reconnects == 0
         finally:

@@ -35,8 +35,8 @@ from orbito_hw.control.debounce import Debouncer
 from orbito_hw.errors import ConfigError, HardwareError
 from orbito_hw.hw import gpio, gpiod_factory
 from orbito_hw.hw.clock import VirtualClock
-from orbito_hw.hw.gpio import GpioButton, GpioDrive, GpioSensors, PinError
-from orbito_hw.hw.gpiod_factory import GpiodFactory, PinLineBusy, _EdgeReader, _LoopEdges
+from orbito_hw.hw.gpio import GpioButton, GpioDrive, GpioSensors, PinOpenError
+from orbito_hw.hw.gpiod_factory import GpiodFactory, PinLineBusyError, _EdgeReader, _LoopEdges
 from orbito_hw.sim.gpio_pins import DEFAULT_PINS as PINS
 
 from .common.fake_gpiod import Kernel, installed
@@ -220,7 +220,9 @@ def test_a_line_another_process_holds_is_busy_naming_pin_and_holder(
     kernel: Kernel, factory: GpiodFactory
 ) -> None:
     kernel.hold(8, "spi0 CS0")
-    with pytest.raises(PinLineBusy, match=r"GPIO8 is busy: line 8 of /dev/gpiochip0 is held by"):
+    with pytest.raises(
+        PinLineBusyError, match=r"GPIO8 is busy: line 8 of /dev/gpiochip0 is held by"
+    ):
         DigitalInputDevice(8, pin_factory=factory)
 
 
@@ -229,7 +231,7 @@ def test_a_busy_sensor_is_hw_gpios_one_line_and_the_others_are_closed(
 ) -> None:
     busy = PINS.squares[3]
     kernel.hold(busy, "gpioset")
-    with pytest.raises(PinError) as caught:
+    with pytest.raises(PinOpenError) as caught:
         GpioSensors(PINS, VirtualClock(), factory)
     assert caught.value.pin == busy and caught.value.busy
     assert f"GPIO {busy}: GPIO{busy} is busy" in str(caught.value)
@@ -254,7 +256,7 @@ def test_a_closed_pin_can_be_opened_again(kernel: Kernel, factory: GpiodFactory)
     first = DigitalInputDevice(9, pull_up=True, pin_factory=factory)
     first.close()
     kernel.hold(9, "someone else")  # meanwhile the line was free for another process
-    with pytest.raises(PinLineBusy):
+    with pytest.raises(PinLineBusyError):
         DigitalInputDevice(9, pin_factory=factory)
     kernel.lines[9].request, kernel.lines[9].consumer = None, ""
     again = DigitalInputDevice(9, pull_up=True, pin_factory=factory)

@@ -66,7 +66,7 @@ from orbito_hw.hw.interfaces import (
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import parse_square, square_name
 from orbito_hw.sim.board import SimError, SimLights
-from orbito_hw.sim.harness import ControllerFailed, MockRun
+from orbito_hw.sim.harness import ControllerFailedError, MockRun
 from orbito_hw.sim.script import parse_script
 from orbito_hw.sim.world import SimParts
 
@@ -397,7 +397,10 @@ def test_an_exception_in_a_callback_stops_the_referee_and_shows_the_fault(
     run, watch = watched_run()
     try:
         run.run_script(parse_script(OPENING))
-        with mock.patch.object(target, method, boom), pytest.raises(ControllerFailed) as caught:
+        with (
+            mock.patch.object(target, method, boom),
+            pytest.raises(ControllerFailedError) as caught,
+        ):
             run.run_script(parse_script(script))
         assert str(caught.value).startswith(f"internal error in {where}: RuntimeError: boom")
         reasons = faults(run.events)
@@ -413,7 +416,7 @@ def test_an_exception_in_a_callback_stops_the_referee_and_shows_the_fault(
         run.advance(0.2)
         run.finger(False)
         run.advance(3.0)
-        with pytest.raises(ControllerFailed):
+        with pytest.raises(ControllerFailedError):
             run.run_script(parse_script("reset black\n"))
         assert journal_bytes(run) == watch.at_fault
         assert len(faults(run.events)) == 1
@@ -427,7 +430,7 @@ def test_an_exception_escaping_an_unguarded_timer_is_the_same_fault() -> None:
     run, watch = watched_run()
     try:
         run.run_script(parse_script("reset white\nput b1\nput b2\n"))
-        with mock.patch.object(LightShow, "_tick", boom), pytest.raises(ControllerFailed):
+        with mock.patch.object(LightShow, "_tick", boom), pytest.raises(ControllerFailedError):
             run.run_script(parse_script("press\n"))  # a refusal blinks: the tick raises
         reasons = faults(run.events)
         assert len(reasons) == 1 and "internal error in the timer" in reasons[0]
@@ -737,7 +740,7 @@ def test_any_stream_and_any_exception_end_in_play_or_one_fault(
     at_call: int,
 ) -> None:
     """Whatever a backend sends and wherever an exception is raised: never a traceback (only
-    ControllerFailed leaves the harness), never a square that does not exist in the model,
+    ControllerFailedError leaves the harness), never a square that does not exist in the model,
     and after an internal error nothing is saved."""
     target, name = raiser
     raiser = Raiser(getattr(target, name), at_call)
@@ -745,7 +748,7 @@ def test_any_stream_and_any_exception_end_in_play_or_one_fault(
         run, watch = watched_run()
         try:
             raiser.armed = True
-            with suppress(ControllerFailed):
+            with suppress(ControllerFailedError):
                 run.run_script(parse_script("reset white\n"))
                 for kind, a, b in actions:
                     play(run, taps, kind, a, b)
@@ -757,7 +760,7 @@ def test_any_stream_and_any_exception_end_in_play_or_one_fault(
             assert watch.at_fault is not None and run.referee.state is State.FAULT
             assert sum("internal error" in r for r in faults(run.events)) == 1
             for kind, a, b in actions[:5]:  # more of everything: nothing comes in, or is saved
-                with suppress(ControllerFailed):
+                with suppress(ControllerFailedError):
                     play(run, taps, kind, a, b)
             run.advance(3.0)
             assert journal_bytes(run) == watch.at_fault

@@ -13,7 +13,7 @@ from unittest import mock
 import pytest
 
 from orbito_hw.control.journal import Journal
-from orbito_hw.sim.harness import ControllerFailed, MockRun
+from orbito_hw.sim.harness import ControllerFailedError, MockRun
 from orbito_hw.sim.script import parse_script
 
 from .common.scripts import game_script, random_game
@@ -56,7 +56,7 @@ def test_a_full_disk_is_a_fault_in_words(tmp_path: Path) -> None:
     try:
         with (
             mock.patch("orbito_hw.control.journal.os.fsync", side_effect=full),
-            pytest.raises(ControllerFailed) as caught,
+            pytest.raises(ControllerFailedError) as caught,
         ):
             run.run_script(parse_script("put a1\n"))
         reason = str(caught.value)

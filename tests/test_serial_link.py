@@ -28,7 +28,7 @@ from orbito_hw.hw.serial_link import (
     FirmwareVersionError,
     LinkError,
     LinkSettings,
-    LinkTimeout,
+    LinkTimeoutError,
     SerialLink,
 )
 from orbito_hw.rules.game import Colour
@@ -127,7 +127,7 @@ def test_a_missing_port_is_named(tmp_path: object) -> None:
 def test_a_controller_that_never_answers_times_out(pico: FakePico) -> None:
     pico.output_filter = lambda out: b""  # every reply lost
     link = SerialLink(pico.path, LinkSettings(reply_timeout=0.05, retries=2))
-    with pytest.raises(LinkTimeout, match=r"did not answer HELLO \(3 tries"):
+    with pytest.raises(LinkTimeoutError, match=r"did not answer HELLO \(3 tries"):
         link.open()
     assert pico.device.frames == 3  # the same frame, three times
     link.close()

@@ -31,7 +31,7 @@ from orbito_hw.hw.interfaces import (
 )
 
 if TYPE_CHECKING:
-    from orbito_hw.hw.gpio import GpioPins, PinError
+    from orbito_hw.hw.gpio import GpioPins, PinOpenError
     from orbito_hw.hw.serial_backend import SerialRingDrive
 
 log = logging.getLogger(__name__)
@@ -276,7 +276,7 @@ def _open(key: str, make: Callable[[], P], config: Config) -> P:
     """A gpio part, opened by ``make``; HardwareError naming ``key`` if it cannot be."""
     from gpiozero import BadPinFactory, GPIOZeroError
 
-    from orbito_hw.hw.gpio import PinError
+    from orbito_hw.hw.gpio import PinOpenError
 
     try:
         with warnings.catch_warnings():  # gpiozero warns for each pin library it skips
@@ -288,7 +288,7 @@ def _open(key: str, make: Callable[[], P], config: Config) -> P:
             "(not a Raspberry Pi? on one: apt install python3-lgpio, or pip's [pi] extra); "
             "try run --mock"
         ) from None
-    except PinError as exc:
+    except PinOpenError as exc:
         raise HardwareError(f"{config.source}: {pin_problem(config, exc)}") from None
     except HardwareError as exc:  # the ADC: its message names its address and bus
         raise HardwareError(f"{config.source}: {key}: {exc}") from None
@@ -297,7 +297,7 @@ def _open(key: str, make: Callable[[], P], config: Config) -> P:
     return part
 
 
-def pin_problem(config: Config, exc: PinError) -> str:
+def pin_problem(config: Config, exc: PinOpenError) -> str:
     """What is wrong with a pin, named by the config key that chose it."""
     keys = [key for key, pin in config.gpio_pins() if pin == exc.pin]
     named = f"{keys[0]} = {exc.pin}" if keys else f"GPIO {exc.pin}"

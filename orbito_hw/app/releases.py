@@ -37,6 +37,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+try:
+    from orbito_hw.errors import OrbitoError
+except ImportError:  # run as a script by the postinst, with Debian's python3: no package
+
+    class OrbitoError(Exception):  # type: ignore[no-redef]  # the package's, where it is
+        """The package's root error, for this file run on its own."""
+
+
 ROOT = Path("/opt/orbito-hw")
 STATE_DIR = Path("/var/lib/orbito-hw")
 BACKUPS = Path("/var/backups/orbito-hw")
@@ -51,8 +59,9 @@ KEEP_BACKUPS = 3
 PROPERTIES = ("ActiveState", "SubState", "StatusText", "InvocationID", "NRestarts", "Result")
 
 
-class ReleaseError(Exception):
-    """What cannot be done (no such release, nothing to roll back to): one line for a person."""
+class ReleaseError(OrbitoError, RuntimeError):
+    """What cannot be done (no such release, nothing to roll back to): one line for a person.
+    Under the package's OrbitoError when imported (orbito-hw update), as every error is."""
 
 
 class Systemd(Protocol):

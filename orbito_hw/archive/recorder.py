@@ -22,7 +22,7 @@ from orbito_hw.archive.store import (
     PERSON,
     SET_ASIDE_FACT,
     Archive,
-    ArchiveDamage,
+    ArchiveDamageError,
     GameRow,
     colour_of,
     is_damage,
@@ -100,7 +100,7 @@ class Recorder:
         try:
             try:
                 return Archive.open(self.directory)
-            except ArchiveDamage as exc:
+            except ArchiveDamageError as exc:
                 return self._set_aside(path, str(exc))
         except (sqlite3.Error, OSError) as exc:
             self._tell(f"cannot open the game archive {path}: {why(exc)}; games are not archived")
@@ -194,7 +194,7 @@ class Recorder:
         archive.close()
         try:
             self.archive = fresh = self._set_aside(archive.path, reason)
-        except (sqlite3.Error, OSError, ArchiveDamage) as exc:
+        except (sqlite3.Error, OSError, ArchiveDamageError) as exc:
             self.archive = None
             self._tell(f"cannot open a fresh game archive: {why(exc)}; games are not archived")
             return

@@ -140,11 +140,11 @@ class ArchiveError(OrbitoError, ValueError):
     """The archive cannot be read (none there, unreadable, not ours): one line, exit 2."""
 
 
-class NoSuchGame(ArchiveError):
+class NoSuchGameError(ArchiveError):
     """An id the archive has no game of: said as it is, never as damage."""
 
 
-class ArchiveDamage(OrbitoError, ValueError):
+class ArchiveDamageError(OrbitoError, ValueError):
     """Why a file at the archive's name is not an archive this orbito-hw can write to."""
 
 
@@ -294,7 +294,7 @@ def damage_told(path: Path) -> Iterator[None]:
 
     try:
         yield
-    except NoSuchGame:
+    except NoSuchGameError:
         raise
     except ArchiveError as exc:
         raise ArchiveError(f"the game archive {path} is damaged: {exc}; it was left as it is") \
@@ -324,7 +324,7 @@ class Archive:
     @classmethod
     def open(cls, directory: str | os.PathLike[str]) -> Archive:
         """The controller's archive in ``directory``, created or migrated as needed;
-        ArchiveDamage if the file there is not one this orbito-hw can write to, sqlite3.Error
+        ArchiveDamageError if the file there is not one this orbito-hw can write to, sqlite3.Error
         or OSError if it cannot be opened at all."""
         import sqlite3
 
@@ -333,13 +333,13 @@ class Archive:
         try:
             version = _version(db)
             if version and _one(db, "PRAGMA quick_check") != "ok":
-                raise ArchiveDamage("the database fails its integrity check")
+                raise ArchiveDamageError("the database fails its integrity check")
             _tune(db)
             _migrate(db, version)
         except sqlite3.DatabaseError as exc:
             db.close()
             if is_damage(exc):
-                raise ArchiveDamage(f"a damaged database ({why(exc)})") from None
+                raise ArchiveDamageError(f"a damaged database ({why(exc)})") from None
             raise
         except BaseException:
             db.close()
@@ -373,7 +373,7 @@ class Archive:
             if version < SCHEMA:
                 return cls(_migrated_copy(db, version), path)
             return cls(db, path)
-        except ArchiveDamage as exc:
+        except ArchiveDamageError as exc:
             raise ArchiveError(
                 f"{path} is not a game archive this orbito-hw reads: {exc}"
             ) from None
@@ -570,7 +570,7 @@ def _one(db: sqlite3.Connection, sql: str, params: Any = ()) -> Any:
 
 
 def _version(db: sqlite3.Connection) -> int:
-    """The schema version of the file ``db`` opened, 0 for a fresh (empty) one; ArchiveDamage
+    """The schema version of the file ``db`` opened, 0 for a fresh (empty) one; ArchiveDamageError
     for a file that is not SQLite, another program's database or a newer archive."""
     import sqlite3
 
@@ -580,18 +580,20 @@ def _version(db: sqlite3.Connection) -> int:
         tables = _one(db, "SELECT count(*) FROM sqlite_master")
     except sqlite3.DatabaseError as exc:
         if is_damage(exc):
-            raise ArchiveDamage(f"not an SQLite database ({why(exc)})") from None
+            raise ArchiveDamageError(f"not an SQLite database ({why(exc)})") from None
         raise
     if application == version == tables == 0:
         return 0
     if application != APPLICATION_ID:
-        raise ArchiveDamage(f"another program's SQLite database (application id {application})")
+        raise ArchiveDamageError(
+            f"another program's SQLite database (application id {application})"
+        )
     if version > SCHEMA:
-        raise ArchiveDamage(
+        raise ArchiveDamageError(
             f"written by a newer orbito-hw (schema {version}; this one reads up to {SCHEMA})"
         )
     if version < 1:
-        raise ArchiveDamage(f"schema version {version} is not one orbito-hw wrote")
+        raise ArchiveDamageError(f"schema version {version} is not one orbito-hw wrote")
     return int(version)
 
 

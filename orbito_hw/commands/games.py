@@ -95,15 +95,15 @@ def _archive(args: argparse.Namespace) -> Iterator[Archive]:
 
 
 def _game(archive: Archive, text: str) -> GameRow:
-    from orbito_hw.archive.store import GAME_ID_DIGITS, NoSuchGame
+    from orbito_hw.archive.store import GAME_ID_DIGITS, NoSuchGameError
 
     if not text.isascii() or not text.isdigit():
         raise UsageError(f"game id {echo(text)} is not a number (see `orbito-hw games list`)")
     if len(text.lstrip("0")) > GAME_ID_DIGITS:
-        raise NoSuchGame(f"no game {echo(text)} in the archive {archive.path}")
+        raise NoSuchGameError(f"no game {echo(text)} in the archive {archive.path}")
     game = archive.game(int(text))
     if game is None:
-        raise NoSuchGame(f"no game {int(text)} in the archive {archive.path}")
+        raise NoSuchGameError(f"no game {int(text)} in the archive {archive.path}")
     return game
 
 

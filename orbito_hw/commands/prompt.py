@@ -59,7 +59,7 @@ HELP: Final = (
 )
 
 
-class Quit(OrbitoError, EOFError):
+class QuitError(OrbitoError, EOFError):
     """``quit`` or ``exit`` was typed: as the end of the input (never an error to report)."""
 
 
@@ -104,11 +104,11 @@ class Prompt:
 
     def interpret(self, text: str, number: int, run: MockRun | None = None) -> Command | None:
         """The command a typed line asks for; None for one the prompt answers itself
-        (``help``, ``board``, ``clear``, a blank line). Quit for ``quit``/``exit``,
+        (``help``, ``board``, ``clear``, a blank line). QuitError for ``quit``/``exit``,
         ValueError for a line that is not a command."""
         word = text.split("#", 1)[0].strip()
         if word in ("quit", "exit"):
-            raise Quit
+            raise QuitError
         if word == "help":
             self.say(help_text())
             return None

@@ -28,7 +28,7 @@ def resume_request(directory: Path, game_id: str, at: str | None) -> tuple[Setup
     """The request setting game ``game_id`` of the archive in ``directory`` up after its turn
     ``at`` (all its standing turns by default), and that turn's number; UsageError (or the
     archive's ArchiveError) saying why it cannot be."""
-    from orbito_hw.archive.store import GAME_ID_DIGITS, Archive, NoSuchGame, damage_told
+    from orbito_hw.archive.store import GAME_ID_DIGITS, Archive, NoSuchGameError, damage_told
     from orbito_hw.control.setup import SetupError, check_record
 
     if not game_id.isascii() or not game_id.isdigit():
@@ -38,7 +38,7 @@ def resume_request(directory: Path, game_id: str, at: str | None) -> tuple[Setup
         if game is None:  # digits only: "0" and "0009" named as the numbers they are
             number = game_id.lstrip("0") or "0"
             shown = number if len(number) <= 24 else f"{number[:24]}... ({len(number)} digits)"
-            raise NoSuchGame(f"no game {shown} in the archive {archive.path}")
+            raise NoSuchGameError(f"no game {shown} in the archive {archive.path}")
         moves = [t.turn for t in archive.turns(game.id)]
     if at is None:
         turn = len(moves)

@@ -177,7 +177,7 @@ def _run_mock(args: argparse.Namespace, settings: Settings | None) -> int:
         return run_interactive(args.state_dir, args.backend, settings, args.seed, args.asked)
     from orbito_hw.archive.recorder import Recorder
     from orbito_hw.sim.demo import run_demo
-    from orbito_hw.sim.harness import ControllerFailed
+    from orbito_hw.sim.harness import ControllerFailedError
 
     archive = Recorder(args.state_dir)  # none in a fresh temp dir; its faults are logged
     try:
@@ -185,7 +185,7 @@ def _run_mock(args: argparse.Namespace, settings: Settings | None) -> int:
             seed=args.seed, backend=args.backend, settings=settings, state_dir=args.state_dir,
             listener=archive, on_boot=args.asked.then(archive.boot),
         )  # fmt: skip
-    except ControllerFailed as exc:  # as for --events: its fault was shown as it came
+    except ControllerFailedError as exc:  # as for --events: its fault was shown as it came
         fail(f"the controller failed: {exc}", status=1)
     finally:
         archive.close()
@@ -418,7 +418,7 @@ def run_events(
     asked: Asked | None = None,
 ) -> int:
     """SPEC.md's events run: every event as a JSON line; exit 0, or 1 if the controller failed."""
-    from orbito_hw.sim.harness import CommandError, ControllerFailed, MockRun
+    from orbito_hw.sim.harness import CommandError, ControllerFailedError, MockRun
     from orbito_hw.sim.script import parse_script
 
     commands = parse_script(_read_script(path), path)
@@ -435,8 +435,10 @@ def run_events(
     except Exception as exc:  # the controller itself broke: say so, keep what it did say
         for event in events:
             emit(event.to_json())
-        # ControllerFailed: the referee stopped after an internal error, which it names
-        what = str(exc) if isinstance(exc, ControllerFailed) else f"{type(exc).__name__}: {exc}"
+        # ControllerFailedError: the referee stopped after an internal error, which it names
+        what = (
+            str(exc) if isinstance(exc, ControllerFailedError) else f"{type(exc).__name__}: {exc}"
+        )
         fail(f"the controller failed: {what}", status=1)
     finally:
         run.close()
@@ -456,10 +458,10 @@ def run_interactive(
     """Board-script commands typed at a prompt (commands/prompt.py); blocking reads, so an
     idle board costs no CPU. A person at a terminal reads sentences and the board after
     each command, the rings' move finished first; a program on a pipe reads JSON lines."""
-    from orbito_hw.commands.prompt import PROMPT, Prompt, Quit, read_lines, terminal
+    from orbito_hw.commands.prompt import PROMPT, Prompt, QuitError, read_lines, terminal
     from orbito_hw.control.events import Corrected, Correction
     from orbito_hw.mock.realtime import put_back
-    from orbito_hw.sim.harness import CommandError, ControllerFailed, MockRun
+    from orbito_hw.sim.harness import CommandError, ControllerFailedError, MockRun
 
     prompt = Prompt(sys.stdout, terminal(), sys.stdout.isatty())
     # Until the board is set up, a person's events wait: a fresh simulated board on an old
@@ -498,14 +500,14 @@ def run_interactive(
                 first = False
                 if prompt.person:
                     run.wait_for_rings()  # the turn's line comes before the next prompt
-            except Quit:
+            except QuitError:
                 break
             except (ValueError, CommandError) as exc:
                 print(f"orbito-hw: {exc}", file=sys.stderr)
                 continue
             prompt.board(run)
         run.finish()
-    except ControllerFailed as exc:  # its fault event was shown as it came
+    except ControllerFailedError as exc:  # its fault event was shown as it came
         fail(f"the controller failed: {exc}", status=1)
     finally:
         run.close()

@@ -51,7 +51,7 @@ Touch = tuple[str, str]
 """("lift" | "put", square name): one debounced sensor change of the turn in progress."""
 
 
-class JournalError(OrbitoError):
+class JournalError(OrbitoError, ValueError):
     """The journal on disk was damaged; it has been moved aside (the message says where),
     so a fresh game may start, or, when only the turn in progress was damaged, the game
     carries on from ``recovered``: its accepted turns are never thrown away."""
@@ -71,7 +71,7 @@ class StateDirBusyError(JournalUnavailableError):
     """Another controller holds the state directory's lock."""
 
 
-class JournalDamage(OrbitoError, ValueError):
+class JournalDamageError(OrbitoError, ValueError):
     """Why the bytes of a journal are not a journal this program can carry on from;
     ``recovered`` holds its accepted turns when only the turn in progress was damaged."""
 
@@ -175,16 +175,16 @@ class Saved:
     @classmethod
     def from_json(cls, data: object) -> Saved:
         """A journal's JSON, checked field by field and replayed through the engine;
-        JournalDamage naming the first thing wrong."""
+        JournalDamageError naming the first thing wrong."""
         if not isinstance(data, dict):
-            raise JournalDamage(f"{_shown(data)} is not a JSON object")
+            raise JournalDamageError(f"{_shown(data)} is not a JSON object")
         _check_format(data.get("format"))
         game = data.get("game")
         if type(game) is not int or game < 1:  # type(): true is an int to isinstance
-            raise JournalDamage(f"game {_shown(game)} is not a game number")
+            raise JournalDamageError(f"game {_shown(game)} is not a game number")
         first = data.get("first")
         if first not in [c.value for c in Colour]:
-            raise JournalDamage(f"first {_shown(first)} is not black or white")
+            raise JournalDamageError(f"first {_shown(first)} is not black or white")
         saved = cls(game, Colour(first), _strings(data.get("turns"), "turns"))
         position = saved._replay()
         saved.base = _base(data.get("base", 0), len(saved.turns))
@@ -193,7 +193,7 @@ class Saved:
         # announced before the cut.
         announced = data.get("announced", position.is_over)
         if type(announced) is not bool:
-            raise JournalDamage(f"announced {_shown(announced)} is not true or false")
+            raise JournalDamageError(f"announced {_shown(announced)} is not true or false")
         saved.announced = announced
         try:  # the accepted turns are good: damage from here on spares them
             saved.pending = _pending(position, data.get("pending"))
@@ -207,38 +207,38 @@ class Saved:
             saved.undo_one = _flag(data.get("undo_one", False), "undo_one")
             saved.setting_up = _flag(data.get("setting_up", False), "setting_up")
             if saved.setting_up and (saved.pending or saved.touches or saved.undo):
-                raise JournalDamage("a set-up with a turn or a take-back under way")
-        except JournalDamage as exc:
+                raise JournalDamageError("a set-up with a turn or a take-back under way")
+        except JournalDamageError as exc:
             recovered = cls(game, saved.first, saved.turns, base=saved.base, origin=saved.origin)
-            raise JournalDamage(str(exc), recovered=recovered) from None
+            raise JournalDamageError(str(exc), recovered=recovered) from None
         return saved
 
     def _replay(self) -> Position:
         try:
             return self.position()
         except ReplayError as exc:
-            raise JournalDamage(
+            raise JournalDamageError(
                 f"turn {exc.number} {_shown(exc.token)} cannot be played: {_short(exc.reason)}"
             ) from None
 
 
 def _check_format(version: object) -> None:
     if type(version) is not int:
-        raise JournalDamage(f"format {_shown(version)} is not an orbito-hw journal format")
+        raise JournalDamageError(f"format {_shown(version)} is not an orbito-hw journal format")
     if version > FORMAT:
-        raise JournalDamage(
+        raise JournalDamageError(
             f"written by a newer orbito-hw (format {_shown(version)}; this one reads {FORMAT})"
         )
     if version != FORMAT:
-        raise JournalDamage(f"format {_shown(version)} is not format {FORMAT}")
+        raise JournalDamageError(f"format {_shown(version)} is not format {FORMAT}")
 
 
 def _strings(value: object, name: str) -> list[str]:
     if not isinstance(value, list):
-        raise JournalDamage(f"{name} is {_shown(value)}, not a list")
+        raise JournalDamageError(f"{name} is {_shown(value)}, not a list")
     for number, item in enumerate(value, 1):
         if not isinstance(item, str):
-            raise JournalDamage(f"{name} item {number} is {_shown(item)}, not a string")
+            raise JournalDamageError(f"{name} item {number} is {_shown(item)}, not a string")
     return list(value)
 
 
@@ -248,13 +248,13 @@ def _pending(position: Position, token: object, what: str = "the turn in progres
     if token is None:
         return None
     if not isinstance(token, str):
-        raise JournalDamage(f"{what} {_shown(token)} is not a turn")
+        raise JournalDamageError(f"{what} {_shown(token)} is not a turn")
     try:
         position.check(Turn.from_notation(token))
     except NotationError:
-        raise JournalDamage(f"{what} {_shown(token)} is malformed") from None
+        raise JournalDamageError(f"{what} {_shown(token)} is malformed") from None
     except IllegalTurnError as exc:
-        raise JournalDamage(
+        raise JournalDamageError(
             f"{what} {_shown(token)} does not fit the board: {_short(exc.reason)}"
         ) from None
     return token
@@ -266,25 +266,27 @@ def _opponent(value: object) -> str | None:
         return None if value is None else "person"
     parts = value.split(":") if isinstance(value, str) else []
     if len(parts) != 3 or parts[0] != "board" or parts[2] not in [c.value for c in Colour]:
-        raise JournalDamage(f"opponent {_shown(value)} is not person or board:LEVEL:COLOUR")
+        raise JournalDamageError(f"opponent {_shown(value)} is not person or board:LEVEL:COLOUR")
     try:
         parse_level(parts[1])
     except ConfigError:
-        raise JournalDamage(f"opponent {_shown(value)} plays no level this board has") from None
+        raise JournalDamageError(
+            f"opponent {_shown(value)} plays no level this board has"
+        ) from None
     assert isinstance(value, str)
     return value
 
 
 def _flag(value: object, name: str) -> bool:
     if type(value) is not bool:
-        raise JournalDamage(f"{name} {_shown(value)} is not true or false")
+        raise JournalDamageError(f"{name} {_shown(value)} is not true or false")
     return value
 
 
 def _base(value: object, turns: int) -> int:
     """How many of the turns a set-up game started from: 0 to all of them."""
     if type(value) is not int or not 0 <= value <= turns:
-        raise JournalDamage(f"base {_shown(value)} is not a number of turns (0 to {turns})")
+        raise JournalDamageError(f"base {_shown(value)} is not a number of turns (0 to {turns})")
     return value
 
 
@@ -292,7 +294,7 @@ def _origin(value: object) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not 0 < len(value) <= 64 or not value.isprintable():
-        raise JournalDamage(f"origin {_shown(value)} is not where a set-up came from")
+        raise JournalDamageError(f"origin {_shown(value)} is not where a set-up came from")
     return value
 
 
@@ -304,9 +306,9 @@ def _undo(value: object, has_turns: bool) -> str | None:
     if value is None:
         return None
     if value not in UNDO_STEPS:
-        raise JournalDamage(f"undo {_shown(value)} is not one of {', '.join(UNDO_STEPS)}")
+        raise JournalDamageError(f"undo {_shown(value)} is not one of {', '.join(UNDO_STEPS)}")
     if not has_turns:
-        raise JournalDamage(f"undo {_shown(value)} with no turn to take back")
+        raise JournalDamageError(f"undo {_shown(value)} with no turn to take back")
     assert isinstance(value, str)
     return value
 
@@ -317,7 +319,7 @@ def _touches(occupied: int, value: object, fits: bool) -> list[Touch]:
     square and a put only on an empty one, so after a committed turn they replay onto its
     position. (Not before one: a new game may start on a board not yet cleared.)"""
     if not isinstance(value, list):
-        raise JournalDamage(f"touches is {_shown(value)}, not a list")
+        raise JournalDamageError(f"touches is {_shown(value)}, not a list")
     touches: list[Touch] = []
     for number, item in enumerate(value, 1):
         if not (
@@ -327,35 +329,39 @@ def _touches(occupied: int, value: object, fits: bool) -> list[Touch]:
             and isinstance(item[1], str)
             and is_square_name(item[1])
         ):
-            raise JournalDamage(f"touch {number} {_shown(item)} is not a lift or put of a square")
+            raise JournalDamageError(
+                f"touch {number} {_shown(item)} is not a lift or put of a square"
+            )
         kind, name = item
         bit = BB_SQUARES[parse_square(name)]
         if fits and bool(occupied & bit) != (kind == "lift"):
             state = "empty" if kind == "lift" else "occupied"
-            raise JournalDamage(f"touch {number} ({kind} {name}) does not fit: {name} is {state}")
+            raise JournalDamageError(
+                f"touch {number} ({kind} {name}) does not fit: {name} is {state}"
+            )
         occupied ^= bit
         touches.append((kind, name))
     return touches
 
 
 def parse_journal(raw: bytes) -> Saved:
-    """The bytes of a journal as a saved game; JournalDamage naming what is wrong with them."""
+    """The bytes of a journal as a saved game; JournalDamageError naming what is wrong with them."""
     if len(raw) > MAX_BYTES:
-        raise JournalDamage(f"{len(raw)} bytes, more than a journal holds ({MAX_BYTES})")
+        raise JournalDamageError(f"{len(raw)} bytes, more than a journal holds ({MAX_BYTES})")
     try:
         text = raw.decode("utf-8", errors="strict")
     except UnicodeDecodeError as exc:
-        raise JournalDamage(
+        raise JournalDamageError(
             f"not UTF-8: byte {raw[exc.start]:#04x} at offset {exc.start}"
         ) from None
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
-        raise JournalDamage(f"not JSON: {exc.msg} at offset {exc.pos}") from None
+        raise JournalDamageError(f"not JSON: {exc.msg} at offset {exc.pos}") from None
     except RecursionError:
-        raise JournalDamage("not JSON this program reads: nested too deeply") from None
+        raise JournalDamageError("not JSON this program reads: nested too deeply") from None
     except ValueError as exc:  # e.g. an integer of more digits than Python converts
-        raise JournalDamage(f"not JSON this program reads: {_short(str(exc))}") from None
+        raise JournalDamageError(f"not JSON this program reads: {_short(str(exc))}") from None
     return Saved.from_json(data)
 
 
@@ -421,13 +427,13 @@ class Journal:
         try:
             raw = self._read()
             saved = None if raw is None else parse_journal(raw)
-        except JournalDamage as exc:
+        except JournalDamageError as exc:
             self._set_aside(str(exc), exc.recovered)
         self._accounted = True
         return saved
 
     def _read(self) -> bytes | None:
-        """The journal's bytes, None if there is no journal; JournalDamage if what stands at
+        """The journal's bytes, None if there is no journal; JournalDamageError if what stands at
         its name cannot be read as a file."""
         try:
             os.lstat(self.path)
@@ -441,18 +447,18 @@ class Journal:
             # Non-blocking: a FIFO standing at the journal's name must not hang the start.
             fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
         except FileNotFoundError:
-            raise JournalDamage("a link to nothing") from None
+            raise JournalDamageError("a link to nothing") from None
         except OSError as exc:
-            raise JournalDamage(f"cannot be read: {_why(exc)}") from None
+            raise JournalDamageError(f"cannot be read: {_why(exc)}") from None
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
-                raise JournalDamage(f"{_file_kind(info.st_mode)}, not a file")
+                raise JournalDamageError(f"{_file_kind(info.st_mode)}, not a file")
             if info.st_size > MAX_BYTES:
-                raise JournalDamage(f"{info.st_size} bytes, more than a journal holds")
+                raise JournalDamageError(f"{info.st_size} bytes, more than a journal holds")
             return _read_all(fd)
         except OSError as exc:
-            raise JournalDamage(f"cannot be read: {_why(exc)}") from None
+            raise JournalDamageError(f"cannot be read: {_why(exc)}") from None
         finally:
             os.close(fd)
 
@@ -567,7 +573,7 @@ def _read_all(fd: int) -> bytes:
         chunks.append(chunk)
         size += len(chunk)
         if size > MAX_BYTES:  # the file grew since fstat
-            raise JournalDamage(f"more than {MAX_BYTES} bytes, more than a journal holds")
+            raise JournalDamageError(f"more than {MAX_BYTES} bytes, more than a journal holds")
     return b"".join(chunks)
 
 

@@ -6,8 +6,8 @@ anything: a FIFO (a blocking ``open()`` waits for a writer that never comes, and
 controller's loop with it), a symbolic link, a directory, a socket, a device, a file of
 gigabytes or another user's file. ``read_regular`` opens only a regular file, checked by
 ``lstat`` before the open and ``fstat`` after it (the same inode), with ``O_NONBLOCK`` and
-``O_NOFOLLOW``, and reads at most ``limit`` bytes; anything else is ``Unfit``, saying what
-it was.
+``O_NOFOLLOW``, and reads at most ``limit`` bytes; anything else is ``UnfitRequestError``,
+saying what it was.
 
 Two writers at once must not tear each other: each writes its own temporary file and renames
 it into place. Linux's ``renameat2`` does it with ``RENAME_EXCHANGE`` when something is
@@ -30,6 +30,8 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import Final
 
+from orbito_hw.errors import OrbitoError
+
 RENAME_NOREPLACE: Final = 1
 RENAME_EXCHANGE: Final = 2
 PLACE_TRIES: Final = 64
@@ -49,7 +51,7 @@ KINDS: Final = (
 )
 
 
-class Unfit(Exception):
+class UnfitRequestError(OrbitoError, ValueError):
     """What is at a request's path is not a request's file: why, in a few words."""
 
 
@@ -70,24 +72,24 @@ def _unfit(st: os.stat_result, owners: Collection[int] | None, limit: int) -> st
 
 def read_regular(path: Path, limit: int, owners: Collection[int] | None = None) -> bytes:
     """The bytes of the regular file at ``path`` (at most ``limit``; owned by one of
-    ``owners`` unless None), read without ever blocking; Unfit saying why not."""
+    ``owners`` unless None), read without ever blocking; UnfitRequestError saying why not."""
     try:
         before = os.lstat(path)
     except OSError as exc:
-        raise Unfit(f"cannot be looked at: {exc.strerror or exc}") from None
+        raise UnfitRequestError(f"cannot be looked at: {exc.strerror or exc}") from None
     if problem := _unfit(before, owners, limit):
-        raise Unfit(problem)
+        raise UnfitRequestError(problem)
     flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NOCTTY
     try:
         fd = os.open(path, flags)
     except OSError as exc:  # ELOOP: a symbolic link put there since the lstat
-        raise Unfit(f"cannot be opened: {exc.strerror or exc}") from None
+        raise UnfitRequestError(f"cannot be opened: {exc.strerror or exc}") from None
     try:
         now = os.fstat(fd)
         if (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino):
-            raise Unfit(REPLACED)
+            raise UnfitRequestError(REPLACED)
         if problem := _unfit(now, owners, limit):
-            raise Unfit(problem)
+            raise UnfitRequestError(problem)
         chunks, size = [], 0
         while size <= limit:
             chunk = os.read(fd, limit + 1 - size)
@@ -96,11 +98,11 @@ def read_regular(path: Path, limit: int, owners: Collection[int] | None = None) 
             chunks.append(chunk)
             size += len(chunk)
     except OSError as exc:
-        raise Unfit(f"cannot be read: {exc.strerror or exc}") from None
+        raise UnfitRequestError(f"cannot be read: {exc.strerror or exc}") from None
     finally:
         os.close(fd)
     if size > limit:  # it grew after the fstat
-        raise Unfit(f"larger than {limit} bytes")
+        raise UnfitRequestError(f"larger than {limit} bytes")
     return b"".join(chunks)
 
 

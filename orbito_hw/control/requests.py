@@ -47,7 +47,7 @@ from orbito_hw.control.guard import cut
 from orbito_hw.control.journal import Saved
 from orbito_hw.control.request_file import (
     REPLACED,
-    Unfit,
+    UnfitRequestError,
     place,
     read_regular,
     set_aside,
@@ -166,7 +166,7 @@ def _displaced(tmp: Path, path: Path) -> tuple[SetupRequest | None, str | None]:
     aside, never deleted)."""
     try:
         superseded = parse_request(read_regular(tmp, MAX_BYTES))
-    except (Unfit, ValueError) as exc:
+    except (UnfitRequestError, ValueError) as exc:
         why = cut(str(exc), 80)
         try:
             kept = set_aside(tmp, path)
@@ -196,7 +196,7 @@ def receipt(folder: Path) -> list[str]:
     for _ in range(RECEIPT_TRIES):  # the controller may replace it as we read it: again
         try:
             data = json.loads(read_regular(folder / TAKEN, MAX_BYTES).decode("utf-8"))
-        except Unfit as exc:
+        except UnfitRequestError as exc:
             if str(exc) == REPLACED:
                 continue
         except ValueError:
@@ -228,7 +228,7 @@ def take_request(directory: str | os.PathLike[str]) -> SetupRequest | None:
         raise RequestError(f"cannot take the set-up request {path}: {_why(exc)}") from None
     try:
         request = parse_request(read_regular(taking, MAX_BYTES, owners()))
-    except (Unfit, ValueError) as exc:
+    except (UnfitRequestError, ValueError) as exc:
         raise RequestError(_moved_aside(path, taking, cut(str(exc)))) from None
     if request.ticket is not None:
         _receive(folder, request.ticket)

@@ -8,9 +8,9 @@ Holding the button is timed by the referee on the clock, so the button is a plai
 gpiozero's ``Button`` starts a hold thread that wakes ten times a second for ever (the
 system test's idle measurement found it), for a ``when_held`` nobody uses.
 
-A pin that cannot be opened is a ``PinError`` naming it, whatever the pin library raised
+A pin that cannot be opened is a ``PinOpenError`` naming it, whatever the pin library raised
 (lgpio raises its own ``lgpio.error``, e.g. 'GPIO busy' for a line another process holds or
-the kernel claimed; the gpiod factory a ``PinLineBusy``, 'GPIO8 is busy: ...'); the devices
+the kernel claimed; the gpiod factory a ``PinLineBusyError``, 'GPIO8 is busy: ...'); the devices
 a part had opened before are closed again.
 
 With the gpiod factory (hw/gpiod_factory.py, the default where it can be had: ``pin_factory``)
@@ -60,7 +60,7 @@ class GpioPins:
     button_bounce: float | None = None  # seconds, gpiozero's own debounce of the button
 
 
-class PinError(HardwareError):
+class PinOpenError(HardwareError):
     """A pin the pin library would not open. ``busy``: another process holds the line, or
     the kernel claimed it for a bus (an SPI chip select, an I2C pin)."""
 
@@ -128,7 +128,7 @@ def _opening(pin: int) -> Iterator[None]:
         if not _library_error(exc):
             raise
         reason = str(getattr(exc, "value", None) or exc)  # lgpio.error keeps its text in value
-        raise PinError(pin, reason) from exc
+        raise PinOpenError(pin, reason) from exc
 
 
 D = TypeVar("D", bound=Any)

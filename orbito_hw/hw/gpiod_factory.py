@@ -24,7 +24,7 @@ timeout. Either way an idle board costs no wake-ups at all.
 - Outputs (STEP, DIR, ENABLE): one ``GPIO_V2_LINE_SET_VALUES`` ioctl per level, as lgpio's
   ``gpio_write``, so a step train keeps today's timing; ``output_with_state`` switches a
   line to output at its first level in one ioctl (no glitch on an active-low ENABLE).
-- A line another process holds (or the kernel claimed for a bus) is a ``PinLineBusy``
+- A line another process holds (or the kernel claimed for a bus) is a ``PinLineBusyError``
   naming the pin and the holder; any other refusal a ``PinLineError`` naming the pin.
 - ``close()`` (the factory's or a pin's) releases what it opened, and may be called again.
 
@@ -85,7 +85,7 @@ EDGES: Final = {
 
 # gpiozero's PinError (what its callers catch) and the package's HardwareError (an OSError:
 # the machine's doing, not a bad value), as every error of orbito-hw is (tests/test_errors.py).
-class PinLineBusy(PinError, HardwareError):  # type: ignore[misc]  # gpiozero is untyped
+class PinLineBusyError(PinError, HardwareError):  # type: ignore[misc]  # gpiozero is untyped
     """The line is held by another process, or the kernel claimed it (an SPI chip select)."""
 
 
@@ -378,7 +378,7 @@ class GpiodPin(LocalPiPin):  # type: ignore[misc]
         except OSError as exc:
             if exc.errno == errno.EBUSY:
                 holder = f"held by {line.consumer!r}" if line.consumer else "in use"
-                raise PinLineBusy(
+                raise PinLineBusyError(
                     f"{self!r} is busy: line {self._offset} of {factory.chip_path} is {holder}"
                 ) from exc
             raise PinLineError(

@@ -50,7 +50,7 @@ from orbito_hw.hw.analog_front import PICO_FULL_COUNT, FrontEnd, SquareColours, 
 from orbito_hw.hw.hall import Calibration
 from orbito_hw.hw.interfaces import Clock, FaultListener, MoveListener, MoveReport, SquareListener
 from orbito_hw.hw.serial_link import (
-    ControllerRestarted,
+    ControllerRestartedError,
     JobKind,
     LinkError,
     LinkSettings,
@@ -264,7 +264,7 @@ class SerialRingDrive:
             if turned or self.link.reconnects != self._reconnects_seen:
                 self._read_settled_squares()
             return report
-        except ControllerRestarted as exc:
+        except ControllerRestartedError as exc:
             return self._cut(self._recover(job, str(exc)))
         except LinkError as exc:
             self._need_setup = True

@@ -5,7 +5,7 @@ module the firmware runs. A request is sent with a fresh sequence number and ret
 with the same number until its reply comes, so the Pico (which answers a repeated number
 from memory) never acts twice. When the port goes away (the Pico unplugged) the link
 reopens it with a growing back-off and shakes hands again; if the Pico restarted in the
-meantime, what it was doing is lost and the caller hears so (``ControllerRestarted``).
+meantime, what it was doing is lost and the caller hears so (``ControllerRestartedError``).
 
 Between requests the link keeps a heartbeat: after ``heartbeat`` seconds without a frame
 from the Pico it sends ``PING``; no answer (every try) or the port gone and the link is
@@ -68,7 +68,7 @@ class LinkError(HardwareError):
     ``except OSError`` that means "the port failed, reconnect"."""
 
 
-class LinkTimeout(LinkError):
+class LinkTimeoutError(LinkError):
     """A request got no valid answer, however often it was sent."""
 
 
@@ -83,7 +83,7 @@ class FirmwareVersionError(LinkError):
     """The Pico runs firmware that speaks another protocol version."""
 
 
-class ControllerRestarted(LinkError):
+class ControllerRestartedError(LinkError):
     """The link came back to a Pico that had restarted: its moves and settings are gone."""
 
 
@@ -212,7 +212,7 @@ class SerialLink:
             except LinkError:  # no answer however often sent: reconnecting would not help
                 raise
             except OSError as exc:  # pyserial's SerialException is an OSError
-                self._reconnect(exc)  # raises ControllerRestarted: then do not resend
+                self._reconnect(exc)  # raises ControllerRestartedError: then do not resend
 
     def protocol_fault(self, what: str) -> ProtocolError:
         """Count and log a frame from the Pico that makes no sense; the error to raise."""
@@ -244,7 +244,7 @@ class SerialLink:
             self._idle_read()
             if time.monotonic() - self._heard >= s.heartbeat:
                 self._answer("PING", self._transact(self._next_seq(), ["PING"]))
-        except LinkTimeout:
+        except LinkTimeoutError:
             self._lose(f"no answer to PING ({s.retries + 1} tries of {s.reply_timeout:g} s)")
         except ProtocolError as exc:
             self._lose(exc.what)
@@ -406,7 +406,7 @@ class SerialLink:
                 delay = min(delay * 2, s.backoff_max)
         self._found()
         if before is not None and hello.boot != before.boot:
-            raise ControllerRestarted(f"the ring controller on {self.port} restarted")
+            raise ControllerRestartedError(f"the ring controller on {self.port} restarted")
 
     def _transact(self, seq: int, words: list[str]) -> list[str]:
         """Send the frame until its reply comes; the same ``seq`` on every try."""
@@ -416,7 +416,7 @@ class SerialLink:
             reply = self._await(seq, self.settings.reply_timeout)
             if reply is not None:
                 return reply
-        raise LinkTimeout(
+        raise LinkTimeoutError(
             f"the ring controller on {self.port} did not answer {words[0]} "
             f"({self.settings.retries + 1} tries of {self.settings.reply_timeout:g} s)"
         )

@@ -14,9 +14,9 @@ from orbito_hw.control.requests import SetupRequest
 from orbito_hw.mock.realtime import RealTime
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import square_name
-from orbito_hw.sim.harness import CommandError, ControllerFailed, MockRun
+from orbito_hw.sim.harness import CommandError, ControllerFailedError, MockRun
 from orbito_hw.sim.script import parse_line
-from orbito_hw.web.controls import BoardControls, Refused
+from orbito_hw.web.controls import BoardControls, RefusedError
 
 log = logging.getLogger(__name__)
 
@@ -86,9 +86,9 @@ class MockControls(BoardControls):
         try:
             self.run.run(command, first_command=first_command)
         except CommandError as exc:
-            raise Refused(str(exc).split(": ", 1)[-1]) from None
-        except ControllerFailed as exc:
-            raise Refused(f"the controller failed: {exc}") from None
+            raise RefusedError(str(exc).split(": ", 1)[-1]) from None
+        except ControllerFailedError as exc:
+            raise RefusedError(f"the controller failed: {exc}") from None
         finally:
             self.clock.wake()
 

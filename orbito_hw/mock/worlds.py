@@ -38,7 +38,7 @@ from orbito_hw.remote.link import Credentials
 from orbito_hw.remote.protocol import BrokerUrl
 from orbito_hw.remote.spectator import BrokerWatch
 from orbito_hw.rules.game import Colour
-from orbito_hw.sim.harness import ControllerFailed, MockRun
+from orbito_hw.sim.harness import ControllerFailedError, MockRun
 from orbito_hw.sim.script import Command, parse_line
 from orbito_hw.web.server import WebServer
 
@@ -183,7 +183,7 @@ def serve_remote(
         with contextlib.suppress(asyncio.CancelledError):  # a signal: stop as at the end
             loop.run_until_complete(main)
         board.run.finish()
-    except ControllerFailed as exc:
+    except ControllerFailedError as exc:
         print(f"orbito-hw: the controller failed: {exc}", file=sys.stderr)
         return 1
     finally:

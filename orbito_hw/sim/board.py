@@ -39,7 +39,7 @@ _RING_OF: dict[int, tuple[tuple[int, ...], int]] = {
 }
 
 
-class SimError(OrbitoError):
+class SimError(OrbitoError, RuntimeError):
     """Something no hand can do to a physical board: put a marble on a marble, lift one
     from an empty square, touch a marble while the rings are turning. Neither bad input as
     such nor a hardware fault: the harness reports it as the script command that asked for

@@ -46,7 +46,7 @@ class CommandError(OrbitoError, ValueError):
     """A board-script command the simulated board cannot carry out."""
 
 
-class ControllerFailed(OrbitoError, RuntimeError):
+class ControllerFailedError(OrbitoError, RuntimeError):
     """The controller stopped after an internal error (its fault event names it): on a real
     board the watchdog would restart it; here the script stops (``run --events`` exits 1)."""
 
@@ -118,10 +118,10 @@ class MockRun:
         self.referee.fail(timer_name(callback), exc)
 
     def check_controller(self) -> None:
-        """ControllerFailed if the referee has stopped after an internal error: nothing a
+        """ControllerFailedError if the referee has stopped after an internal error: nothing a
         script does after it would be refereed."""
         if not self.referee.healthy:
-            raise ControllerFailed(self.referee.guard.failure or "the referee has stopped")
+            raise ControllerFailedError(self.referee.guard.failure or "the referee has stopped")
 
     @property
     def events(self) -> list[dict[str, object]]:

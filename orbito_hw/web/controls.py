@@ -25,11 +25,11 @@ from orbito_hw.solver.opponents import level_opponent, parse_level
 log = logging.getLogger(__name__)
 
 
-class Unavailable(OrbitoError, LookupError):
+class UnavailableError(OrbitoError, LookupError):
     """A control this board does not have (a real board's squares, a missing feature)."""
 
 
-class Refused(OrbitoError, RuntimeError):
+class RefusedError(OrbitoError, RuntimeError):
     """A control the board cannot do now (the simulated hand cannot, the controller failed)."""
 
 
@@ -52,10 +52,10 @@ class BoardControls:
         return self._referee
 
     def touch(self, square: int) -> None:
-        raise Unavailable("the marbles of a real board are moved by hand")
+        raise UnavailableError("the marbles of a real board are moved by hand")
 
     def button(self, action: str) -> None:
-        raise Unavailable("the button of a real board is pressed by hand")
+        raise UnavailableError("the button of a real board is pressed by hand")
 
     def new_game(self, first: Colour) -> None:
         self.referee.new_game(first)
@@ -88,10 +88,10 @@ class BoardControls:
         """The referee's take-back, where this version of it has one."""
         take_back = getattr(self.referee, "take_back", None)
         if take_back is None:
-            raise Unavailable("take back with a long press of the button")
+            raise UnavailableError("take back with a long press of the button")
         can = getattr(self.referee, "can_take_back", True)  # a property
         if not (can() if callable(can) else can):
-            raise Refused("there is no turn to take back now")
+            raise RefusedError("there is no turn to take back now")
         take_back()
 
     def set_up(self, request: SetupRequest) -> None:
@@ -101,7 +101,7 @@ class BoardControls:
         try:
             write_request(self.state_dir, request)
         except OSError as exc:
-            raise Refused(f"cannot leave the set-up request: {exc.strerror or exc}") from None
+            raise RefusedError(f"cannot leave the set-up request: {exc.strerror or exc}") from None
         serve_request(self.referee, self.state_dir)
 
 

@@ -41,8 +41,8 @@ from orbito_hw.web.controls import (
     BoardControls,
     Following,
     GameStore,
-    Refused,
-    Unavailable,
+    RefusedError,
+    UnavailableError,
     Watch,
 )
 from orbito_hw.web.feed import HEARTBEAT_S, QUEUE_LIMIT, RETRY_MS, Feed
@@ -419,9 +419,9 @@ class WebServer:
     def _do(self, control: Callable[[], None]) -> web.Response:
         try:
             control()
-        except Unavailable as exc:
+        except UnavailableError as exc:
             raise problem(web.HTTPNotFound, str(exc)) from None
-        except Refused as exc:
+        except RefusedError as exc:
             raise problem(web.HTTPConflict, str(exc)) from None
         except OrbitoError as exc:  # the simulated hand could not (a marble on a marble...)
             raise problem(web.HTTPConflict, str(exc)) from None
