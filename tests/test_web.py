@@ -418,7 +418,7 @@ def test_a_turns_events_and_its_snapshot_reach_a_page_in_one_write() -> None:
         page = feed.join()
         try:
             assert b'"event":"snapshot"' in (await page.next() or b"")
-            feed.controls.touch(parse_square("b2"))
+            feed.controls.lift_or_put(parse_square("b2"))
             await page.next()
             feed.controls.button("click")
             chunk = await page.next()

@@ -41,7 +41,7 @@ class MockControls(BoardControls):
     def referee(self) -> Referee:
         return self.run.referee
 
-    def touch(self, square: int) -> None:
+    def lift_or_put(self, square: int) -> None:
         """A click on a square: lift the marble there, or put one (SPEC.md's web page)."""
         self.run.wait_for_rings()  # hands off while the rings turn: the click waits for them
         held = self.run.physics.occupancy() >> square & 1

@@ -51,7 +51,10 @@ class BoardControls:
     def referee(self) -> Referee:
         return self._referee
 
-    def touch(self, square: int) -> None:
+    def lift_or_put(self, square: int) -> None:
+        """A click on a square (the page's ``square/NAME``): the simulated board lifts the
+        marble there or puts one (mock/page.py); a real board's are moved by hand. Named
+        for what it does: ``touch`` was also the turn reader's word for a sensor change."""
         raise UnavailableError("the marbles of a real board are moved by hand")
 
     def button(self, action: str) -> None:

@@ -342,7 +342,7 @@ class WebServer:
         name = request.match_info["square"]
         if not is_square_name(name):
             raise problem(web.HTTPBadRequest, f"{shown(name)} is not a square (a1..d4)")
-        return self._do(lambda: self.controls.touch(parse_square(name)))
+        return self._do(lambda: self.controls.lift_or_put(parse_square(name)))
 
     async def _press(self, request: web.Request) -> web.Response:
         action = (await _fields(request)).get("action", "click")
