@@ -96,6 +96,7 @@ class Devices:
         self._trying: asyncio.Future[Any] | None = None
         self._closed = False
         self.lights.on_lost = lambda why: self._lost("lights", why)
+        self._lost_meanwhile: set[str] = set()  # the parts lost while a try ran
 
     @property
     def missing(self) -> dict[str, str]:
@@ -126,6 +127,7 @@ class Devices:
     def _lost(self, name: str, why: str) -> None:
         """A part that was open failed (on the loop): missing again, tried again."""
         log.warning("the board's %s: lost: %s; trying again", name, why)
+        self._lost_meanwhile.add(name)
         # Its words name the part: a strip gone is the strip's fault, not the drive's.
         self._settle({name: f"{part_is(name, 'missing')} ({why})"})
         if self._timer is None and self._trying is None and not self._closed:
@@ -142,6 +144,7 @@ class Devices:
 
     def _in_background(self) -> None:
         self._timer = None
+        self._lost_meanwhile.clear()
         self._trying = self.loop.run_in_executor(None, self._try_all)
         self._trying.add_done_callback(self._tried)
 
@@ -149,7 +152,10 @@ class Devices:
         self._trying = None
         if self._closed or trying.cancelled() or trying.exception() is not None:
             return
-        self._settle(trying.result())
+        # A part opened by this try and lost again before it ended (a strip that failed its
+        # first frame) stays missing: the loss, noted on the loop, came after the opening.
+        found = trying.result()
+        self._settle({n: why for n, why in found.items() if n not in self._lost_meanwhile})
         if self.missing:
             self._schedule()
 
