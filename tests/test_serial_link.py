@@ -145,7 +145,9 @@ def test_corrupted_replies_and_garbage_are_retried_through(pico: FakePico) -> No
         return b"junk" + out
 
     pico.output_filter = spoil
-    link = SerialLink(pico.path, LinkSettings(reply_timeout=0.05))
+    # Long enough that a loaded machine's slow answer is never a try of its own: only the
+    # two spoiled replies are tried again.
+    link = SerialLink(pico.path, LinkSettings(reply_timeout=0.5))
     hello = link.open()
     assert hello.boot == pico.device.boot_id
     assert link.request("PING") == ["OK", "PING"]
