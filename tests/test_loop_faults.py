@@ -248,13 +248,13 @@ def test_a_refused_value_is_named_short_whatever_it_is() -> None:
 
 def test_the_model_takes_no_square_that_does_not_exist() -> None:
     reader = TurnReader(Position.start(Colour.WHITE))
-    reader.touch(parse_square("b1"), True)
+    reader.sense(parse_square("b1"), True)
     before = (dict(reader.marbles), list(reader.hand))
     for bad in (16, -1, 99, True, "a1"):
         with pytest.raises(ValueError, match="not a square"):
-            reader.touch(bad, True)  # type: ignore[arg-type]
+            reader.sense(bad, True)  # type: ignore[arg-type]
         with pytest.raises(ValueError, match="not a square"):
-            reader.touch(bad, False)  # type: ignore[arg-type]
+            reader.sense(bad, False)  # type: ignore[arg-type]
     assert (dict(reader.marbles), list(reader.hand)) == before
     assert reader.turn().notation() == "b1"  # still a model that works
 
@@ -381,7 +381,7 @@ def watched_run() -> tuple[MockRun, FaultWatch]:
     ("target", "method", "script", "where"),
     [
         # a square event's listener (a lift of c1 reaches the model after the debounce)
-        (TurnReader, "touch", "lift c1\n", "the timer Debouncer._raw_change"),
+        (TurnReader, "sense", "lift c1\n", "the timer Debouncer._raw_change"),
         (Referee, "_referee_press", "put a2\npress\n", "the button event"),
         (Referee, "_moved", "put a2\npress\n", "the ring move's report"),
         # the settle timer after the ring move (its commit of the turn raises)
@@ -459,7 +459,7 @@ def test_run_events_exits_1_with_one_line_and_the_fault_event(tmp_path: Path) ->
     script.write_text(OPENING + "lift c1\nput c2\n")
     out, err = io.StringIO(), io.StringIO()
     with (
-        mock.patch.object(TurnReader, "touch", boom),
+        mock.patch.object(TurnReader, "sense", boom),
         redirect_stdout(out),
         redirect_stderr(err),
         pytest.raises(SystemExit) as exited,
@@ -640,7 +640,7 @@ def test_an_exception_in_a_square_listener_on_the_real_loop(
         a1.drive_low()  # a marble on a1: the listener raises
         threading.Event().wait(0.8)  # four watchdog periods
 
-    with mock.patch.object(TurnReader, "touch", boom):
+    with mock.patch.object(TurnReader, "sense", boom):
         assert play(player) == 0
     assert_stopped_and_shown(board, "internal error in the timer Debouncer._raw_change")
     assert state_bytes(board.state) == before["state"]
@@ -670,7 +670,7 @@ def test_an_exception_escaping_a_backends_callback_on_the_real_loop(
 
 # --- hypothesis: anything a backend sends, an exception anywhere ---------------------------------
 RAISERS = [
-    (TurnReader, "touch"),
+    (TurnReader, "sense"),
     (TurnReader, "turn"),
     (Referee, "_on_square"),
     (Referee, "_on_button"),

@@ -34,7 +34,7 @@ def put(name: str) -> Touch:
 def read(position: Position, touches: list[Touch]) -> TurnReader:
     reader = TurnReader(position)
     for square, present in touches:
-        reader.touch(square, present)
+        reader.sense(square, present)
     return reader
 
 
@@ -95,7 +95,7 @@ def test_a_supply_marble_in_the_hand_goes_back_a_lifted_one_stays() -> None:
     reader = read(OPENING, [put("a2"), lift("a2"), lift("c1")])
     reader.back_to_supply()
     assert reader.hand == [Marble(Colour.WHITE, parse_square("c1"))]
-    reader.touch(parse_square("c1"), True)
+    reader.sense(parse_square("c1"), True)
     assert not reader.touched
 
 
@@ -351,14 +351,14 @@ def test_replay_touches_rebuild_the_same_reader_in_a_bounded_run(data: st.DataOb
     position = data.draw(positions)
     reader = TurnReader(position)
     for square in data.draw(st.lists(st.integers(0, 15), max_size=60)):
-        reader.touch(square, not reader.holds(square))
+        reader.sense(square, not reader.holds(square))
         if data.draw(st.booleans()) and not data.draw(st.integers(0, 9)):
             reader.back_to_supply()
     again = TurnReader(position)
     touches = reader.replay_touches()
     for put, square in touches:
         assert again.holds(square) != put  # a lift of a marble, a put on an empty square
-        again.touch(square, put)
+        again.sense(square, put)
     assert (again.marbles, again.hand) == (reader.marbles, reader.hand)
     assert len(touches) <= 48
 
@@ -367,8 +367,8 @@ def test_a_marble_lifted_and_put_back_a_thousand_times_leaves_nothing_to_replay(
     position = Position.start(Colour.WHITE).play(Turn.from_notation("b1"))
     reader = TurnReader(position)
     for _ in range(1000):
-        reader.touch(parse_square("c1"), False)
-        reader.touch(parse_square("c1"), True)
+        reader.sense(parse_square("c1"), False)
+        reader.sense(parse_square("c1"), True)
     assert reader.replay_touches() == []
 
 

@@ -177,7 +177,7 @@ class Core:
             return
         lines = tuple(self.position.lines())
         self.emit(GameOver.of(self.saved.game, result, lines, self.settings.palette))
-        self.journal.archive(self.saved, result.value)
+        self.journal.add_to_history(self.saved, result.value)
         self.saved.announced = True
         self.save()
 

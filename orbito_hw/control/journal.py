@@ -506,7 +506,7 @@ class Journal:
             ) from None
         self._accounted = True
 
-    def archive(self, saved: Saved, result: str | None) -> None:
+    def add_to_history(self, saved: Saved, result: str | None) -> None:
         """Append a finished (or abandoned) game to the history, durably."""
         self._check_open()
         if not saved.turns:

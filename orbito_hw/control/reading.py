@@ -49,7 +49,7 @@ class TurnReader:
         (the board's own turn is refused for it; a person's is judged on the colours)."""
 
     # --- touches -------------------------------------------------------------------
-    def touch(self, square: int, present: bool, colour: Colour | None = None) -> None:
+    def sense(self, square: int, present: bool, colour: Colour | None = None) -> None:
         """One lift (``present`` False) or put, of a marble of ``colour`` if the sensors
         tell it; a lift of an empty square changes nothing. ValueError for a square that
         does not exist: it never enters the model (where every later look at the board

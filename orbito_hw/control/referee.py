@@ -108,7 +108,7 @@ class Referee(Core):
         else:
             self.reader = TurnReader(self.saved.position())
             for kind, name in self.saved.touches:
-                self.reader.touch(parse_square(name), kind == "put")
+                self.reader.sense(parse_square(name), kind == "put")
             self.reader.placed_first = self.saved.placed_first
         self.draw()
         self.board.drive.home(self._started)
@@ -144,7 +144,7 @@ class Referee(Core):
         if self.state in (S.WAITING, S.TURN, S.UNDOING):
             if present == self.reader.holds(square):
                 return  # the sensor agrees with the board as we know it
-            self.reader.touch(square, present, put_colour(self.sensors, square, present))
+            self.reader.sense(square, present, put_colour(self.sensors, square, present))
             self.saved.add_touch(self.reader, square, present)
             self.save()
             self.refusal = None
@@ -373,7 +373,7 @@ class Referee(Core):
             log.warning("a new game was asked for while the rings turn: ignored")
             return
         if self.saved.turns and self.position.result is None:
-            self.journal.archive(self.saved, None)
+            self.journal.add_to_history(self.saved, None)
         opponent = self.saved.opponent
         if self.saved.turns if next_game is None else next_game:
             self.saved = Saved(game=self.saved.game + 1, first=first)
@@ -446,7 +446,7 @@ class Referee(Core):
         """A new game on a board that still holds marbles: treat them as a turn to clear."""
         for square in squares_of(self.sensors.read()):
             colour = put_colour(self.sensors, square, True)  # told, else the mover's
-            self.reader.touch(square, True, colour)  # the hand is empty
+            self.reader.sense(square, True, colour)  # the hand is empty
         self.go(T.TOUCH)
 
     # --- the opponent menu (menu.py) ---------------------------------------------------

@@ -96,7 +96,7 @@ class SetUps:
         check_record(first, tokens)
         saved = referee.saved
         if saved.turns and not saved.setting_up and referee.position.result is None:
-            referee.journal.archive(saved, None)  # the game left goes to the history
+            referee.journal.add_to_history(saved, None)  # the game left goes to the history
         counts = bool(saved.turns) if next_game is None else next_game
         fresh = Saved(game=saved.game + 1 if counts else saved.game, first=first)
         fresh.turns, fresh.base, fresh.origin = list(tokens), len(tokens), origin

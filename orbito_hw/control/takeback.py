@@ -128,7 +128,7 @@ class TakeBacks:
         before = replay(saved.first, saved.turns[:-1])
         reader = TurnReader(before, before.before_press(Turn.from_notation(saved.turns[-1])))
         for kind, name in saved.touches:
-            reader.touch(parse_square(name), kind == "put")
+            reader.sense(parse_square(name), kind == "put")
         return reader
 
     def resume(self, reading: int) -> None:
