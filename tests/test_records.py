@@ -79,9 +79,9 @@ def test_archiving_a_game_twice_keeps_it_once(tmp_path: Path) -> None:
     first, moves, result = finished_game(5)
     with Journal(tmp_path) as journal:
         saved = Saved(game=2, first=first, turns=moves)
-        journal.archive(saved, result)
-        journal.archive(saved, result)  # the power went after the first, before "announced"
-        journal.archive(Saved(game=3, first=first, turns=moves[:3]), None)
+        journal.add_to_history(saved, result)
+        journal.add_to_history(saved, result)  # the power went after the first, before "announced"
+        journal.add_to_history(Saved(game=3, first=first, turns=moves[:3]), None)
     assert [g["game"] for g in history(tmp_path)] == [2, 3]
 
 
