@@ -51,8 +51,8 @@ BACKUPS = Path("/var/backups/orbito-hw")
 SERVICE = "orbito-hw.service"
 PIP_WHEELS = Path("/usr/share/python-wheels")
 # The bound on READY and the referee after an upgrade. Measured: 8 to 11 s on the VM's
-# emulated cores (qemu TCG, the machine loaded), a few seconds on a Pi 4; the margin is for a Pi Zero 2 W with
-# its SD card, and for a first start that compiles the venv's bytecode.
+# emulated cores (qemu TCG, the machine loaded), a few seconds on a Pi 4; the margin is for
+# a Pi Zero 2 W with its SD card, and for a first start that compiles the venv's bytecode.
 WITHIN_S = 120.0
 RUNNING_LINE = "orbito-hw running: "  # app/run.py logs it once the referee has started
 KEEP_BACKUPS = 3
