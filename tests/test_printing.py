@@ -140,7 +140,10 @@ def test_the_slicer_measures_what_the_figures_say(
     out, prints = exported
     got = slicer.slice_stl(out / "cup.stl", prints["cup"].profile, tmp_path)
     entry = slicer.load()["parts"]["cup"]
-    assert (got.seconds, got.grams) == (entry["seconds"], entry["grams"])
+    # Within 1 %: the same part meshed again may differ in its last facets (its fingerprint,
+    # rounded, is the same), and the slicer's time with them by a second or two.
+    assert got.seconds == pytest.approx(entry["seconds"], rel=0.01)
+    assert got.grams == pytest.approx(entry["grams"], rel=0.01)
 
 
 def test_the_gcode_summary_is_read() -> None:
