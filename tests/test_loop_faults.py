@@ -827,3 +827,29 @@ def test_a_guests_callback_that_fails_never_stops_the_referee(
         assert failed == ["the event loop (m)"]
     finally:
         loop.close()
+
+
+def test_a_pulse_thread_that_posts_after_the_loop_closed_is_quiet() -> None:
+    """A stop during a ring move: the loop closes while the step-pulse thread still runs; its
+    last word (the move's report) is dropped, never an exception in the thread."""
+    import asyncio
+    import threading
+
+    from orbito_hw.hw.clock import LoopClock
+
+    loop = asyncio.new_event_loop()
+    clock = LoopClock(loop)
+    heard: list[str] = []
+    loop.close()
+    errors: list[BaseException] = []
+
+    def pulse_thread() -> None:
+        try:
+            clock.post(lambda: heard.append("moved"))
+        except BaseException as exc:  # what the thread would die of
+            errors.append(exc)
+
+    thread = threading.Thread(target=pulse_thread)
+    thread.start()
+    thread.join()
+    assert errors == [] and heard == []

@@ -105,11 +105,19 @@ class LoopClock:
 
     def post(self, callback: Callable[[], None]) -> None:
         """``callback`` on the loop, from any thread (a pin library's, or the loop's own:
-        gpiod's edges are read on it, and need no wake-up of the loop)."""
-        if on_loop(self.loop):
-            self.loop.call_soon(callback)
-        else:
-            self.loop.call_soon_threadsafe(callback)
+        gpiod's edges are read on it, and need no wake-up of the loop). Dropped once the
+        loop is closed: the controller has stopped, and a pulse thread that finishes a move
+        after it (a stop during a ring move) has no one left to tell."""
+        if self.loop.is_closed():
+            return
+        try:
+            if on_loop(self.loop):
+                self.loop.call_soon(callback)
+            else:
+                self.loop.call_soon_threadsafe(callback)
+        except RuntimeError:  # closed between the look and the call, by the loop's thread
+            if not self.loop.is_closed():
+                raise
 
 
 class ScopedClock:
