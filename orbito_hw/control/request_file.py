@@ -140,24 +140,19 @@ def place(source: Path, target: Path) -> bool:
     included); whether something was displaced, which is then at ``source``. OSError if it
     cannot be done."""
     for _ in range(PLACE_TRIES):
-        try:
-            rename2(source, target, RENAME_EXCHANGE)
-            return True
-        except OSError as exc:
-            if exc.errno in UNSUPPORTED:
-                os.replace(source, target)
-                return False
-            if exc.errno != errno.ENOENT:
-                raise
-        try:  # nothing was there: take the place, unless a writer has just taken it
-            rename2(source, target, RENAME_NOREPLACE)
-            return False
-        except OSError as exc:
-            if exc.errno in UNSUPPORTED:
-                os.replace(source, target)
-                return False
-            if exc.errno != errno.EEXIST:
-                raise
+        # Exchange with what is there; else (nothing was there) take the place, unless a
+        # writer has just taken it: then round again. Each try fails only by the race it
+        # expects; a kernel or file system without renameat2 gets a plain rename.
+        for flag, raced in ((RENAME_EXCHANGE, errno.ENOENT), (RENAME_NOREPLACE, errno.EEXIST)):
+            try:
+                rename2(source, target, flag)
+                return flag == RENAME_EXCHANGE
+            except OSError as exc:
+                if exc.errno in UNSUPPORTED:
+                    os.replace(source, target)
+                    return False
+                if exc.errno != raced:
+                    raise
     raise OSError(errno.EAGAIN, "other writers kept taking the place", str(target))
 
 
