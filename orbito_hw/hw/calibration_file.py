@@ -7,12 +7,12 @@ and said so, never deleted: the board then runs on the design's levels, with a w
 
 from __future__ import annotations
 
-import contextlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from orbito_hw.hw.files import write_durably
 from orbito_hw.hw.hall import Calibration, default_calibration
 
 CALIBRATION_NAME: Final = "calibration.json"
@@ -76,24 +76,5 @@ def save_calibration(state_dir: Path, calibration: Calibration) -> Path:
     """Write ``calibration`` atomically and durably; OSError as the file system says."""
     state_dir.mkdir(parents=True, exist_ok=True)
     path = calibration_path(state_dir)
-    tmp = path.with_name(path.name + ".tmp")
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(tmp)  # a fresh file: never write through whatever stands at the name
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        with open(fd, "w", encoding="utf-8") as file:
-            file.write(calibration.to_json())
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    directory = os.open(state_dir, os.O_RDONLY)
-    try:
-        with contextlib.suppress(OSError):  # some file systems refuse a directory fsync
-            os.fsync(directory)
-    finally:
-        os.close(directory)
+    write_durably(path, calibration.to_json())
     return path

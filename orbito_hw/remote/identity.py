@@ -14,7 +14,6 @@ mid-write on a file system that lost it, a hand's edit) is moved aside to the fi
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import os
 import secrets
@@ -25,6 +24,7 @@ from typing import Final
 
 from orbito_hw.errors import echo
 from orbito_hw.hw.calibration_file import move_aside
+from orbito_hw.hw.files import write_durably
 from orbito_hw.remote.protocol import NAME
 from orbito_hw.rules.game import Colour
 
@@ -120,23 +120,4 @@ def _write(path: Path, board_id: str) -> None:
     file of its own, synced, renamed over; only a missing or moved-aside id is replaced."""
     if os.path.lexists(path):  # damaged, and could not be moved aside: left as it is
         raise FileExistsError(errno.EEXIST, "something stands at the name that was not moved aside")
-    tmp = path.with_name(f".{path.name}.tmp")
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(tmp)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    try:
-        with open(fd, "w", encoding="ascii") as file:
-            file.write(board_id + "\n")
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    directory = os.open(path.parent, os.O_RDONLY)
-    try:
-        with contextlib.suppress(OSError):  # some file systems refuse a directory fsync
-            os.fsync(directory)
-    finally:
-        os.close(directory)
+    write_durably(path, board_id + "\n", encoding="ascii")
