@@ -24,7 +24,7 @@ FIRMWARE = {"orbito_fw"}  # the Pico's logic, a package of the same distribution
 # it sees the package only through the rules (the squares) and hw (the board's facts that the
 # config chooses, hw/facts.py, and the drive's step planner): never the app above it.
 CAD = {"orbito_cad"}
-CAD_MAY_IMPORT = {"rules", "errors", "hw"}
+CAD_MAY_IMPORT = {"rules", "errors", "hw", "lang"}
 CAD_LIBRARIES = {
     "build123d", "bd_warehouse", "matplotlib", "mpl_toolkits", "numpy", "orbito_cad",
     "manifold3d", "mujoco", "magpylib", "scipy",
@@ -64,6 +64,12 @@ RULES: dict[str, tuple[set[str], set[str]]] = {
     "cli": ({"errors", "commands", "__init__"}, set()),
     "__main__": ({"cli"}, set()),
 }
+# The words in the player's language (lang/, standard library only): the lowest layer, which
+# every folder may import, as the errors module.
+RULES["lang"] = (set(), set())
+for _folder, (_allowed, _libraries) in RULES.items():
+    if _folder != "lang":
+        _allowed.add("lang")
 MAX_LINES = 700  # a module read in one sitting
 MAX_SHARE = 0.30  # no folder holds more than this share of the package's lines
 

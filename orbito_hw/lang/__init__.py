@@ -1,0 +1,121 @@
+"""The words players and builders read, in their language: one gettext catalogue per
+language, made with Babel from the sentences marked in the code.
+
+Every sentence a person reads (the page, the prompt, the LEDs in words, errors, the log lines
+the service status shows) is written in English in the code and marked:
+
+- ``_("Lift the marble on {square}").format(square=name)``: translated now, in the process's
+  language (the config's ``language``, or ``--lang``); placeholders are named, so a
+  translation may put them in another order;
+- ``N_("...")``: only marked (a module-level constant), translated where it is used with
+  ``_(constant)``;
+- ``ngettext("{n} turn", "{n} turns", n).format(n=n)`` for counts.
+
+The page (its HTML and JavaScript) has its own catalogue, the domain ``page``, sent to the
+browser as JSON in the viewer's language (``Accept-Language``). The JSON events, board
+scripts and the SPEC interfaces stay in English: they are not sentences but data.
+
+The catalogues: ``orbito_hw/lang/<code>/LC_MESSAGES/<domain>.po``, compiled to ``.mo`` beside
+(``python -m orbito_hw.lang.catalogues --compile``, Babel). Standard library only at run time:
+this module is the lowest layer, importable from every other.
+"""
+
+from __future__ import annotations
+
+import gettext
+import threading
+from functools import cache
+from pathlib import Path
+
+DOMAIN = "orbito_hw"
+"""The Python side's catalogue: the prompt, the LEDs in words, errors, the log."""
+PAGE_DOMAIN = "page"
+"""The page's catalogue: the HTML and the JavaScript's sentences."""
+LANGUAGES = ("en", "fr")
+"""The languages the product speaks; the first is the source language and the fallback."""
+DEFAULT = LANGUAGES[0]
+HERE = Path(__file__).resolve().parent
+
+_lock = threading.Lock()
+_current: list[str] = [DEFAULT]
+
+
+class UnknownLanguageError(ValueError):
+    """A language the product has no catalogue for."""
+
+    def __init__(self, code: str) -> None:
+        self.code = code
+        super().__init__(f"unknown language {code!r}: choose one of {', '.join(LANGUAGES)}")
+
+
+def known(code: str) -> str:
+    """``code`` as one of LANGUAGES ("fr", "fr-CA", "FR_fr.UTF-8" are all "fr"), or
+    UnknownLanguageError."""
+    base = code.strip().replace("_", "-").split("-")[0].split(".")[0].lower()
+    if base not in LANGUAGES:
+        raise UnknownLanguageError(code)
+    return base
+
+
+@cache
+def translation(code: str, domain: str = DOMAIN) -> gettext.NullTranslations:
+    """The catalogue of one language (English is the source: no catalogue, the text as it is).
+    A missing compiled catalogue falls back to English rather than fail a player's turn."""
+    code = known(code)
+    if code == DEFAULT:
+        return gettext.NullTranslations()
+    return gettext.translation(domain, localedir=HERE, languages=[code], fallback=True)
+
+
+def use(code: str) -> None:
+    """Speak ``code`` from now on (the config's ``language``, or ``--lang``)."""
+    chosen = known(code)
+    with _lock:
+        _current[0] = chosen
+
+
+def language() -> str:
+    """The process's language now."""
+    return _current[0]
+
+
+def _(message: str) -> str:
+    """``message`` in the process's language."""
+    return translation(_current[0]).gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The form of ``singular``/``plural`` for ``n``, in the process's language."""
+    return translation(_current[0]).ngettext(singular, plural, n)
+
+
+def N_(message: str) -> str:  # gettext's own name for "mark only"
+    """Marks ``message`` for the catalogue without translating it yet (a constant)."""
+    return message
+
+
+def best(accept_language: str | None) -> str:
+    """The language for a browser's ``Accept-Language`` header: the first one listed (by its
+    q weight) that the product speaks, else English."""
+    if not accept_language:
+        return DEFAULT
+    ranked: list[tuple[float, int, str]] = []
+    for index, part in enumerate(accept_language.split(",")):
+        tag, _sep, params = part.strip().partition(";")
+        weight = 1.0
+        for param in params.split(";"):
+            key, _eq, value = param.strip().partition("=")
+            if key == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        ranked.append((-weight, index, tag))
+    for weight, _index, tag in sorted(ranked):
+        if weight >= 0 or not tag or tag == "*":
+            continue
+        try:
+            return known(tag)
+        except UnknownLanguageError:
+            continue
+    return DEFAULT
