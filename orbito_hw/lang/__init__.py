@@ -23,6 +23,7 @@ this module is the lowest layer, importable from every other.
 from __future__ import annotations
 
 import gettext
+import json
 import threading
 from functools import cache
 from pathlib import Path
@@ -92,6 +93,19 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def N_(message: str) -> str:  # gettext's own name for "mark only"
     """Marks ``message`` for the catalogue without translating it yet (a constant)."""
     return message
+
+
+@cache
+def page_words(code: str) -> dict[str, str]:
+    """The page's catalogue of one language as {English: translation}, for the browser: made
+    from ``<code>/LC_MESSAGES/page.po`` into ``page.json`` beside it when the catalogues are
+    compiled. English (the source) and a missing file give {}: the page shows its English."""
+    code = known(code)
+    path = HERE / code / "LC_MESSAGES" / f"{PAGE_DOMAIN}.json"
+    if code == DEFAULT or not path.is_file():
+        return {}
+    words: dict[str, str] = json.loads(path.read_text(encoding="utf-8"))
+    return words
 
 
 def best(accept_language: str | None) -> str:
