@@ -32,13 +32,17 @@ class MockControls(BoardControls):
     simulated = True
 
     def __init__(self, run: MockRun, clock: RealTime) -> None:
+        # The parent's set-up whole (the state directory, the first colour, its opponent for
+        # the next game heard on the first controller's NewGame): nothing it relies on is left
+        # unset. Its opponent waits for no next game here: ``set_opponent`` is the script's.
+        super().__init__(run.referee, run.state_dir, run.settings.first)
         self.run = run
         self.clock = clock
-        self.state_dir = run.state_dir
-        self.first = run.settings.first
 
     @property
     def referee(self) -> Referee:
+        """The controller running now: a power cut boots a new one (the harness's), so the
+        referee the parent was given may be a dead controller's."""
         return self.run.referee
 
     def lift_or_put(self, square: int) -> None:
