@@ -3,6 +3,7 @@ here), and as a program meets it on a pipe (JSON lines, as ever)."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import pty
@@ -16,13 +17,14 @@ from pathlib import Path
 import pytest
 
 from orbito_hw.app.logs import describe
-from orbito_hw.commands.prompt import HELP, help_text
+from orbito_hw.commands.prompt import HELP, Prompt, commands, help_text
 from orbito_hw.control import events
 from orbito_hw.control.led_words import view_words
 from orbito_hw.control.lights import Palette, View
 from orbito_hw.rules.game import Colour, Result
 from orbito_hw.rules.squares import mask_of, parse_square
 from orbito_hw.rules.turn import Turn
+from orbito_hw.sim.script import Command
 
 from .common.two_boards import Broker
 
@@ -73,10 +75,12 @@ class Terminal:
 def test_help_lists_every_command_with_an_example_and_quit_leaves() -> None:
     term = Terminal("run", "--mock", "--interactive")
     greeting = term.read_until_prompt()
-    assert "type help for the commands" in greeting and "status: black to move" in greeting
+    assert "help for the commands" in greeting and "c1-c2:a2" in greeting
+    assert "status: black to move" in greeting
     shown = term.type("help")
     for form, example, _ in HELP:
-        assert re.search(rf"^  {re.escape(form)} +{re.escape(example)} ", shown, re.M), form
+        assert re.search(rf"^  {re.escape(form)}( |$)", shown, re.M), form
+        assert example in shown.replace("\n", " ")
     for word in ("lift", "put", "press", "hold", "reset", "opponent", "hints", "quit"):
         assert f"  {word}" in shown
     assert "unknown command" not in term.type("board")
@@ -197,9 +201,47 @@ def test_the_leds_in_words_follow_the_view() -> None:
     )
 
 
-def test_help_text_names_each_command_once() -> None:
+def test_help_text_names_each_command_once_within_80_columns() -> None:
+    """Issue 36: help's lines were about 115 characters wide."""
     text = help_text()
-    assert len(text.splitlines()) == len(HELP) + 1
+    starts = [line.split()[0] for line in text.splitlines()[1:] if not line.startswith("   ")]
+    assert starts == commands()
+    assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_the_unknown_command_message_lists_exactly_what_help_lists() -> None:
+    """Issue 36: the message named setup, which help did not, and left help, quit, board out."""
+    prompt = Prompt(io.StringIO(), person=True, colour=False)
+    with pytest.raises(ValueError, match="unknown command") as refused:
+        prompt.interpret("dance a2", 1)
+    listed = str(refused.value).split(": type ", 1)[1].split(" (", 1)[0].split(", ")
+    helped = [line.split()[0] for line in help_text().splitlines()[1:] if line[2] != " "]
+    assert listed == helped == commands()
+    assert {"help", "quit", "board", "setup", "TURN", "undo", "new", "hint"} <= set(listed)
+
+
+@pytest.mark.parametrize(
+    ("typed", "name", "square"),
+    [("put A2", "put", "a2"), ("LIFT c1", "lift", "c1"), ("Put b3 White", "put", "b3")],
+)
+def test_squares_and_words_are_read_in_any_case(typed: str, name: str, square: str) -> None:
+    """Issue 36: `put A2` was refused."""
+    command = Prompt(io.StringIO(), person=True, colour=False).interpret(typed, 1)
+    assert isinstance(command, Command) and command.name == name
+    assert command.square == parse_square(square)
+
+
+def test_a_person_s_refusal_carries_no_script_line_number() -> None:
+    """Issue 36: `orbito-hw: line:24: put d3: ...` at the prompt."""
+    term = Terminal("run", "--mock", "--interactive")
+    term.read_until_prompt()
+    term.type("reset black")
+    term.type("put a1")
+    refused = term.type("put a1")
+    assert "orbito-hw: " in refused and "line" not in refused.split("orbito-hw: ", 1)[1]
+    os.write(term.fd, b"quit\n")
+    term.read_until_prompt(timeout=30)
+    assert term.end() == 0
 
 
 @pytest.mark.parametrize("args", [[], ["--seed", "3"]])

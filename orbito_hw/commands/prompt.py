@@ -1,7 +1,9 @@
 """The interactive prompt of ``run --mock --interactive`` (local, and in a remote game): a
-small terminal app for a person. Board-script commands, plus ``help``, ``board``,
-``clear``, ``quit`` and ``exit``; every event as a sentence; after each change the board
-drawn with what its LEDs ask, in words (and in the terminal's colours when it has them).
+small terminal app for a person. Board-script commands, a whole turn in the game's notation
+(``c1-c2:a2``), ``undo``, ``new`` and ``hint`` (prompt_hands.py), plus ``help``, ``board``,
+``clear``, ``quit`` and ``exit``; squares in any case; every event as a sentence; after each
+change the board drawn with what its LEDs ask, in words (and in the terminal's colours when
+it has them).
 
 A program on a pipe (stdin or stdout not a terminal) gets what it always got: the events
 as JSON lines (the contract of ``--events``), no prompt and no drawing; ``help`` and
@@ -13,12 +15,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sys
+import textwrap
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, TextIO
 
+from orbito_hw.commands.prompt_hands import Whole, whole_of
 from orbito_hw.control.led_words import view_words
-from orbito_hw.errors import OrbitoError
+from orbito_hw.errors import OrbitoError, echo
+from orbito_hw.lang import N_, _
 from orbito_hw.sim.demo import draw
 from orbito_hw.sim.script import parse_line
 
@@ -31,44 +36,85 @@ if TYPE_CHECKING:
 
 PROMPT: Final = "orbito> "
 
-# (form, example, what it does): every command, each with an example to type.
+# (form, example, what it does): every command, each with an example to type. The one
+# source of both ``help`` and the unknown-command message (``commands``).
 HELP: Final = (
-    ("lift SQ", "lift c1", "lift the marble on SQ into your hand"),
+    (
+        "TURN",
+        "c1-c2:a2",
+        N_("a whole turn in the game's notation (a2, c1-c2:a2, *), made and pressed"),
+    ),
+    ("undo", "undo", N_("take back the last turn, the marbles put back")),
+    ("new [black|white]", "new white", N_("a new game, that colour first (else as this one)")),
+    ("hint", "hint", N_("the best turn here, from the solved game")),
+    ("lift SQ", "lift c1", N_("lift the marble on SQ into your hand")),
     (
         "put SQ [black|white]",
         "put c2",
-        "put a marble on SQ: the one in your hand, else a new one of the side to move",
+        N_("put a marble on SQ: the one in your hand, else one of the side to move"),
     ),
-    ("press", "press", "press the Orbito button: your turn, or a hint with hints on"),
-    ("hold S", "hold 2.5", "hold the button S seconds: 2 takes back a turn, or starts a game"),
-    ("wait S", "wait 1", "let S seconds pass"),
-    ("bounce SQ", "bounce b2", "SQ's sensor chatters and settles back"),
-    ("slip N", "slip 30", "the next ring move loses N motor steps (the board recovers)"),
-    ("power-cut", "power-cut", "the controller dies and restarts from its journal"),
-    ("reset black|white", "reset white", "empty the board: a new game, that colour first"),
+    ("press", "press", N_("press the Orbito button: your turn, or a hint with hints on")),
+    ("hold S", "hold 2.5", N_("hold the button S seconds: 2 takes back a turn")),
+    ("wait S", "wait 1", N_("let S seconds pass")),
+    ("bounce SQ", "bounce b2", N_("SQ's sensor chatters and settles back")),
+    ("slip N", "slip 30", N_("the next ring move loses N motor steps")),
+    ("power-cut", "power-cut", N_("the controller dies and restarts from its journal")),
+    ("reset black|white", "reset white", N_("empty the board: a new game, that colour first")),
+    (
+        "setup COLOUR TOKENS",
+        "setup black a1 b2",
+        N_("a new game from the position the record reaches"),
+    ),
     (
         "opponent LEVEL COLOUR|none",
         "opponent perfect white",
-        "the board plays COLOUR at LEVEL (perfect, 5..1, random), or nobody",
+        N_("the board plays COLOUR at LEVEL (perfect, 5..1, random), or nobody"),
     ),
-    ("hints on|off", "hints on", "hints and the blunder warning"),
-    ("board", "board", "draw the board and its LEDs again"),
-    ("clear", "clear", "clear the screen, then draw the board"),
-    ("help", "help", "this list"),
-    ("quit", "quit", "leave (exit and Ctrl-D too)"),
+    ("hints on|off", "hints on", N_("hints and the blunder warning")),
+    ("board", "board", N_("draw the board and its LEDs again")),
+    ("clear", "clear", N_("clear the screen, then draw the board")),
+    ("help", "help", N_("this list")),
+    ("quit", "quit", N_("leave (exit and Ctrl-D too)")),
 )
+WIDTH: Final = 80
+"""Columns ``help`` fits in."""
 
 
 class QuitError(OrbitoError, EOFError):
     """``quit`` or ``exit`` was typed: as the end of the input (never an error to report)."""
 
 
+def commands() -> list[str]:
+    """The command words, as ``help`` lists them (the first word of each form)."""
+    return [form.split()[0] for form, _ex, _what in HELP]
+
+
+def unknown(word: str) -> str:
+    """The refusal of a word that is no command: every command ``help`` lists."""
+    return _("unknown command {word}: type {commands} (help says what each does)").format(
+        word=echo(word), commands=", ".join(commands())
+    )
+
+
 def help_text() -> str:
-    width = max(len(form) for form, _, _ in HELP)
-    wide = max(len(ex) for _, ex, _ in HELP)
-    lines = ["commands (one a line; # starts a comment):"]
-    lines += [f"  {form.ljust(width)}  {ex.ljust(wide)}  {what}" for form, ex, what in HELP]
-    return "\n".join(lines)
+    """Every command, its form, what it does and an example, within WIDTH columns (a form
+    too long for its column on a line of its own)."""
+    column = 20
+    indent = " " * (column + 4)
+    lines = [_("commands (one a line; # starts a comment; TURN as in a game record):")]
+    for form, example, what in HELP:
+        text = _(what)
+        if example != form:  # kept on one line: NO-BREAK SPACEs, which textwrap keeps
+            nbsp = "\u00a0"
+            text = _("{what}; e.g. {example}").format(what=text, example=example)
+            text = text.replace(f" {example}", f" {example}".replace(" ", nbsp))
+        first = f"  {form.ljust(column)}  "
+        if len(form) > column:
+            lines.append(f"  {form}")
+            first = indent
+        lines += textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=indent,
+                               break_on_hyphens=False)  # fmt: skip
+    return "\n".join(lines).replace("\u00a0", " ")
 
 
 def _paint(text: str, rgb: tuple[int, int, int], blinking: bool) -> str:
@@ -102,11 +148,18 @@ class Prompt:
 
             emit(event.to_json(), self.out)
 
-    def interpret(self, text: str, number: int, run: MockRun | None = None) -> Command | None:
-        """The command a typed line asks for; None for one the prompt answers itself
-        (``help``, ``board``, ``clear``, a blank line). QuitError for ``quit``/``exit``,
-        ValueError for a line that is not a command."""
-        word = text.split("#", 1)[0].strip()
+    def interpret(
+        self, text: str, number: int, run: MockRun | None = None
+    ) -> Command | Whole | None:
+        """What a typed line asks for: a board-script command, a whole-turn word (a turn in
+        notation, ``undo``, ``new``, ``hint``: prompt_hands.py makes it), or None for one
+        the prompt answers itself (``help``, ``board``, ``clear``, a blank line). Squares
+        and words in any case (``put A2``). QuitError for ``quit``/``exit``, ValueError
+        for a line that is not a command."""
+        words = text.split("#", 1)[0].lower().split()
+        if not words:
+            return None
+        word = words[0]
         if word in ("quit", "exit"):
             raise QuitError
         if word == "help":
@@ -118,7 +171,13 @@ class Prompt:
             if run is not None:
                 self.board(run)
             return None
-        return parse_line(text, number)
+        whole = whole_of(words)
+        if whole is not None:
+            return whole
+        if word not in commands():
+            raise ValueError(unknown(word))
+        # A person's line has no number to be named by (a script's has: --events).
+        return parse_line(" ".join(words), 0 if self.person else number)
 
     def board(self, run: MockRun) -> None:
         """The marbles, each lit square on its LED's colour, then every LED in words."""
@@ -196,7 +255,16 @@ class RemotePrompt:
 
     def interpret(self, text: str, number: int) -> Command | None:
         self.changed = False
-        command = self.prompt.interpret(text, number, self.run())
+        run = self.run()
+        command = self.prompt.interpret(text, number, run)
+        if isinstance(command, Whole):
+            if command.name != "hint" or run is None:
+                # Made by hand on this board only: the other board's turns come in meanwhile.
+                raise ValueError(_("in a remote game, make a turn by hand: lift, put, press"))
+            from orbito_hw.commands.prompt_hands import hint
+
+            self.prompt.say(hint(run))
+            return None
         self.changed = command is not None  # help, board, clear: answered already
         return command
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from orbito_hw.commands import UsageError, emit, fail, input_lines
 from orbito_hw.hw.interfaces import BACKENDS, Backend  # the names only: no driver is imported
+from orbito_hw.lang import _
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -459,6 +460,7 @@ def run_interactive(
     idle board costs no CPU. A person at a terminal reads sentences and the board after
     each command, the rings' move finished first; a program on a pipe reads JSON lines."""
     from orbito_hw.commands.prompt import PROMPT, Prompt, QuitError, read_lines, terminal
+    from orbito_hw.commands.prompt_hands import Whole, make
     from orbito_hw.control.events import Corrected, Correction
     from orbito_hw.mock.realtime import put_back
     from orbito_hw.sim.harness import CommandError, ControllerFailedError, MockRun
@@ -483,7 +485,8 @@ def run_interactive(
         if held is not None:
             read_lines(prompt)
             put_back(run)  # an old game in --state-dir: its marbles, as the players left them
-            prompt.say("the simulated board: type help for the commands, quit to leave")
+            prompt.say(_("the simulated board: type a turn (like c1-c2:a2), help for the "
+                         "commands, quit to leave"))  # fmt: skip
             setting_up = (Correction, Corrected) if run.referee.state.name != "CORRECTION" else ()
             for event in held:
                 if not isinstance(event, setting_up):
@@ -496,7 +499,12 @@ def run_interactive(
                 command = prompt.interpret(text, number, run)
                 if command is None:
                     continue
-                run.run(command, first_command=first)
+                if isinstance(command, Whole):  # a turn in notation, undo, new, hint
+                    said = make(run, command, first_command=first)
+                    if said is not None:
+                        prompt.say(said)
+                else:
+                    run.run(command, first_command=first)
                 first = False
                 if prompt.person:
                     run.wait_for_rings()  # the turn's line comes before the next prompt
