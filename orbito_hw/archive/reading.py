@@ -13,6 +13,7 @@ from orbito_hw.archive.store import GAME_ID_DIGITS, Archive, damage_told
 from orbito_hw.errors import OrbitoError
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.turn import Turn
+from orbito_hw.solver.puzzles import Puzzle
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,21 @@ class ArchiveReads:
         except OrbitoError as exc:  # damaged: the page says "not available", the log why
             log.warning("the web page cannot read the archive: %s", exc)
             return None
+
+    def next_puzzle(self) -> Puzzle:
+        """The puzzle to play next from the tries the archive holds (``puzzles next``; the
+        first one when there is no archive, or it cannot be read)."""
+        from orbito_hw.archive.progress import choose_next
+
+        archive = self._open()
+        tries = []
+        if archive is not None:
+            try:
+                with archive, damage_told(archive.path):
+                    tries = archive.puzzle_tries()
+            except OrbitoError as exc:
+                log.warning("the web page cannot read the puzzles' progress: %s", exc)
+        return choose_next(tries)[0]
 
     def game(self, game_id: str) -> dict[str, Any] | None:
         """A game (as ``games show --json``), its review and the boards; None if unknown."""

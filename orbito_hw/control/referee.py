@@ -16,6 +16,7 @@ from typing import Literal
 
 from orbito_hw.control.core import Core
 from orbito_hw.control.correction import Corrections
+from orbito_hw.control.ending import end_by_agreement
 from orbito_hw.control.events import Event, Fault, FirstChosen, NewGame, Rejected, TurnPlayed
 from orbito_hw.control.guard import guarded
 from orbito_hw.control.hints import Hints
@@ -32,7 +33,7 @@ from orbito_hw.control.snapshot import Snapshot, frozen_marbles, saved_copy
 from orbito_hw.control.takeback import MAX_FINISHING_MOVES, TakeBacks
 from orbito_hw.errors import IllegalTurnError
 from orbito_hw.hw.interfaces import Board, Health, MoveReport, TimerHandle
-from orbito_hw.rules.game import Colour, Position
+from orbito_hw.rules.game import Colour, Position, Result
 from orbito_hw.rules.squares import mask_of, parse_square, press, squares_of
 from orbito_hw.rules.turn import Turn
 
@@ -372,7 +373,7 @@ class Referee(Core):
         if self.state in (S.ROTATING, S.VERIFYING, S.TAKING_BACK):
             log.warning("a new game was asked for while the rings turn: ignored")
             return
-        if self.saved.turns and self.position.result is None:
+        if self.saved.turns and self.position.result is None and not self.saved.announced:
             self.journal.add_to_history(self.saved, None)
         opponent = self.saved.opponent
         if self.saved.turns if next_game is None else next_game:
@@ -473,6 +474,12 @@ class Referee(Core):
         board's turn would take the person's with it (a remote board's take-back, followed
         here one turn at a time)."""
         self.take_backs.ask(single)
+
+    @guarded("a game ended by the players")
+    def end_by_agreement(self, result: Result) -> None:
+        """A resignation (``result``: the other side wins) or an agreed draw: kept, then a
+        new game (ending.py); nothing while ``ending.can_end`` says why not."""
+        end_by_agreement(self, result)
 
     def snapshot(self) -> Snapshot:
         """The referee as the outside sees it, now: a copy (snapshot.py)."""

@@ -14,13 +14,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
 
+from orbito_hw.control.ending import can_end
 from orbito_hw.control.events import Event, NewGame
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.requests import SetupRequest, serve_request, write_request
 from orbito_hw.errors import OrbitoError
-from orbito_hw.rules.game import Colour
+from orbito_hw.rules.game import Colour, Result
 from orbito_hw.solver.opponents import level_opponent, parse_level
+from orbito_hw.solver.puzzles import Puzzle
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +99,38 @@ class BoardControls:
             raise RefusedError("there is no turn to take back now")
         take_back()
 
+    def resign(self, colour: Colour | None) -> Colour:
+        """``colour`` resigns (None: the person here, against the board or the other board;
+        between two people at this board, the side to move): the other side wins, through
+        the referee, so the journal and the archive keep it (control/ending.py). The colour
+        that resigned."""
+        referee = self.referee
+        why = can_end(referee)
+        if why:
+            raise RefusedError(f"cannot resign now: {why}")
+        opponent = referee.opponent
+        if colour is None:
+            colour = opponent.colour.other if opponent else referee.position.to_move
+        if opponent is not None and opponent.colour is colour:
+            raise RefusedError(f"{colour.value} is played by {opponent.player}, not by a person")
+        referee.end_by_agreement(Result.won_by(colour.other))
+        return colour
+
+    def agree_draw(self) -> None:
+        """A draw offered and accepted: between two people at this board only (the board
+        plays on; a draw offered to the other board would go over the link, which does not
+        carry it)."""
+        referee = self.referee
+        why = can_end(referee)
+        if why:
+            raise RefusedError(f"cannot agree a draw now: {why}")
+        opponent = referee.opponent
+        if opponent is not None and opponent.by == "remote":
+            raise UnavailableError("a draw offer is not carried to the other board")
+        if opponent is not None:
+            raise RefusedError("the board plays on: it takes no draw (resign, or play on)")
+        referee.end_by_agreement(Result.DRAW)
+
     def set_up(self, request: SetupRequest) -> None:
         """Set a position up on the board (the archive's game page): the request goes the
         way ``games resume`` sends it, a file in the state directory, taken at once (or,
@@ -117,6 +151,11 @@ class GameStore(Protocol):
 
     def game(self, game_id: str) -> dict[str, Any] | None:
         """One game, its review and its boards; None if there is no such game."""
+        ...
+
+    def next_puzzle(self) -> Puzzle:
+        """The puzzle to play next, as the progress kept in the archive chooses it (``puzzles
+        next``: the first one with no archive)."""
         ...
 
 

@@ -24,18 +24,21 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any, Final, TypeVar
+from typing import Any, Final, TypeVar, overload
 from urllib.parse import urlsplit
 
 from aiohttp import web
 
+from orbito_hw.control.puzzle import goal_of, origin_of, puzzle_id
 from orbito_hw.errors import OrbitoError, shown
+from orbito_hw.lang import LANGUAGES, best, known, page_words
 from orbito_hw.rules.game import Colour, replay
 from orbito_hw.rules.squares import (
     is_square_name,
     parse_square,
 )
 from orbito_hw.solver.opponents import LEVELS
+from orbito_hw.solver.puzzles import Puzzle
 from orbito_hw.web.access import code_matches
 from orbito_hw.web.controls import (
     BoardControls,
@@ -142,6 +145,9 @@ class NoArchive:
     def game(self, game_id: str) -> dict[str, Any] | None:
         return None
 
+    def next_puzzle(self) -> Puzzle:
+        raise UnavailableError("this board keeps no archive, so no puzzle progress")
+
 
 class WebServer:
     """The page's server on the controller's event loop."""
@@ -182,12 +188,17 @@ class WebServer:
         get("/api/games", self._games)
         get("/api/version", self._version)
         get("/api/games/{id}", self._game)
+        get("/api/words", self._words)
+        get("/api/puzzle", self._puzzle)
         post("/api/square/{square}", self._square)
         post("/api/press", self._press)
         post("/api/new-game", self._new_game)
         post("/api/opponent", self._opponent)
         post("/api/hints", self._hints)
         post("/api/take-back", self._take_back)
+        post("/api/resign", self._resign)
+        post("/api/draw", self._draw)
+        post("/api/next-puzzle", self._next_puzzle)
         post("/api/games/{id}/set-up", self._set_up)
         app.router.add_static("/static/", self.static, append_version=False)
         return app
@@ -310,6 +321,31 @@ class WebServer:
     async def _version(self, request: web.Request) -> web.Response:
         return web.json_response(self.version)
 
+    async def _words(self, request: web.Request) -> web.Response:
+        """The page's words in the viewer's language: ``?lang=`` (the page's own choice),
+        else the browser's ``Accept-Language``; {English: translation} (lang/)."""
+        wanted = request.query.get("lang", "")
+        try:
+            code = known(wanted) if wanted else best(request.headers.get("Accept-Language"))
+        except ValueError:  # a language the product does not speak: the browser's
+            code = best(request.headers.get("Accept-Language"))
+        return web.json_response(
+            {"lang": code, "languages": list(LANGUAGES), "words": page_words(code)}
+        )
+
+    async def _puzzle(self, request: web.Request) -> web.Response:
+        """The game's puzzle: its id and goal, and how the try ended (None while it is on);
+        all None when the game is no puzzle's."""
+        saved = self.controls.referee.snapshot().saved
+        found = puzzle_id(saved.origin)
+        done = self.feed.memory.puzzle if found else None
+        return web.json_response({
+            "id": found,
+            "goal": goal_of(saved.origin) or None,
+            "solved": done[0] if done else None,
+            "plies": done[1] if done else None,
+        })  # fmt: skip
+
     async def _state(self, request: web.Request) -> web.Response:
         return web.json_response(self.feed.snapshot())
 
@@ -374,6 +410,26 @@ class WebServer:
     async def _take_back(self, request: web.Request) -> web.Response:
         await self._allowed(request)
         return self._do(self.controls.take_back)
+
+    async def _resign(self, request: web.Request) -> web.Response:
+        """``colour`` (default: the person here) resigns: the other side wins."""
+        fields = await self._allowed(request)
+        colour = _colour(fields, "colour", None)
+        return self._do(lambda: self.controls.resign(colour) and None)
+
+    async def _draw(self, request: web.Request) -> web.Response:
+        """A draw offered and accepted at this board (two people)."""
+        await self._allowed(request)
+        return self._do(self.controls.agree_draw)
+
+    async def _next_puzzle(self, request: web.Request) -> web.Response:
+        """The next puzzle (``puzzles next``) set up on the board."""
+        from orbito_hw.control.requests import SetupRequest
+
+        await self._allowed(request)
+        puzzle = await self._read(self.archive.next_puzzle)
+        request_ = SetupRequest(puzzle.first, tuple(puzzle.moves.split()), origin_of(puzzle))
+        return self._do(lambda: self.controls.set_up(request_))
 
     async def _set_up(self, request: web.Request) -> web.Response:
         """The archive's game ``id`` set up on the board, after its turn ``at`` (default: all
@@ -454,7 +510,11 @@ async def _write(response: web.StreamResponse, chunk: bytes) -> None:
         await response.write(chunk)
 
 
-def _colour(fields: Mapping[str, str], key: str, default: Colour) -> Colour:
+@overload
+def _colour(fields: Mapping[str, str], key: str, default: Colour) -> Colour: ...
+@overload
+def _colour(fields: Mapping[str, str], key: str, default: None) -> Colour | None: ...
+def _colour(fields: Mapping[str, str], key: str, default: Colour | None) -> Colour | None:
     text = fields.get(key)
     if text is None:
         return default

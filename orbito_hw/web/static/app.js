@@ -1,18 +1,26 @@
 // The board's live page: draws each snapshot the controller sends on /events, and sends
 // the page's clicks and controls to /api/... . No framework, no build step: the controller
 // serves this file as it is. The facts (square names, the rings, the hold time) come from
-// the snapshot, so the page never keeps a second copy of them.
+// the snapshot, so the page never keeps a second copy of them. Every sentence is English in
+// the code, marked t("...") (words.js): the page shows it in the viewer's language.
 "use strict";
 
 const CODE_KEY = "orbito-hw-code";
 const LOG_LIMIT = 40;
 const SLIDE_MS = 350; // the rings' turn, drawn: each marble slides to its next square
+const quiet = matchMedia("(prefers-reduced-motion: reduce)"); // then no slide at all
 
 let last = null; // the last snapshot drawn
 let sliding = []; // the marbles' slides still running
 let turned = false; // a turn event came: the next snapshot slides the marbles
 let code = localStorage.getItem(CODE_KEY) || "";
 let queue = Promise.resolve(); // one request at a time, in the order they were made
+let flipped = false; // the board seen from the other side (the view only)
+let previewWanted = false; // the button is hovered or focused: show where the press takes each marble
+let baseline = -1; // marbles on the board when the turn began: one more is a turn complete
+let ended = null; // the last result event heard: {game, result, lines}
+let archived = null; // the archive's record of the game the result is shown for
+let puzzle = null; // /api/puzzle: the game's puzzle and how the try ended
 
 // --- the stream ---------------------------------------------------------------------------
 function connect() {
@@ -31,21 +39,57 @@ function connect() {
       draw(event);
     } else {
       if (event.event === "turn") turned = true;
+      if (event.event === "result") {
+        ended = { game: event.game, result: event.result, lines: event.lines };
+        sound("result");
+      }
+      if (event.event === "rejected") sound("refused");
+      if (["puzzle", "setup", "setup-done", "new-game"].includes(event.event)) askPuzzle();
       logEvent(event);
     }
   };
 }
 
+const LINK_WORDS = { connecting: "connecting", live: "live", reconnecting: "reconnecting" };
+
 function setLink(state) {
   const link = $("link");
   link.dataset.link = state;
-  link.textContent = state;
+  link.textContent = t(LINK_WORDS[state]);
 }
 
-// --- drawing ------------------------------------------------------------------------------
+// --- where each square is drawn -------------------------------------------------------------
 function squareNames(rings) {
   // Rank 4 at the top, files a..d left to right, as seen from above.
   return Object.keys(rings).sort((a, b) => b[1].localeCompare(a[1]) || a.localeCompare(b));
+}
+
+function at(name) {
+  // A square's column and row (0..3) as drawn: from above, or from the other side (flipped).
+  const column = name.charCodeAt(0) - 97;
+  const row = 4 - Number(name[1]);
+  return flipped ? [3 - column, 3 - row] : [column, row];
+}
+
+function centre(name) {
+  const [x, y] = at(name);
+  return [x + 0.5, y + 0.5];
+}
+
+function placeSquares() {
+  for (const square of $("board").querySelectorAll("[data-square]")) {
+    const [x, y] = at(square.dataset.square);
+    square.style.gridColumn = String(x + 1);
+    square.style.gridRow = String(y + 1);
+  }
+  const board = $("board");
+  board.dataset.flipped = String(flipped);
+  const label = flipped
+    ? "The board seen from the other side: rank 1 at the top, files d to a from the left"
+    : "The board seen from above: rank 4 at the top, files a to d from the left";
+  board.dataset.i18nLabel = label;
+  board.setAttribute("aria-label", t(label));
+  $("flip").setAttribute("aria-pressed", String(flipped));
 }
 
 function buildLiveBoard(snapshot) {
@@ -59,12 +103,14 @@ function buildLiveBoard(snapshot) {
     square.dataset.marble = "";
     square.dataset.led = "";
     square.dataset.glow = "";
+    square.dataset.preview = "";
     square.setAttribute("aria-label", name);
     // The glow is a ring around the pocket, never a disc: it cannot pass for a marble. The
-    // mark says what the glow asks (+ place, ! fix, x take off, back: put back).
+    // mark says what the glow asks (+ place, ! fix, x take off, back: put back). The ghost is
+    // the marble the press would bring here (the preview).
     square.innerHTML =
-      '<span class="led" aria-hidden="true"></span><span class="marble" aria-hidden="true"></span>' +
-      '<span class="mark" aria-hidden="true"></span>';
+      '<span class="led" aria-hidden="true"></span><span class="ghost" aria-hidden="true"></span>' +
+      '<span class="marble" aria-hidden="true"></span><span class="mark" aria-hidden="true"></span>';
     const label = document.createElement("span");
     label.className = "name";
     label.setAttribute("aria-hidden", "true");
@@ -76,16 +122,19 @@ function buildLiveBoard(snapshot) {
     square.addEventListener("keydown", (event) => moveFocus(event, name));
     board.append(square);
   }
+  placeSquares();
+  drawRings(snapshot.rings);
 }
 
 const STEPS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
 
 function moveFocus(event, name) {
-  // The arrow keys go from square to square, as on the board seen from above.
+  // The arrow keys go from square to square, as the board is drawn (flipped: the other way).
   const step = STEPS[event.key];
   if (!step) return;
-  const file = String.fromCharCode(name.charCodeAt(0) + step[0]);
-  const rank = String(Number(name[1]) + step[1]);
+  const sign = flipped ? -1 : 1;
+  const file = String.fromCharCode(name.charCodeAt(0) + sign * step[0]);
+  const rank = String(Number(name[1]) + sign * step[1]);
   const next = $("board").querySelector(`[data-square="${file}${rank}"]`);
   if (next) {
     event.preventDefault();
@@ -93,12 +142,88 @@ function moveFocus(event, name) {
   }
 }
 
+// --- the rings ------------------------------------------------------------------------------
+const SVG = "http://www.w3.org/2000/svg";
+
+function drawRings(rings) {
+  // Each ring's way round: a line through its pockets' centres (under the marbles) and, between
+  // each pair of neighbours, a chevron pointing the way the press takes a marble.
+  const svg = $("rings");
+  svg.replaceChildren();
+  for (const [from, to] of Object.entries(rings)) {
+    const [x1, y1] = centre(from);
+    const [x2, y2] = centre(to);
+    const inner = "bcbc".includes(from[0]) && "23".includes(from[1]);
+    const path = document.createElementNS(SVG, "line");
+    path.setAttribute("class", inner ? "ring inner" : "ring outer");
+    for (const [key, value] of [["x1", x1], ["y1", y1], ["x2", x2], ["y2", y2]]) {
+      path.setAttribute(key, String(value));
+    }
+    svg.append(path);
+    const angle = (Math.atan2(y2 - y1, x2 - x1) * 180) / Math.PI;
+    const chevron = document.createElementNS(SVG, "path");
+    chevron.setAttribute("class", inner ? "way inner" : "way outer");
+    chevron.dataset.from = from;
+    chevron.dataset.to = to;
+    chevron.setAttribute("d", "M-0.09,-0.12 L0.07,0 L-0.09,0.12");
+    chevron.setAttribute("transform", `translate(${(x1 + x2) / 2} ${(y1 + y2) / 2}) rotate(${angle})`);
+    svg.append(chevron);
+  }
+}
+
+function turnComplete(s) {
+  // A marble placed since the turn began and none in the hand: the press would end the turn.
+  const count = Object.keys(s.marbles).length;
+  return s.simulated !== false && !s.result && s.hand.length === 0 && baseline >= 0 && count === baseline + 1;
+}
+
+function drawPreview(s) {
+  // Where each marble goes on the press: a ghost on its next square and an arrow to it, shown
+  // while the button is hovered or focused and once a turn is complete.
+  const on = Boolean(s) && !s.result && s.phase !== "rotating" && (previewWanted || turnComplete(s));
+  const arrows = $("preview-arrows");
+  const goes = {};
+  if (on) for (const [name, colour] of Object.entries(s.marbles)) goes[s.rings[name]] = colour;
+  const key = on ? JSON.stringify(goes) + flipped : "";
+  if (arrows.dataset.key === key) return;
+  arrows.dataset.key = key;
+  arrows.replaceChildren();
+  for (const square of $("board").querySelectorAll("[data-square]")) {
+    square.dataset.preview = goes[square.dataset.square] || "";
+  }
+  $("board").dataset.preview = String(on);
+  if (!on) {
+    $("preview-text").textContent = "";
+    return;
+  }
+  for (const name of Object.keys(s.marbles)) {
+    const [x1, y1] = centre(name);
+    const [x2, y2] = centre(s.rings[name]);
+    const line = document.createElementNS(SVG, "line");
+    const short = 0.3;
+    const dx = Math.sign(x2 - x1) * short;
+    const dy = Math.sign(y2 - y1) * short;
+    for (const [k, value] of [["x1", x1 + dx], ["y1", y1 + dy], ["x2", x2 - dx], ["y2", y2 - dy]]) {
+      line.setAttribute(k, String(value));
+    }
+    line.setAttribute("marker-end", "url(#preview-head)");
+    arrows.append(line);
+  }
+  const moves = Object.keys(s.marbles).sort().map((name) => `${name}\u2192${s.rings[name]}`);
+  $("preview-text").textContent = moves.length
+    ? t("On the press: {moves}", { moves: moves.join(" ") })
+    : t("On the press the rings turn; no marble to move");
+}
+
+// --- drawing ------------------------------------------------------------------------------
 const MARKS = { place: "+", fix: "!", undo: "\u00d7", back: "\u21a9", warning: "!" };
 
 function squareLabel(name, marble, glow) {
   // What a screen reader says of a square: its name, its marble, what its light asks.
-  let text = `${name}: ${marble ? `${marble} marble` : "empty"}`;
-  if (glow) text += `; light: ${glow.meaning}` + (glow.blink ? " (blinking)" : "");
+  let text = marble === "black" ? t("{square}: black marble", { square: name })
+    : marble === "white" ? t("{square}: white marble", { square: name })
+      : t("{square}: empty", { square: name });
+  if (glow) text += t("; light: {meaning}", { meaning: glow.meaning }) + (glow.blink ? ` ${t("(blinking)")}` : "");
   return text;
 }
 
@@ -107,9 +232,14 @@ function draw(s) {
   // News ends the rings' slide: the board as it stands now comes first.
   for (const slide of sliding) slide.finish();
   sliding = [];
-  const slide = turned && last !== null;
+  const slide = turned && last !== null && !quiet.matches;
   const before = last;
   turned = false;
+  if (!before || before.game !== s.game || before.turns.length !== s.turns.length || s.phase === "rotating") {
+    baseline = s.phase === "rotating" ? -1 : Object.keys(s.marbles).length;
+  } else if (baseline < 0) {
+    baseline = Object.keys(s.marbles).length;
+  }
   last = s;
   change(document.body.dataset, "simulated", String(s.simulated));
   for (const square of $("board").querySelectorAll("[data-square]")) {
@@ -141,14 +271,16 @@ function draw(s) {
     status.style.setProperty("--led", s.status || "transparent");
   }
   change($("status-text"), "textContent", s.status_text || "");
-  change($("hand"), "textContent", s.hand.length ? `In the hand: ${s.hand.join(", ")}` : "");
-  drawInstruction(s);
+  change($("hand"), "textContent", s.hand.length ? t("In the hand: {marbles}", { marbles: s.hand.map((c) => t(c)).join(", ") }) : "");
+  drawInstruction(s, before);
   drawLegend(s.legend || []);
   drawResult(s);
   drawPlayers(s);
   drawEval(s.eval);
   drawTurns(s);
   drawControls(s);
+  drawPreview(s);
+  if (!before || before.game !== s.game || Boolean(before.result) !== Boolean(s.result)) askPuzzle();
 }
 
 function change(target, key, value) {
@@ -179,32 +311,46 @@ function slideMarbles(before, now) {
   }
 }
 
-function drawInstruction(s) {
+function drawInstruction(s, before) {
   // The line computed on the board (web/instruction.py): what the board wants now.
   const line = $("instruction");
-  change(line.dataset, "phase", s.phase || "");
+  if (change(line.dataset, "phase", s.phase || "") && before && s.phase === "your-turn") sound("turn");
   if (change(line.dataset, "instruction", s.instruction || "")) {
     line.textContent = s.instruction || "";
+    delete line.dataset.i18n; // the board's sentence now, not the page's
   }
   drawWho(s);
 }
 
 function drawWho(s) {
   // Who plays what, in words (the board's "who"), one element per colour: the one to move
-  // is marked (data-to-move), in words too.
+  // is marked (data-to-move), in words too. A finished game: who played it, as archived.
   const who = $("who");
-  const key = `${s.who}|${s.to_move}`;
+  const finished = s.result && archived ? `${archived.black}|${archived.white}` : "";
+  const key = `${s.who}|${s.to_move}|${finished}|${document.documentElement.lang}`;
   if (who.dataset.key === key) return;
   who.dataset.key = key;
-  const parts = (s.who || "").split(" · ");
   who.replaceChildren();
+  if (finished) {
+    ["black", "white"].forEach((colour, i) => {
+      const span = document.createElement("span");
+      span.className = "player";
+      span.dataset.colour = colour;
+      const me = viewer(archived) === colour;
+      span.textContent = `${t(colour === "black" ? "Black" : "White")}: ${me ? t("you") : playerWords(archived[colour])}`;
+      if (i) who.append(" · ");
+      who.append(span);
+    });
+    return;
+  }
+  const parts = (s.who || "").split(" · ");
   parts.forEach((part, i) => {
     const colour = part.split(":")[0].toLowerCase();
     const span = document.createElement("span");
     span.className = "player";
     span.dataset.colour = colour;
     span.dataset.toMove = String(s.to_move === colour);
-    span.textContent = part + (s.to_move === colour ? ", to move" : "");
+    span.textContent = part + (s.to_move === colour ? t(", to move") : "");
     if (i) who.append(" · ");
     who.append(span);
   });
@@ -228,14 +374,13 @@ function drawLegend(rows) {
 function drawArrow(pair) {
   // The move the board asks for: an arrow from the marble to lift to where it goes.
   const arrow = $("arrow");
-  const key = pair ? pair.join("-") : "";
+  const key = pair ? pair.join("-") + flipped : "";
   if (arrow.dataset.move === key) return;
   arrow.dataset.move = key;
   arrow.setAttribute("visibility", pair ? "visible" : "hidden");
   if (!pair) return;
-  const at = (name) => [name.charCodeAt(0) - 97 + 0.5, 4 - Number(name[1]) + 0.5];
-  const [x1, y1] = at(pair[0]);
-  const [x2, y2] = at(pair[1]);
+  const [x1, y1] = centre(pair[0]);
+  const [x2, y2] = centre(pair[1]);
   // Stop short of the target's centre: the head sits on the ring, not on the marble.
   const shorten = 0.28;
   const dx = Math.sign(x2 - x1) * shorten;
@@ -245,17 +390,83 @@ function drawArrow(pair) {
   }
 }
 
+// --- the result, in the viewer's words -------------------------------------------------------
+function viewer(players) {
+  // The colour of the person here when the other side is the board or the other board; null
+  // for two people at this board (the result is told as to a spectator).
+  const people = ["black", "white"].filter((c) => players[c] === "person");
+  return people.length === 1 ? people[0] : null;
+}
+
+function resultWords(result, players) {
+  if (result === "draw") return t("Draw");
+  const me = viewer(players);
+  if (me === result) return t("You win");
+  if (me && players[result] === "remote") {
+    return t("{colour}'s board wins", { colour: t(result === "black" ? "Black" : "White") });
+  }
+  if (me) return t("The board wins");
+  return result === "black" ? t("Black wins") : t("White wins");
+}
+
+function shownResult(s) {
+  // The game's result, or, just after a resignation or an agreed draw (the next game already
+  // begun, no turn in it yet), the one the players ended.
+  if (s.result) return { game: s.game, result: s.result, lines: s.lines, agreed: false };
+  if (ended && ended.game < s.game && s.turns.length === 0) return { ...ended, agreed: true };
+  return null;
+}
+
 function drawResult(s) {
   const result = $("result");
-  change(result.dataset, "result", s.result || "");
-  if (!s.result) {
+  const shown = shownResult(s);
+  change(result.dataset, "result", shown ? shown.result : "");
+  change($("result-box"), "hidden", !shown);
+  if (!shown) {
+    archived = null;
     change(result, "textContent", "");
     return;
   }
-  const lines = s.lines.map((line) => line.join(" ")).join("; ");
-  const what = s.result === "draw" ? "a draw" : `${s.result} wins`;
-  const again = s.simulated || !s.locked || code ? " For another, hold the button or use New game below." : "";
-  change(result, "textContent", `Game ${s.game} is over: ${what}` + (lines ? ` (${lines}).` : ".") + again);
+  const players = archived ? { black: archived.black, white: archived.white } : s.players;
+  let text = resultWords(shown.result, players);
+  const lines = (shown.lines || []).map((line) => line.join(" ")).join("; ");
+  if (lines) text += ` (${lines})`;
+  else if (shown.agreed && shown.result !== "draw") text += t(": the other side resigned");
+  change(result, "textContent", text);
+  change(result.dataset, "words", resultWords(shown.result, players));
+  const allowed = s.simulated || !s.locked || code;
+  change($("again"), "hidden", !allowed);
+  if (!archived || archived.ended !== `${shown.game}|${shown.result}`) findArchived(shown, s);
+}
+
+let finding = false;
+
+async function findArchived(shown, s, tries = 6) {
+  // The archive's record of the game shown: who played it (a restart without --opponent
+  // plays on with two people, but the finished game was the board's) and its review page.
+  if (finding) return;
+  finding = true;
+  try {
+    for (let i = 0; i < tries; i++) {
+      const answer = await fetchJson("/api/games").catch(() => null);
+      const games = answer && answer.available ? answer.games : [];
+      const found = games.filter((g) => g.result === shown.result).pop();
+      if (found && (shown.agreed || found.turns === s.turns.length || i === tries - 1)) {
+        archived = { ...found, ended: `${shown.game}|${shown.result}` };
+        const review = $("review");
+        review.href = `/games/${encodeURIComponent(found.id)}`;
+        review.hidden = false;
+        if (last) {
+          drawResult(last);
+          drawWho(last);
+        }
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the archive writes a moment later
+    }
+  } finally {
+    finding = false;
+  }
 }
 
 function drawPlayers(s) {
@@ -285,14 +496,13 @@ function drawEval(evaluation) {
   const black = evaluation.to_move === "black" ? share : 1 - share;
   change($("eval-black").style, "width", `${Math.round(black * 100)}%`);
   change(box.dataset, "value", evaluation.value);
-  const mover = evaluation.to_move;
-  const other = mover === "black" ? "white" : "black";
+  const mover = t(evaluation.to_move);
+  const other = t(evaluation.to_move === "black" ? "white" : "black");
   const n = evaluation.plies;
-  const within = `within ${n} more turn${n === 1 ? "" : "s"} (or presses)`;
   const text = {
-    win: `${mover}, to move, can force a win ${within}`,
-    draw: "best play by both ends in a draw",
-    loss: `${other} can force a win ${within}, whatever ${mover} does`,
+    win: t("{mover}, to move, can force a win within {n} more turns (or presses)", { mover, n }),
+    draw: t("best play by both ends in a draw"),
+    loss: t("{other} can force a win within {n} more turns (or presses), whatever {mover} does", { other, mover, n }),
   }[evaluation.value];
   change($("eval-text"), "textContent", text);
 }
@@ -300,14 +510,15 @@ function drawEval(evaluation) {
 function drawTurns(s) {
   const list = $("turns");
   const turns = s.turns;
-  const shown = Array.from(list.children, (item) => item.dataset.turn);
-  if (shown.join(" ") === turns.join(" ")) return;
+  const key = turns.join(" ") + document.documentElement.lang;
+  if (list.dataset.key === key) return;
+  list.dataset.key = key;
   list.replaceChildren(
     ...turns.map((token, i) => {
       const item = document.createElement("li");
       item.dataset.turn = token;
       const colour = (i % 2 === 0) === (s.first === "black") ? "black" : "white";
-      item.textContent = `${colour} ${token === "*" ? "* (a press, board full)" : token}`;
+      item.textContent = `${t(colour)} ${token === "*" ? t("* (a press, board full)") : token}`;
       return item;
     }),
   );
@@ -322,49 +533,90 @@ function drawControls(s) {
   change($("hints"), "checked", s.hints);
   change($("take-back"), "hidden", !s.take_back);
   change($("take-back"), "disabled", !s.turns.length);
+  // Resign while a game is on and a person plays in it; a draw offered between two people
+  // at this board (the board plays on; the link to another board does not carry it).
+  const people = ["black", "white"].filter((c) => s.players[c] === "person").length;
+  const on = !s.result && s.phase !== "setup";
+  change($("resign"), "hidden", !(on && people >= 1));
+  change($("offer-draw"), "hidden", !(on && people === 2 && s.turns.length > 0));
+  if (!on || people !== 2) change($("draw-offer"), "hidden", true);
   // Enabled, or read-only and why: said in words, not only by a greyed look.
   let state = "enabled";
-  let text = "The controls are enabled.";
+  let text = t("The controls are enabled.");
   if (s.locked && (!code || refusedCode)) {
     state = "read-only";
     text = refusedCode
-      ? "Read-only: the board refused this access code. Type the code that `orbito-hw web code` prints."
-      : "Read-only: these controls need the board's access code (`orbito-hw web code` prints it).";
+      ? t("Read-only: the board refused this access code. Type the code that `orbito-hw web code` prints.")
+      : t("Read-only: these controls need the board's access code (`orbito-hw web code` prints it).");
   } else if (s.locked) {
-    text = "Enabled with the access code typed below.";
+    text = t("Enabled with the access code typed below.");
   }
   if (s.turns.length && !s.result) {
-    text += " A game is in progress: a new opponent plays from the next game.";
+    text += " " + t("A game is in progress: a new opponent plays from the next game.");
   }
-  if (!s.turns.length) text += " No turn to take back yet.";
+  if (!s.turns.length) text += " " + t("No turn to take back yet.");
   const box = $("controls-state");
   change(box.dataset, "controls", state);
   change(box, "textContent", text);
 }
 
+// --- puzzles --------------------------------------------------------------------------------
+let asking = false;
+
+async function askPuzzle() {
+  if (asking) return;
+  asking = true;
+  try {
+    puzzle = await fetchJson("/api/puzzle").catch(() => null);
+  } finally {
+    asking = false;
+  }
+  drawPuzzle();
+}
+
+function drawPuzzle() {
+  const box = $("puzzle");
+  const on = Boolean(puzzle && puzzle.id);
+  change(box, "hidden", !on);
+  if (!on) return;
+  let text = t("Puzzle {id}: {goal}", { id: puzzle.id, goal: puzzle.goal || "" });
+  let state = "on";
+  if (puzzle.solved === true) {
+    state = "solved";
+    text += ". " + t("Solved in {n} turns.", { n: puzzle.plies });
+  } else if (puzzle.solved === false) {
+    state = "failed";
+    text += ". " + t("Not solved: take back to try again, or go on to the next puzzle.");
+  }
+  box.dataset.puzzle = state;
+  box.textContent = text;
+}
+
 // --- the log ------------------------------------------------------------------------------
 // A board that tells colours names the marbles of the wrong colour: " (white on d3)".
 function seenColours(seen) {
-  const pairs = Object.entries(seen || {}).map(([sq, colour]) => `${colour} on ${sq}`);
+  const pairs = Object.entries(seen || {}).map(([sq, colour]) => t("{colour} on {square}", { colour: t(colour), square: sq }));
   return pairs.length ? ` (${pairs.join(", ")})` : "";
 }
 
 function describe(e) {
   const squares = (e.squares || []).join(" ");
+  const colour = e.colour ? t(e.colour) : "";
   switch (e.event) {
-    case "turn": return `turn ${e.number}: ${e.colour} ${e.turn}`;
-    case "board-turn": return `the board's turn ${e.number} (${e.colour}): ${e.turn}, make it`;
-    case "rejected": return `not accepted: ${e.reason}` + (squares ? ` (${squares})` : "");
-    case "correction": return `the board does not match: ${squares}` + seenColours(e.seen);
-    case "corrected": return "the board matches again";
-    case "result": return e.result === "draw" ? "a draw" : `${e.result} wins`;
-    case "new-game": return `game ${e.game}: ${e.first} starts`;
-    case "first": return `${e.colour} starts`;
-    case "hint": return `hint for ${e.colour}: ${e.turn} (${e.value})`;
-    case "warning": return `${e.turn} throws the game away (${e.value}): press again to play it`;
-    case "takeback": return `taking back turn ${e.number} (${e.turn})`;
-    case "taken-back": return `turn ${e.number} taken back`;
-    case "fault": return `fault: ${e.reason}`;
+    case "turn": return t("turn {number}: {colour} {turn}", { number: e.number, colour, turn: e.turn });
+    case "board-turn": return t("the board's turn {number} ({colour}): {turn}, make it", { number: e.number, colour, turn: e.turn });
+    case "rejected": return t("not accepted: {reason}", { reason: e.reason }) + (squares ? ` (${squares})` : "");
+    case "correction": return t("the board does not match: {squares}", { squares }) + seenColours(e.seen);
+    case "corrected": return t("the board matches again");
+    case "result": return e.result === "draw" ? t("a draw") : e.result === "black" ? t("black wins") : t("white wins");
+    case "new-game": return t("game {game}: {first} starts", { game: e.game, first: t(e.first) });
+    case "first": return t("{colour} starts", { colour });
+    case "hint": return t("hint for {colour}: {turn} ({value})", { colour, turn: e.turn, value: t(e.value) });
+    case "warning": return t("{turn} throws the game away ({value}): press again to play it", { turn: e.turn, value: t(e.value) });
+    case "takeback": return t("taking back turn {number} ({turn})", { number: e.number, turn: e.turn });
+    case "taken-back": return t("turn {number} taken back", { number: e.number });
+    case "puzzle": return e.solved ? t("puzzle {id} solved", { id: e.id }) : t("puzzle {id} not solved", { id: e.id });
+    case "fault": return t("fault: {reason}", { reason: e.reason });
     default: return null; // consumers ignore what they do not know
   }
 }
@@ -396,10 +648,11 @@ function post(path, fields = {}) {
       const why = await errorOf(response);
       document.body.dataset.refused = response.status;
       if (response.status === 403) refusedCode = true;
+      sound("refused");
       if (last) drawControls(last); // a refused switch goes back to how the board stands
-      notice(response.status === 403 ? `${why}: the page is a view only without it` : why);
+      notice(response.status === 403 ? t("{why}: the page is a view only without it", { why }) : why);
     } catch (error) {
-      notice(`the board did not answer (${error.message})`);
+      notice(t("the board did not answer ({why})", { why: error.message }));
     }
   };
   queue = queue.then(send);
@@ -440,6 +693,15 @@ function setUpPress() {
   press.addEventListener("click", (event) => {
     if (event.detail === 0) post("/api/press", { action: "click" }); // the keyboard's
   });
+  // The press previewed: where each marble goes, while the button is pointed at or focused.
+  const want = (on) => () => {
+    previewWanted = on;
+    drawPreview(last);
+  };
+  press.addEventListener("pointerenter", want(true));
+  press.addEventListener("pointerleave", want(false));
+  press.addEventListener("focus", want(true));
+  press.addEventListener("blur", want(false));
 }
 
 function setUpControls() {
@@ -451,7 +713,9 @@ function setUpControls() {
     if (last) drawControls(last);
   });
   $("code-form").addEventListener("submit", (event) => event.preventDefault());
-  $("new-game").addEventListener("click", () => control("/api/new-game", { first: $("first").value }));
+  const newGame = () => control("/api/new-game", { first: $("first").value });
+  $("new-game").addEventListener("click", newGame);
+  $("again").addEventListener("click", newGame);
   $("opponent").addEventListener("click", () =>
     control("/api/opponent", { level: $("level").value, colour: $("colour").value }),
   );
@@ -459,6 +723,40 @@ function setUpControls() {
     control("/api/hints", { hints: event.target.checked ? "on" : "off" }),
   );
   $("take-back").addEventListener("click", () => control("/api/take-back"));
+  $("next-puzzle").addEventListener("click", () => control("/api/next-puzzle"));
+  $("resign").addEventListener("click", () => {
+    const people = last ? ["black", "white"].filter((c) => last.players[c] === "person") : [];
+    // Two people at this board: the side to move resigns; else the person here.
+    const colour = people.length === 2 && last.to_move ? last.to_move : undefined;
+    control("/api/resign", colour ? { colour } : {});
+  });
+  $("offer-draw").addEventListener("click", () => {
+    const mover = last && last.to_move ? last.to_move : "black";
+    const other = mover === "black" ? "White" : "Black";
+    $("draw-offer-text").textContent = t("{colour} offers a draw. {other}, do you accept?", {
+      colour: t(mover === "black" ? "Black" : "White"), other: t(other) });
+    $("draw-offer").hidden = false;
+    $("accept-draw").focus();
+  });
+  $("accept-draw").addEventListener("click", () => {
+    $("draw-offer").hidden = true;
+    control("/api/draw");
+  });
+  $("decline-draw").addEventListener("click", () => ($("draw-offer").hidden = true));
+  $("flip").addEventListener("click", () => {
+    flipped = !flipped;
+    placeSquares();
+    if (last) {
+      drawRings(last.rings);
+      drawArrow(last.arrow);
+      drawPreview(last);
+    }
+  });
+  setUpSettings(() => {
+    setLink($("link").dataset.link);
+    if (last) draw(last);
+    drawPuzzle();
+  });
 }
 
 // Which orbito-hw the board runs, and why (its last upgrade, or a rollback and its reason).
@@ -470,7 +768,13 @@ async function showVersion() {
   }
 }
 
-setUpPress();
-setUpControls();
-connect();
-showVersion();
+async function start() {
+  await loadWords(); // the first words drawn are in the viewer's language
+  setLink("connecting");
+  setUpPress();
+  setUpControls();
+  connect();
+  showVersion();
+}
+
+start();

@@ -1,7 +1,7 @@
 // What every page shares: the small helpers (an element by id, fetching JSON, reading a
 // server-sent event, table cells), and the board the archive's and the watchers' pages draw
 // from a position string. Loaded before app.js, games.js or watch.js (all deferred, so in
-// order).
+// order), after words.js (t: the page's words in the viewer's language).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -92,11 +92,13 @@ function showResult(result, lines = []) {
 
 function playerWords(player) {
   // The archive's PLAYER ("person", "board:LEVEL", "remote") in words.
-  if (!player || player === "person") return "a person";
-  if (player === "remote") return "the other board";
+  if (!player || player === "person") return t("a person");
+  if (player === "remote") return t("the other board");
   const level = player.startsWith("board:") ? player.slice(6) : player;
-  const words = /^\d$/.test(level) ? `level ${level}` : level === "perfect" ? "perfect play" : level;
-  return `the board (${words})`;
+  const words = /^\d$/.test(level)
+    ? t("level {n}", { n: level })
+    : level === "perfect" ? t("perfect play") : level === "random" ? t("random turns") : level;
+  return t("the board ({level})", { level: words });
 }
 
 function timeElement(iso) {

@@ -1,0 +1,47 @@
+"""A game ended by the players rather than by a line: a resignation, or a draw agreed.
+
+The rules end a game on a line (or on the extra presses); people also end one by resigning
+or by agreeing a draw. Such a result is no position's, so the referee cannot stay on it as it
+stays on a line: the result is told and kept (the ``result`` event with no line, which the
+archive records; the journal's history, once, as ``announced`` says), and a new game begins
+at once, the same side first, as a hold of the button after a result would begin it.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from orbito_hw.control.events import GameOver
+from orbito_hw.rules.game import Result
+
+if TYPE_CHECKING:
+    from orbito_hw.control.referee import Referee
+
+log = logging.getLogger(__name__)
+
+
+def can_end(referee: Referee) -> str:
+    """Why the game on ``referee`` cannot be resigned or drawn now; "" when it can: a game
+    still on, the board waiting for a turn or one in progress (not while the rings turn)."""
+    if referee.position.result is not None:
+        return "the game is already over"
+    if not referee.playing:
+        return "the board is busy (the rings turn, or it asks for the board to be put right)"
+    return ""
+
+
+def end_by_agreement(referee: Referee, result: Result) -> None:
+    """End the game with ``result`` (the winner when the other side resigned, or a draw):
+    told once, kept in the history once, then the next game begins."""
+    why = can_end(referee)
+    if why:
+        log.warning("the game was not ended (%s): %s", result.value, why)
+        return
+    saved = referee.saved
+    referee.emit(GameOver.of(saved.game, result, (), referee.settings.palette))
+    referee.journal.add_to_history(saved, result.value)
+    saved.announced = True  # the new game does not keep it again as abandoned
+    referee.save()
+    log.info("game %d ended by the players: %s", saved.game, result.value)
+    referee.new_game(saved.first)  # the next game if this one had begun
