@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from orbito_hw.aside import set_aside
 from orbito_hw.control.events import (
     FirstChosen,
     GameOver,
@@ -644,15 +645,9 @@ def why(exc: BaseException) -> str:
 
 def move_aside(path: Path) -> Path:
     """Rename the database (and its WAL and shared-memory files, which belong to it) to the
-    first free ``NAME.damaged-N``: nothing is deleted or written over."""
-    n = 1
-    while any(os.path.lexists(f"{path}.damaged-{n}{tail}") for tail in ("", "-wal", "-shm")):
-        n += 1
-    kept = Path(f"{path}.damaged-{n}")
-    for tail in ("-wal", "-shm", ""):  # the database last: its name is what says "damaged"
-        if os.path.lexists(f"{path}{tail}"):
-            os.rename(f"{path}{tail}", f"{kept}{tail}")
-    return kept
+    first free ``NAME.damaged-N``: nothing is deleted or written over (orbito_hw/aside.py,
+    the database last: its name is what says "damaged")."""
+    return set_aside(path, companions=("-wal", "-shm"))
 
 
 KEPT = (NewGame, FirstChosen, TurnPlayed, Rejected, GameOver, TakenBack, SetupAsked, PuzzleDone)

@@ -21,26 +21,26 @@ not known.
 from __future__ import annotations
 
 import contextlib
-import ctypes
-import ctypes.util
 import errno
 import os
 import stat
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from pathlib import Path
 from typing import Final
 
+from orbito_hw.aside import (
+    RENAME_EXCHANGE,
+    RENAME_NOREPLACE,
+    UNSUPPORTED,
+    rename2,
+)
+from orbito_hw.aside import set_aside as set_aside  # requests.py's, from here as before
 from orbito_hw.errors import OrbitoError
 
-RENAME_NOREPLACE: Final = 1
-RENAME_EXCHANGE: Final = 2
 PLACE_TRIES: Final = 64
 """Exchanges and no-replace renames tried, when writers keep racing in between, before
 a writer gives up (each try is a few microseconds: a race that long is no race)."""
 REPLACED: Final = "replaced while it was being read"
-ASIDE_TRIES: Final = 10_000
-"""``NAME.damaged-N`` names tried before a file cannot be set aside."""
-UNSUPPORTED: Final = (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP)
 KINDS: Final = (
     (stat.S_ISDIR, "a directory"),
     (stat.S_ISLNK, "a symbolic link"),
@@ -107,32 +107,8 @@ def read_regular(path: Path, limit: int, owners: Collection[int] | None = None) 
 
 
 # --- renames -------------------------------------------------------------------------------
-_RENAMEAT2: list[Callable[..., int] | None] = []  # looked up once: libc's, or None
-
-
-def _libc_renameat2() -> Callable[..., int] | None:
-    if not _RENAMEAT2:
-        found = None
-        name = ctypes.util.find_library("c")
-        if name is not None:
-            libc = ctypes.CDLL(name, use_errno=True)
-            found = getattr(libc, "renameat2", None)  # glibc 2.28 and later
-        _RENAMEAT2.append(found)
-    return _RENAMEAT2[0]
-
-
-AT_FDCWD: Final = -100
-
-
-def rename2(source: Path, target: Path, flags: int) -> None:
-    """``renameat2(source, target, flags)``; OSError as the kernel says it (ENOSYS when
-    the C library has no renameat2)."""
-    call = _libc_renameat2()
-    if call is None:
-        raise OSError(errno.ENOSYS, "no renameat2 in the C library")
-    if call(AT_FDCWD, os.fsencode(source), AT_FDCWD, os.fsencode(target), flags) != 0:
-        code = ctypes.get_errno()
-        raise OSError(code, os.strerror(code), str(target))
+# ``renameat2`` and setting a damaged file aside live at the bottom (orbito_hw/aside.py):
+# the archive and hw set their damaged files aside the same way, and may not import control.
 
 
 def place(source: Path, target: Path) -> bool:
@@ -154,27 +130,6 @@ def place(source: Path, target: Path) -> bool:
                 if exc.errno != raced:
                     raise
     raise OSError(errno.EAGAIN, "other writers kept taking the place", str(target))
-
-
-def set_aside(path: Path, name: Path) -> Path:
-    """Rename ``path`` (any kind of file) to the first free ``NAME.damaged-N`` beside
-    ``name``, the project's way with a damaged file (the journal's, the archive's): nothing
-    is deleted. The rename never replaces (RENAME_NOREPLACE), so writers setting aside at the
-    same time each get a name of their own. OSError if it cannot be moved."""
-    for n in range(1, ASIDE_TRIES + 1):
-        kept = name.with_name(f"{name.name}.damaged-{n}")
-        try:
-            rename2(path, kept, RENAME_NOREPLACE)
-            return kept
-        except OSError as exc:
-            if exc.errno == errno.EEXIST:
-                continue
-            if exc.errno not in UNSUPPORTED:
-                raise
-        if not os.path.lexists(kept):  # no renameat2: look, then rename
-            os.rename(path, kept)
-            return kept
-    raise OSError(errno.EEXIST, f"no free name up to {name.name}.damaged-{ASIDE_TRIES}")
 
 
 def sync_directory(directory: Path) -> None:

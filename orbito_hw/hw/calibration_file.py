@@ -7,11 +7,11 @@ and said so, never deleted: the board then runs on the design's levels, with a w
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from orbito_hw.aside import set_aside
 from orbito_hw.hw.files import write_durably
 from orbito_hw.hw.hall import Calibration, default_calibration
 
@@ -64,12 +64,9 @@ def load_calibration(state_dir: Path) -> Loaded:
 
 
 def move_aside(path: Path) -> Path:
-    """Rename ``path`` to the first free ``NAME.damaged-N``: nothing is deleted."""
-    n = 1
-    while os.path.lexists(kept := path.with_name(f"{path.name}.damaged-{n}")):
-        n += 1
-    os.rename(path, kept)
-    return kept
+    """Rename ``path`` to the first free ``NAME.damaged-N``: nothing is deleted (the
+    project's one way, orbito_hw/aside.py; the board's id sets its file aside here too)."""
+    return set_aside(path)
 
 
 def save_calibration(state_dir: Path, calibration: Calibration) -> Path:
