@@ -11,6 +11,13 @@ from the config's ``[analog]`` table, whether or not ``sensors.colour`` chooses 
 
 Standard library only (plus orbito_hw from this repository). The output depends only on the
 config, so tests/test_hardware.py can regenerate it and compare with the committed file.
+
+It reads the config through the app (``app/config.py``'s ``load_config``), unlike the model
+beside it (``orbito_cad``, which takes the board's facts from ``hw/facts.py``): it draws the
+wiring of whatever file it is given, so it must read that file as the controller does (every
+check, the same one line on a bad key, exit 2), and a diagram of a config the controller
+would refuse would be wrong. A tool run from the repository, at the top of the house like
+the commands; tests/test_layers.py lets it read the config and nothing else of the app.
 """
 
 from __future__ import annotations

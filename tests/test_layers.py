@@ -300,6 +300,29 @@ def test_the_cad_model_imports_nothing_from_the_app(path: Path) -> None:
     assert sorted(m for m in imports_of(path) if m.startswith("orbito_hw.app")) == []
 
 
+# The scripts in hardware/ beside the model (not the package orbito_cad) draw and slice from
+# a config file: make_wiring.py draws the wiring of the file it is given, so it reads it as
+# the controller does (app/config.py's load_config: the same checks, the same one line on a
+# bad key, exit 2) and draws what the controller would drive. A tool run from the repository,
+# at the top of the house like commands/: it may read the config, never the board's
+# running parts. The model it sits beside stays below the app (the two tests above).
+HARDWARE_SCRIPTS = sorted((PACKAGE.parent / "hardware").glob("*.py"))
+HARDWARE_SCRIPTS_MAY_IMPORT = {"errors", "rules", "hw", "lang", "app.config", "app.config_analog"}
+
+
+@pytest.mark.parametrize("path", HARDWARE_SCRIPTS, ids=[p.name for p in HARDWARE_SCRIPTS])
+def test_a_hardware_script_reads_the_config_and_nothing_else_of_the_app(path: Path) -> None:
+    bad = []
+    for module in sorted(imports_of(path)):
+        parts = module.split(".")
+        if parts[0] != "orbito_hw" or len(parts) == 1:
+            continue
+        names = {parts[1], ".".join(parts[1:3])}  # "hw" or "app.config"
+        if not names & HARDWARE_SCRIPTS_MAY_IMPORT:
+            bad.append(module)
+    assert bad == []
+
+
 SCRIPTS = sorted((PACKAGE.parent / "scripts").glob("*.py"))
 
 
