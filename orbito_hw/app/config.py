@@ -23,6 +23,10 @@ import tomli_w
 
 from orbito_hw.app import config_checks as checks
 from orbito_hw.app.config_analog import I2C_PINS, AnalogConfig, read_analog
+from orbito_hw.app.config_pins import HAT_EEPROM_PINS as HAT_EEPROM_PINS
+from orbito_hw.app.config_pins import HEADER_PIN as HEADER_PIN
+from orbito_hw.app.config_pins import NEOPIXEL_PINS, pin_clashes
+from orbito_hw.app.config_pins import SPI_BUS_PINS as SPI_BUS_PINS
 from orbito_hw.control.lights import Palette
 from orbito_hw.control.settings import Settings
 from orbito_hw.errors import ConfigError, shown
@@ -30,6 +34,7 @@ from orbito_hw.hw.facts import DriveConfig  # the CAD's facts, held below the ap
 from orbito_hw.hw.interfaces import Backend, LightsBackend, parse_rgb, rgb_hex
 from orbito_hw.hw.planner import MIN_ACCELERATION
 from orbito_hw.hw.strip import SERPENTINE, pixels_along
+from orbito_hw.lang import DEFAULT, LANGUAGES, _, use_configured
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import SQUARE_NAMES, parse_square
 from orbito_hw.solver import opponents
@@ -38,21 +43,6 @@ DEFAULT_PATH: Final = Path("/etc/orbito-hw/config.toml")
 EXAMPLE_NAME: Final = "config.example.toml"
 
 MAX_CONFIG_BYTES: Final = 1 << 20  # a config is a few KB; more is not a config file
-# rpi_ws281x (behind Adafruit's neopixel on a Pi Zero 2 W to 4) can only drive a strip from
-# SPI (10, no root needed), PWM (12, 18) or PCM (21). A Pi 5's PIO drives any pin, 10 included.
-NEOPIXEL_PINS: Final = (10, 12, 18, 21)
-HAT_EEPROM_PINS: Final = (0, 1)
-"""The HAT ID EEPROM's bus (ID_SD, ID_SC): read by the firmware at boot, never a board's pin
-(hardware/pinmap.md)."""
-SPI_BUS_PINS: Final = (9, 10, 11)
-"""SPI0's MISO, MOSI and SCLK: with the LEDs on GPIO 10 the bus owns all three."""
-# BCM GPIO -> physical pin on the 40-pin header (the same on every Pi since the B+).
-HEADER_PIN: Final[Mapping[int, int]] = {
-    2: 3, 3: 5, 4: 7, 14: 8, 15: 10, 17: 11, 18: 12, 27: 13, 22: 15, 23: 16, 24: 18,
-    10: 19, 9: 21, 25: 22, 11: 23, 8: 24, 7: 26, 0: 27, 1: 28, 5: 29, 6: 31, 12: 32,
-    13: 33, 19: 35, 16: 36, 26: 37, 20: 38, 21: 40,
-}  # fmt: skip
-
 # The backends each part may name (hw/interfaces.py names them all), in the messages' order.
 SENSOR_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "serial", "sim")
 BUTTON_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "sim")
@@ -74,6 +64,7 @@ class BoardConfig:
     first: Colour = REFEREE.first
     state_dir: Path = Path("/var/lib/orbito-hw")
     new_game_hold_s: float = REFEREE.hold_time  # holding the button this long starts a new game
+    language: str = DEFAULT  # the words of the prompt, LEDs, errors, log (--lang wins)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,28 +205,10 @@ class Config:
         return used
 
     def summary(self) -> str:
-        b = self.backends
-        lines = [
-            f"{self.source}: ok",
-            f"backends: sensors={b.sensors} button={b.button} drive={b.drive} lights={b.lights}",
-            f"first player: {self.board.first}; state directory: {self.board.state_dir}",
-            f"drive: {self.drive.steps_per_place} steps/place, {self.drive.max_speed:g} steps/s, "
-            f"{self.drive.acceleration:g} steps/s^2",
-        ]
-        lines += [f"note: {note}" for note in self.notes]
-        if self.web.enabled:
-            lines.append(f"web page: http://{self.web.bind}:{self.web.port}/")
-        if self.remote.enabled:
-            r = self.remote
-            lines.append(f"remote game: {r.game} on {r.broker}, this board plays {r.plays}")
-        if b.drive == "serial" or b.sensors == "serial":
-            lines.append(f"serial: {self.serial.port} at {self.serial.baud} baud")
-        if self.sensors.colour:
-            lines.append(f"colour sensing: {self.analog.described(b.sensors)}")
-        pins = self.gpio_pins()
-        if pins:
-            lines.append(f"GPIO pins in use: {len(pins)}")
-        return "\n".join(lines)
+        """What ``config check`` prints for a good file: the backends, the pins, the extras."""
+        from orbito_hw.app.config_summary import summary  # its words only, not the schema's
+
+        return summary(self)
 
 
 def sim_config(state_dir: Path | None = None) -> Config:
@@ -263,20 +236,27 @@ def load_config(path: str | Path | None) -> Config:
             data = file.read(MAX_CONFIG_BYTES + 1)  # bounded: --config /dev/zero never ends
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ConfigError(f"{path}: cannot read the config file: {reason}") from None
+        raise ConfigError(
+            _("{path}: cannot read the config file: {reason}").format(path=path, reason=reason)
+        ) from None
     if len(data) > MAX_CONFIG_BYTES:
         raise ConfigError(
-            f"{path}: cannot read the config file: larger than {MAX_CONFIG_BYTES} bytes"
+            _("{path}: cannot read the config file: larger than {n} bytes").format(
+                path=path, n=MAX_CONFIG_BYTES
+            )
         )
     try:
         text = data.decode("utf-8")  # strict: TOML is UTF-8, and a guess would misread a key
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
         raise ConfigError(
-            f"{path}: cannot read the config file: line {line} is not UTF-8 text "
-            f"(byte 0x{data[exc.start]:02x})"
+            _("{path}: cannot read the config file: line {line} is not UTF-8 text ({byte})").format(
+                path=path, line=line, byte=_("byte 0x{hex}").format(hex=f"{data[exc.start]:02x}")
+            )
         ) from None
-    return parse_config(text.removeprefix("\ufeff"), str(path), base_dir=path.parent)
+    config = parse_config(text.removeprefix("\ufeff"), str(path), base_dir=path.parent)
+    use_configured(config.board.language)  # from here on in its words, unless --lang
+    return config
 
 
 def parse_config(text: str, source: str = "<config>", base_dir: Path | None = None) -> Config:
@@ -284,9 +264,12 @@ def parse_config(text: str, source: str = "<config>", base_dir: Path | None = No
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+        text = _("{source}: not valid TOML: {reason}")
+        raise ConfigError(text.format(source=source, reason=exc)) from None
     except RecursionError:  # tomllib recurses into nested arrays and inline tables
-        raise ConfigError(f"{source}: not a usable config: nested too deeply") from None
+        raise ConfigError(
+            _("{source}: not a usable config: nested too deeply").format(source=source)
+        ) from None
     reader = _Reader(data)
     config = reader.config(source, base_dir or Path.cwd())
     if reader.problems:
@@ -312,23 +295,28 @@ class _Reader:
         self.notes: list[str] = []
         self.some_pins: list[tuple[str, int]] = []  # the usable sensor pins of a bad table
 
-    def problem(self, key: str, text: str) -> None:
-        self.problems.append(f"{key}: {text}")
+    def problem(self, key: str, text: str, **values: object) -> None:
+        """A problem with ``key``: ``text`` (a sentence in the reader's language) filled in."""
+        self.problems.append(f"{key}: {text.format(**values) if values else text}")
 
     def table(self, parent: Mapping[str, Any], path: str, known: tuple[str, ...]) -> dict[str, Any]:
         """The sub-table ``path`` (empty if absent), with unknown keys reported."""
         name = path.rsplit(".", 1)[-1]
         value = parent.get(name, {}) if path != "" else parent
         if not isinstance(value, dict):
-            self.problem(path, f"expected a table [{path}], got {shown(value)}")
+            self.problem(
+                path, _("expected a table [{table}], got {value}"), table=path, value=shown(value)
+            )
             return {}
         prefix = f"{path}." if path else ""
         for key in value:
             if key not in known:
                 close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
-                hint = f" (did you mean {prefix}{close[0]}?)" if close else ""
-                kind = "table" if isinstance(value[key], dict) else "key"
-                self.problem(f"{prefix}{key}", f"unknown {kind}{hint}")
+                unknown = _("unknown table") if isinstance(value[key], dict) else _("unknown key")
+                if close:
+                    hint = _("did you mean {key}?").format(key=f"{prefix}{close[0]}")
+                    unknown = f"{unknown} ({hint})"
+                self.problem(f"{prefix}{key}", unknown)
         return value
 
     def get(
@@ -343,7 +331,7 @@ class _Reader:
         key = path.rsplit(".", 1)[-1]
         if key not in table:
             if default is checks.MISSING:
-                self.problem(path, "missing")
+                self.problem(path, _("missing"))
                 return None
             return default
         value = table[key]
@@ -357,7 +345,7 @@ class _Reader:
         """A pin: required when the part's backend drives it from the Pi's GPIOs."""
         if path.rsplit(".", 1)[-1] not in table and needed:
             backend = "neopixel" if path.startswith("lights.") else "gpio"
-            self.problem(path, f"missing (the {backend} backend needs a pin)")
+            self.problem(path, _("missing (the {backend} backend needs a pin)"), backend=backend)
             return None
         value: int | None = self.get(table, path, checks.pin, None)
         return value
@@ -385,15 +373,17 @@ class _Reader:
         return None if self.problems else config
 
     def board(self, top: dict[str, Any], base_dir: Path) -> BoardConfig:
-        t = self.table(top, "board", ("first", "state_dir", "new_game_hold_s"))
+        t = self.table(top, "board", ("first", "state_dir", "new_game_hold_s", "language"))
         d = BoardConfig()
         first = self.get(t, "board.first", checks.choice(("black", "white")), str(d.first))
         state_dir = self.get(t, "board.state_dir", checks.path, str(d.state_dir))
         hold = self.get(t, "board.new_game_hold_s", checks.positive(60), d.new_game_hold_s)
+        language = self.get(t, "board.language", checks.choice(LANGUAGES), d.language)
         return BoardConfig(
             first=Colour(first or "black"),
             state_dir=base_dir / (state_dir or "."),
             new_game_hold_s=float(hold or d.new_game_hold_s),
+            language=language or d.language,
         )
 
     def game(self, top: dict[str, Any]) -> GameConfig:
@@ -442,18 +432,20 @@ class _Reader:
     def square_pins(self, sensors: dict[str, Any], gpio: bool) -> tuple[int, ...]:
         if "pins" not in sensors:
             if gpio:
-                self.problem("sensors.pins", "missing (the gpio backend needs a pin per square)")
+                self.problem("sensors.pins", _("missing (the gpio backend needs a pin per square)"))
             return ()
         t = sensors["pins"]
         if not isinstance(t, dict):
-            self.problem("sensors.pins", f"expected a table of square = pin, got {shown(t)}")
+            self.problem(
+                "sensors.pins", _("expected a table of square = pin, got {value}"), value=shown(t)
+            )
             return ()
         for key in t:
             if key not in SQUARE_NAMES:
-                self.problem(f"sensors.pins.{key}", "unknown square (a1..d4)")
+                self.problem(f"sensors.pins.{key}", _("unknown square (a1..d4)"))
         absent = [name for name in SQUARE_NAMES if name not in t]
         if absent:
-            self.problem("sensors.pins", f"missing a pin for {' '.join(absent)}")
+            self.problem("sensors.pins", _("missing a pin for {squares}"), squares=" ".join(absent))
         pins = [self.get(t, f"sensors.pins.{name}", checks.pin, None) for name in SQUARE_NAMES]
         if None in pins and gpio:  # a pin that is wrong hides no clash of the others
             named = zip(SQUARE_NAMES, pins, strict=True)
@@ -522,16 +514,28 @@ class _Reader:
         pin = self.pin(t, "lights.pin", neopixel)
         if neopixel and pin is not None and pin not in NEOPIXEL_PINS:
             pins = ", ".join(map(str, NEOPIXEL_PINS))
-            self.problem("lights.pin", f"the neopixel backend needs GPIO {pins}, not {pin}")
+            self.problem(
+                "lights.pin",
+                _("the neopixel backend needs GPIO {pins}, not {pin}"),
+                pins=pins,
+                pin=pin,
+            )
         pixels = self.get(t, "lights.pixels", checks.int_in(16, 1024), d.pixels)
         status = self.get(t, "lights.status_pixel", checks.status_pixel, d.status_pixel)
         status = None if status == "none" else status
         if pixels is not None and status is not None and not status < pixels:
             self.problem(
-                "lights.status_pixel", f"{status} is past the strip's end ({pixels} pixels)"
+                "lights.status_pixel",
+                _("{status} is past the strip's end ({pixels} pixels)"),
+                status=status,
+                pixels=pixels,
             )
         elif pixels is not None and pixels < 16 + (status is not None):
-            self.problem("lights.pixels", f"{pixels} pixels cannot light 16 squares and a status")
+            self.problem(
+                "lights.pixels",
+                _("{pixels} pixels cannot light 16 squares and a status"),
+                pixels=pixels,
+            )
         return LightsConfig(
             pin=pin,
             pixels=pixels or d.pixels,
@@ -571,7 +575,7 @@ class _Reader:
             for key in ("ca_file", "cert_file", "key_file")
         }
         if (files["cert_file"] is None) != (files["key_file"] is None):
-            both = "a client certificate needs both cert_file and key_file"
+            both = _("a client certificate needs both cert_file and key_file")
             self.problem("remote.cert_file", both)
         return RemoteConfig(
             enabled=enabled,
@@ -595,20 +599,26 @@ class _Reader:
             return SERPENTINE
         order = lights["order"]
         if not isinstance(order, list) or not all(isinstance(n, str) for n in order):
-            self.problem("lights.order", "expected a list of the 16 square names along the strip")
+            self.problem(
+                "lights.order", _("expected a list of the 16 square names along the strip")
+            )
             return SERPENTINE
         bad = [repr(n) for n in order if n not in SQUARE_NAMES]
         twice = [n for n in SQUARE_NAMES if order.count(n) > 1]
         absent = [n for n in SQUARE_NAMES if n not in order]
         trouble = []
         if bad:
-            trouble.append(f"not squares (a1..d4): {' '.join(bad)}")
+            trouble.append(_("not squares (a1..d4): {names}").format(names=" ".join(bad)))
         if twice:
-            trouble.append(f"listed twice: {' '.join(twice)}")
+            trouble.append(_("listed twice: {squares}").format(squares=" ".join(twice)))
         if absent:
-            trouble.append(f"missing: {' '.join(absent)}")
+            trouble.append(_("missing: {squares}").format(squares=" ".join(absent)))
         if trouble:
-            self.problem("lights.order", f"must list each square once ({', '.join(trouble)})")
+            self.problem(
+                "lights.order",
+                _("must list each square once ({trouble})"),
+                trouble=", ".join(trouble),
+            )
             return SERPENTINE
         return tuple(parse_square(n) for n in order)
 
@@ -617,8 +627,8 @@ class _Reader:
         t = self.table(lights, "lights.colours", (*names, RETIRED_COLOUR))
         if RETIRED_COLOUR in t:
             self.notes.append(
-                f"lights.colours.{RETIRED_COLOUR}: no longer used "
-                "(the status pixel shows the colour to move); you may delete it"
+                f"lights.colours.{RETIRED_COLOUR}: "
+                + _("no longer used (the status pixel shows the colour to move); you may delete it")
             )
         d = Palette()
         out = {}
@@ -629,22 +639,10 @@ class _Reader:
 
     def check_shared_pins(self, config: Config) -> None:
         """No pin used twice, none of the HAT EEPROM's, none of the SPI bus the LEDs use."""
-        owner: dict[int, str] = {}
         lights = config.lights.pin if config.backends.lights == "neopixel" else None
-        for key, pin in self.some_pins + config.gpio_pins():
-            i2c = key == "analog.bus"
-            if pin in HAT_EEPROM_PINS:
-                self.problem(key, f"pin {pin} is the HAT ID EEPROM's bus: never a board's pin")
-            elif lights in SPI_BUS_PINS and pin in SPI_BUS_PINS and pin != lights:
-                self.problem(key, f"pin {pin} is on the SPI bus that drives the LEDs (GPIO 10)")
-            elif pin in owner and (i2c or owner[pin] == "analog.bus"):
-                user = owner[pin] if i2c else key
-                bus = config.analog.bus
-                self.problem(user, f"pin {pin} is I2C bus {bus}'s, for the colour sensors' ADC")
-            elif pin in owner:
-                self.problem(key, f"pin {pin} is also used by {owner[pin]}")
-            else:
-                owner[pin] = key
+        used = self.some_pins + config.gpio_pins()
+        for key, text in pin_clashes(used, lights, config.analog.bus):
+            self.problem(key, text)
 
 
 def _pull_for(active: str | None) -> str:

@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from orbito_hw.errors import shown
 from orbito_hw.hw.interfaces import parse_rgb
+from orbito_hw.lang import _
 from orbito_hw.remote.protocol import check_name, parse_broker_url
 from orbito_hw.web.access import WEB_CODE_LENGTH
 
@@ -37,8 +38,10 @@ def is_number(value: object) -> bool:
 def int_in(lo: int, hi: int) -> Check:
     def check(value: Any) -> str | None:
         if not is_int(value):
-            return f"expected a whole number, got {shown(value)}"
-        return None if lo <= value <= hi else f"{value} is out of range ({lo}..{hi})"
+            return _("expected a whole number, got {value}").format(value=shown(value))
+        if lo <= value <= hi:
+            return None
+        return _("{value} is out of range ({lo}..{hi})").format(value=value, lo=lo, hi=hi)
 
     return check
 
@@ -46,8 +49,12 @@ def int_in(lo: int, hi: int) -> Check:
 def positive(hi: float) -> Check:
     def check(value: Any) -> str | None:
         if not is_number(value):
-            return f"expected a number, got {shown(value)}"
-        return None if 0 < value <= hi else f"{value} is out of range (above 0, at most {hi:g})"
+            return _("expected a number, got {value}").format(value=shown(value))
+        if 0 < value <= hi:
+            return None
+        return _("{value} is out of range (above 0, at most {hi})").format(
+            value=value, hi=f"{hi:g}"
+        )
 
     return check
 
@@ -55,8 +62,11 @@ def positive(hi: float) -> Check:
 def number_in(lo: float, hi: float) -> Check:
     def check(value: Any) -> str | None:
         if not is_number(value):
-            return f"expected a number, got {shown(value)}"
-        return None if lo <= value <= hi else f"{value} is out of range ({lo:g}..{hi:g})"
+            return _("expected a number, got {value}").format(value=shown(value))
+        if lo <= value <= hi:
+            return None
+        text = _("{value} is out of range ({lo}..{hi})")
+        return text.format(value=value, lo=f"{lo:g}", hi=f"{hi:g}")
 
     return check
 
@@ -64,9 +74,10 @@ def number_in(lo: float, hi: float) -> Check:
 def nonzero(hi: float) -> Check:
     def check(value: Any) -> str | None:
         if not is_number(value):
-            return f"expected a number, got {shown(value)}"
+            return _("expected a number, got {value}").format(value=shown(value))
         if value == 0 or abs(value) > hi:
-            return f"{value} is out of range (not 0, at most {hi:g} either way)"
+            text = _("{value} is out of range (not 0, at most {hi} either way)")
+            return text.format(value=value, hi=f"{hi:g}")
         return None
 
     return check
@@ -76,7 +87,7 @@ def one_of_ints(options: tuple[int, ...]) -> Check:
     def check(value: Any) -> str | None:
         if is_int(value) and value in options:
             return None
-        return f"{shown(value)} is not one of {', '.join(map(str, options))}"
+        return _one_of().format(value=shown(value), options=", ".join(map(str, options)))
 
     return check
 
@@ -88,7 +99,7 @@ def adc_gain(options: tuple[str, ...]) -> Check:
         text = str(value) if is_int(value) else value if isinstance(value, str) else None
         if text in options:
             return None
-        return f"{shown(value)} is not one of {', '.join(options)}"
+        return _one_of().format(value=shown(value), options=", ".join(options))
 
     return check
 
@@ -97,20 +108,26 @@ def choice(options: tuple[str, ...]) -> Check:
     def check(value: Any) -> str | None:
         if isinstance(value, str) and value in options:
             return None
-        return f"{shown(value)} is not one of {', '.join(options)}"
+        return _one_of().format(value=shown(value), options=", ".join(options))
 
     return check
 
 
+def _one_of() -> str:  # said when asked: in the language of that moment
+    return _("{value} is not one of {options}")
+
+
 def pin(value: Any) -> str | None:
     if not is_int(value):
-        return f"expected a BCM GPIO number, got {shown(value)}"
-    return None if value in GPIO_PINS else f"pin {value} is not a GPIO (BCM 0..27)"
+        return _("expected a BCM GPIO number, got {value}").format(value=shown(value))
+    return (
+        None if value in GPIO_PINS else _("pin {pin} is not a GPIO (BCM 0..27)").format(pin=value)
+    )
 
 
 def colour(value: Any) -> str | None:
     if not isinstance(value, str):
-        return f'{shown(value)} is not a colour ("#rrggbb")'
+        return _('{value} is not a colour ("#rrggbb")').format(value=shown(value))
     try:
         parse_rgb(value)
     except ValueError as exc:
@@ -122,7 +139,7 @@ def text(value: Any) -> str | None:
     return (
         None
         if isinstance(value, str) and value.strip()
-        else f"expected a non-empty string, got {shown(value)}"
+        else _("expected a non-empty string, got {value}").format(value=shown(value))
     )
 
 
@@ -133,34 +150,38 @@ def path(value: Any) -> str | None:
     if trouble:
         return trouble
     if "\0" in value:
-        return "a path cannot hold a NUL character"
+        return _("a path cannot hold a NUL character")
     try:
         raw = os.fsencode(value)
     except UnicodeEncodeError:
-        return "a path the file system's encoding cannot write"
+        return _("a path the file system's encoding cannot write")
     if len(raw) > PATH_MAX or any(len(name) > NAME_MAX for name in raw.split(b"/")):
-        return f"a path longer than {PATH_MAX} bytes or with a name longer than {NAME_MAX}"
+        too_long = _("a path longer than {path_max} bytes or with a name longer than {name_max}")
+        return too_long.format(path_max=PATH_MAX, name_max=NAME_MAX)
     return None
 
 
 def flag(value: Any) -> str | None:
-    return None if isinstance(value, bool) else f"expected true or false, got {shown(value)}"
+    if isinstance(value, bool):
+        return None
+    return _("expected true or false, got {value}").format(value=shown(value))
 
 
 def address(value: Any) -> str | None:
     """An IPv4 or IPv6 address to listen on (not a host name: nothing to look up at boot)."""
     if not isinstance(value, str):
-        return f"expected an IP address, got {shown(value)}"
+        return _("expected an IP address, got {value}").format(value=shown(value))
     try:
         ipaddress.ip_address(value)
     except ValueError:
-        return f"{shown(value)} is not an IP address (like 0.0.0.0, 127.0.0.1 or ::)"
+        text = _("{value} is not an IP address (like 0.0.0.0, 127.0.0.1 or ::)")
+        return text.format(value=shown(value))
     return None
 
 
 def broker(value: Any) -> str | None:
     if not isinstance(value, str):
-        return f"expected a URL like mqtt://HOST:1883, got {shown(value)}"
+        return _("expected a URL like mqtt://HOST:1883, got {value}").format(value=shown(value))
     try:
         parse_broker_url(value, need_game=False)
     except ValueError as exc:
@@ -171,7 +192,7 @@ def broker(value: Any) -> str | None:
 def name(what: str) -> Check:
     def check(value: Any) -> str | None:
         if not isinstance(value, str):
-            return f"expected a name, got {shown(value)}"
+            return _("expected a name, got {value}").format(value=shown(value))
         try:
             check_name(value, what)
         except ValueError as exc:
@@ -183,10 +204,11 @@ def name(what: str) -> Check:
 
 def access_code(value: Any) -> str | None:
     if not isinstance(value, str):
-        return f"expected a text of letters and digits, got {shown(value)}"
+        return _("expected a text of letters and digits, got {value}").format(value=shown(value))
     if len(value) not in WEB_CODE_LENGTH or not value.isascii() or not value.isalnum():
         lo, hi = WEB_CODE_LENGTH.start, WEB_CODE_LENGTH.stop - 1
-        return f"{shown(value)} is not {lo} to {hi} letters and digits"
+        text = _("{value} is not {lo} to {hi} letters and digits")
+        return text.format(value=shown(value), lo=lo, hi=hi)
     return None
 
 

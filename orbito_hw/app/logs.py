@@ -37,8 +37,9 @@ from orbito_hw.control.events import (
     TurnPlayed,
     from_json,
 )
+from orbito_hw.lang import N_, _, ngettext
+from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import line_names, square_name
-from orbito_hw.rules.words import counted
 
 log = logging.getLogger("orbito_hw")
 events_log = logging.getLogger("orbito_hw.events")
@@ -95,7 +96,8 @@ def parse_level(level: str | int) -> int:
         return level
     value = logging.getLevelName(level.strip().upper())
     if not isinstance(value, int):
-        raise ValueError(f"unknown log level {level!r} (debug, info, warning, error)")
+        text = _("unknown log level {level} (debug, info, warning, error)")
+        raise ValueError(text.format(level=repr(level)))
     return value
 
 
@@ -178,7 +180,15 @@ def _squares(squares: tuple[int, ...]) -> str:
 
 
 def _lines(lines: tuple[int, ...]) -> str:
-    return ", ".join(" ".join(line) for line in line_names(list(lines))) or "no line"
+    return ", ".join(" ".join(line) for line in line_names(list(lines))) or _("no line")
+
+
+_COLOURS = {Colour.BLACK: N_("black"), Colour.WHITE: N_("white")}
+
+
+def _colour(colour: Colour) -> str:
+    """A colour in the log's words."""
+    return _(_COLOURS[colour])
 
 
 def describe(event: Event | Mapping[str, object]) -> tuple[int, str]:
@@ -190,12 +200,18 @@ def describe(event: Event | Mapping[str, object]) -> tuple[int, str]:
     if isinstance(event, Mapping):
         typed = from_json(event)
         if typed is None:  # a kind without a line of its own
-            game = f"game {event['game']}" if "game" in event else "board"
+            game = _("game {game}").format(game=event["game"]) if "game" in event else _("board")
             return logging.DEBUG, f"{game}: event {json.dumps(dict(event), sort_keys=True)}"
         event = typed
-    game = f"game {event.game}" if event.game is not None else "board"
+    game = _("game {game}").format(game=event.game) if event.game is not None else _("board")
     if isinstance(event, TurnPlayed):
-        text = f"{game} turn {event.number}: {event.colour} {event.turn} -> {event.board}"
+        text = _("{game} turn {number}: {colour} {turn} -> {board}").format(
+            game=game,
+            number=event.number,
+            colour=_colour(event.colour),
+            turn=event.turn,
+            board=event.board,
+        )
         return logging.INFO, text
     if isinstance(event, Rejected):
         text = f"{game}: refused ({event.reason}) squares {_squares(event.squares)}"
@@ -204,10 +220,13 @@ def describe(event: Event | Mapping[str, object]) -> tuple[int, str]:
         text = f"{game}: board does not match, check squares {_squares(event.squares)}"
         return logging.WARNING, text
     if isinstance(event, Corrected):
-        return logging.INFO, f"{game}: board matches again, play on"
+        return logging.INFO, _("{game}: board matches again, play on").format(game=game)
     if isinstance(event, GameOver):
-        outcome = "draw" if event.result.winner is None else f"{event.result} wins"
-        return logging.INFO, f"{game} over: {outcome} ({_lines(event.lines)})"
+        outcome = {None: _("draw"), Colour.BLACK: _("black wins"), Colour.WHITE: _("white wins")}
+        text = _("{game} over: {outcome} ({lines})")
+        return logging.INFO, text.format(
+            game=game, outcome=outcome[event.result.winner], lines=_lines(event.lines)
+        )
     if isinstance(event, BoardTurn):
         if event.by == "remote":  # the other person's turn, from their board
             text = f"{game} turn {event.number}: {event.colour}'s board plays {event.turn}"
@@ -215,20 +234,26 @@ def describe(event: Event | Mapping[str, object]) -> tuple[int, str]:
         text = f"{game} turn {event.number}: the board plays {event.colour} {event.turn}"
         return logging.INFO, f"{text}: make it on the board and press"
     if isinstance(event, Fault):
-        return logging.ERROR, f"{game}: fault: {event.reason}"
+        return logging.ERROR, _("{game}: fault: {reason}").format(game=game, reason=event.reason)
     if isinstance(event, SetupAsked):
         marbles = ", ".join(f"{square_name(sq)} {c}" for sq, c in event.squares) or "none"
         text = f"{game}: set this position up by the LEDs ({marbles}; the rest empty)"
         return logging.INFO, f"{text}, {event.to_move} to move"
     if isinstance(event, SetupDone):
-        text = f"{game}: set up ({event.board}): {event.to_move} plays turn {event.number}"
+        text = _("{game}: set up ({board}): {colour} plays turn {number}").format(
+            game=game, board=event.board, colour=_colour(event.to_move), number=event.number
+        )
         return logging.INFO, text
     if isinstance(event, PuzzleDone):
-        turns = counted(event.plies, "turn")
+        turns = ngettext("{n} turn", "{n} turns", event.plies).format(n=event.plies)
         if event.solved:
-            return logging.INFO, f"{game}: puzzle {event.puzzle} solved in {turns}"
-        text = f"{game}: puzzle {event.puzzle} not solved ({turns} played)"
-        return logging.INFO, f"{text}: hold the button to take back and try again"
+            text = _("{game}: puzzle {puzzle} solved in {turns}")
+            return logging.INFO, text.format(game=game, puzzle=event.puzzle, turns=turns)
+        text = _(
+            "{game}: puzzle {puzzle} not solved ({turns} played): "
+            "hold the button to take back and try again"
+        )
+        return logging.INFO, text.format(game=game, puzzle=event.puzzle, turns=turns)
     sentence = _sentence(event)
     if sentence is not None:
         return logging.DEBUG, f"{game}: {sentence}"
@@ -236,10 +261,10 @@ def describe(event: Event | Mapping[str, object]) -> tuple[int, str]:
 
 
 _REMOTE = {
-    "connected": "connected to the broker",
-    "disconnected": "lost the broker: the game goes on here and catches up when it is back",
-    "opponent-online": "the other board is online",
-    "opponent-offline": "the other board is offline",
+    "connected": N_("connected to the broker"),
+    "disconnected": N_("lost the broker: the game goes on here and catches up when it is back"),
+    "opponent-online": N_("the other board is online"),
+    "opponent-offline": N_("the other board is offline"),
 }
 
 
@@ -266,7 +291,7 @@ def _sentence(event: Event) -> str | None:
     if isinstance(event, TakenBack):
         return f"turn {event.number} taken back: {event.to_move} to move, {event.board}"
     if isinstance(event, RemoteStatus):
-        return _REMOTE.get(event.state, event.state)
+        return _(_REMOTE[event.state]) if event.state in _REMOTE else event.state
     return None
 
 
@@ -283,7 +308,9 @@ class EventLogger:
         try:
             level, text = describe(event)
         except KeyError as exc:
-            level, text = logging.WARNING, f"malformed event (no {exc}): {event!r}"
+            text = _("malformed event (no {field}): {event}").format(field=exc, event=repr(event))
+            level = logging.WARNING
         except ValueError as exc:
-            level, text = logging.WARNING, f"malformed event ({exc}): {event!r}"
+            text = _("malformed event ({reason}): {event}").format(reason=exc, event=repr(event))
+            level = logging.WARNING
         self.logger.log(level, "%s", text)

@@ -15,9 +15,11 @@ The page (its HTML and JavaScript) has its own catalogue, the domain ``page``, s
 browser as JSON in the viewer's language (``Accept-Language``). The JSON events, board
 scripts and the SPEC interfaces stay in English: they are not sentences but data.
 
-The catalogues: ``orbito_hw/lang/<code>/LC_MESSAGES/<domain>.po``, compiled to ``.mo`` beside
-(``python -m orbito_hw.lang.catalogues --compile``, Babel). Standard library only at run time:
-this module is the lowest layer, importable from every other.
+The catalogues: ``orbito_hw/lang/<code>/LC_MESSAGES/<domain>.po``, compiled to ``.mo`` (and the
+page's to ``page.json``) beside, both committed and shipped in the package:
+``python scripts/messages.py extract|update|compile|check`` (Babel, a tool of the source tree
+only; docs/languages.md). Standard library only at run time: this module is the lowest layer,
+importable from every other.
 """
 
 from __future__ import annotations
@@ -39,22 +41,22 @@ HERE = Path(__file__).resolve().parent
 
 _lock = threading.Lock()
 _current: list[str] = [DEFAULT]
+_pinned: list[bool] = [False]  # --lang was given: a config read later does not change it
 
 
-class UnknownLanguageError(ValueError):
-    """A language the product has no catalogue for."""
-
-    def __init__(self, code: str) -> None:
-        self.code = code
-        super().__init__(f"unknown language {code!r}: choose one of {', '.join(LANGUAGES)}")
+UnknownLanguageError = ValueError
+"""What known() raises for a language the product has no catalogue for: the builtin itself,
+as every error class of the package is an OrbitoError and errors.py sits above this module."""
 
 
 def known(code: str) -> str:
-    """``code`` as one of LANGUAGES ("fr", "fr-CA", "FR_fr.UTF-8" are all "fr"), or
-    UnknownLanguageError."""
+    """``code`` as one of LANGUAGES ("fr", "fr-CA", "FR_fr.UTF-8" are all "fr"), or a
+    ValueError naming it (a builtin: this module is below errors.py, and the config and
+    ``--lang`` each turn it into their own error naming the key)."""
     base = code.strip().replace("_", "-").split("-")[0].split(".")[0].lower()
     if base not in LANGUAGES:
-        raise UnknownLanguageError(code)
+        text = _("unknown language {code}: choose one of {choices}")
+        raise ValueError(text.format(code=repr(code), choices=", ".join(LANGUAGES)))
     return base
 
 
@@ -68,11 +70,28 @@ def translation(code: str, domain: str = DOMAIN) -> gettext.NullTranslations:
     return gettext.translation(domain, localedir=HERE, languages=[code], fallback=True)
 
 
-def use(code: str) -> None:
-    """Speak ``code`` from now on (the config's ``language``, or ``--lang``)."""
+def use(code: str, *, pin: bool = False) -> None:
+    """Speak ``code`` from now on. ``pin`` (``--lang``): the person's choice for this run, which
+    a config read later (use_configured) leaves alone."""
     chosen = known(code)
     with _lock:
         _current[0] = chosen
+        _pinned[0] = _pinned[0] or pin
+
+
+def use_configured(code: str) -> None:
+    """Speak the config's ``language``, unless ``--lang`` chose one for this run."""
+    chosen = known(code)
+    with _lock:
+        if not _pinned[0]:
+            _current[0] = chosen
+
+
+def reset() -> None:
+    """English and nothing pinned, as at start (a test's clean slate)."""
+    with _lock:
+        _current[0] = DEFAULT
+        _pinned[0] = False
 
 
 def language() -> str:
@@ -130,6 +149,6 @@ def best(accept_language: str | None) -> str:
             continue
         try:
             return known(tag)
-        except UnknownLanguageError:
+        except ValueError:
             continue
     return DEFAULT
