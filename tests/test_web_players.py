@@ -1,0 +1,149 @@
+"""The page as a player meets it, in real Chromium (issue 36): the Orbito button in view at a
+phone's size and a desktop's, the press previewed (where each marble goes), the result in the
+player's words with New game and the review link beside it (also after a restart without
+``--opponent``), resign against the board kept in the archive, the theme and the sounds kept
+across a reload, axe-core in both themes, English and French."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from scripts.page_game import api, asked, make, play_to_end, state, wait_for
+
+from .common.browser import WAIT_MS, board, free_port
+from .test_web_pages import DESKTOP, PHONE, axe_source  # noqa: F401 (a fixture)
+
+RESULT_WORDS = {
+    "en": {"black": "The board wins", "white": "You win", "draw": "Draw"},
+    "fr": {"black": "Le plateau gagne", "white": "Vous gagnez", "draw": "Match nul"},
+}
+
+
+def open_page(browser: Any, url: str, size: dict[str, int], scheme: str, locale: str) -> Any:
+    page = browser.new_page(viewport=size, color_scheme=scheme, locale=locale)
+    page.goto(url)
+    page.wait_for_selector('[data-link="live"]', timeout=WAIT_MS)
+    return page
+
+
+def in_view(page: Any, selector: str) -> bool:
+    box = page.locator(selector).bounding_box()
+    viewport = page.viewport_size
+    return bool(box) and box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"]
+
+
+def no_violations(page: Any, axe: str) -> list[Any]:
+    page.evaluate(axe)
+    results = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    return [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in results["violations"]]
+
+
+def previews(page: Any) -> dict[str, str]:
+    return dict(
+        page.eval_on_selector_all(
+            '[data-square]:not([data-preview=""])',
+            "all => all.map(e => [e.dataset.square, e.dataset.preview])",
+        )
+    )
+
+
+def test_a_game_against_the_board_as_its_player_sees_it(
+    browser: Any,
+    axe_source: str,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    state_dir = str(tmp_path / "s")
+    with board(free_port(), "--opponent", "3:black", "--state-dir", state_dir) as url:
+        make(url, asked(wait_for(url, lambda s: s["phase"] == "board-turn", "the board's turn")))
+        now = wait_for(url, lambda s: s["phase"] == "your-turn", "the person's turn")
+        pages = {
+            ("phone", "dark", "en"): open_page(browser, url, PHONE, "dark", "en-GB"),
+            ("desktop", "light", "fr"): open_page(browser, url, DESKTOP, "light", "fr-FR"),
+        }
+        for (size, scheme, lang), page in pages.items():
+            assert in_view(page, '[data-action="press"]'), f"the button below the fold ({size})"
+            assert page.evaluate("document.documentElement.lang") == lang
+            button = page.locator('[data-action="press"]').inner_text()
+            assert button == {"en": "Orbito button", "fr": "Bouton Orbito"}[lang]
+            assert page.locator(".rings .way").count() == 16, "each square's way round drawn"
+            # The press previewed while the button is pointed at: each marble's next square.
+            assert previews(page) == {}
+            page.hover('[data-action="press"]')
+            wanted = {now["rings"][sq]: colour for sq, colour in now["marbles"].items()}
+            page.wait_for_function(
+                f"() => document.querySelectorAll('[data-square]:not([data-preview=\"\"])')"
+                f".length === {len(wanted)}",
+                timeout=WAIT_MS,
+            )
+            assert previews(page) == wanted
+            page.mouse.move(0, 0)
+            page.wait_for_selector('#board[data-preview="false"]', timeout=WAIT_MS)
+            assert no_violations(page, axe_source) == [], f"{size} {scheme}"
+        # A turn made (a marble placed, the hand empty): previewed without pointing at it.
+        page = pages[("phone", "dark", "en")]
+        empty = next(f"{f}{r}" for r in "1234" for f in "abcd" if f"{f}{r}" not in now["marbles"])
+        page.click(f'[data-square="{empty}"]')
+        page.wait_for_selector(f'[data-square="{now["rings"][empty]}"][data-preview="white"]',
+                               timeout=WAIT_MS)  # fmt: skip
+        page.click('[data-action="press"]')
+        final = play_to_end(url, seed=5)
+        for (size, _scheme, lang), page in pages.items():
+            words = RESULT_WORDS[lang][final["result"]]
+            page.wait_for_selector(f'#result[data-words="{words}"]', timeout=WAIT_MS)
+            page.wait_for_selector("#review:not([hidden])", timeout=WAIT_MS)
+            assert page.locator("#review").get_attribute("href") == "/games/1"
+            assert in_view(page, "#again") and in_view(page, "#review"), size
+            assert page.locator("[data-result]").get_attribute("data-result") == final["result"]
+        assert no_violations(pages[("desktop", "light", "fr")], axe_source) == []
+        for page in pages.values():
+            page.close()
+    # The board started again without --opponent: the finished game was still the board's.
+    with board(free_port(), "--state-dir", state_dir) as url:
+        page = open_page(browser, url, PHONE, "dark", "en-GB")
+        words = RESULT_WORDS["en"][final["result"]]
+        page.wait_for_selector(f'#result[data-words="{words}"]', timeout=WAIT_MS)
+        page.wait_for_function(
+            "() => document.getElementById('who').innerText.includes('the board (level 3)')",
+            timeout=WAIT_MS,
+        )
+        page.close()
+
+
+def test_resign_ends_the_game_in_the_archive_and_the_settings_stay(
+    browser: Any, tmp_path: Path
+) -> None:
+    with board(free_port(), "--opponent", "3:black", "--state-dir", str(tmp_path)) as url:
+        make(url, asked(wait_for(url, lambda s: s["phase"] == "board-turn", "the board's turn")))
+        wait_for(url, lambda s: s["phase"] == "your-turn", "the person's turn")
+        page = open_page(browser, url, DESKTOP, "dark", "en-GB")
+        page.click("#resign")
+        page.wait_for_selector('#result[data-words="The board wins"]', timeout=WAIT_MS)
+        assert "resigned" in page.locator("#result").inner_text()
+        page.wait_for_selector("#review:not([hidden])", timeout=WAIT_MS)
+        with urllib.request.urlopen(url + "api/games", timeout=10) as answer:
+            games = json.loads(answer.read())["games"]
+        assert [(g["id"], g["result"], g["turns"]) for g in games if g["result"]] == [
+            (1, "black", 1)
+        ]
+        assert state(url)["game"] == 2
+        # The theme and the sounds: chosen, kept across a reload.
+        assert page.evaluate("document.documentElement.dataset.theme") is None
+        background = page.evaluate("getComputedStyle(document.body).backgroundColor")
+        page.select_option("#theme", "light")
+        page.check("#sounds")
+        assert page.evaluate("getComputedStyle(document.body).backgroundColor") != background
+        page.reload()
+        page.wait_for_selector('[data-link="live"]', timeout=WAIT_MS)
+        assert page.evaluate("document.documentElement.dataset.theme") == "light"
+        assert page.is_checked("#sounds") and page.input_value("#theme") == "light"
+        # The language chosen on the page wins over the browser's.
+        page.select_option("#language", "fr")
+        page.wait_for_selector('#press:text("Bouton Orbito")', timeout=WAIT_MS)
+        page.reload()
+        page.wait_for_selector('[data-link="live"]', timeout=WAIT_MS)
+        assert page.locator("#new-game").text_content() == "Nouvelle partie"
+        page.close()
+        api(url, "new-game", {"first": "black"})
