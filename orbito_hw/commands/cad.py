@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from orbito_hw.commands import fail
+from orbito_hw.lang import _
 
 NEEDS = ("build123d", "matplotlib", "numpy", "orbito_cad")
 INSTALL = "pip install 'orbito-hw[cad]' (in a checkout: pip install -e '.[cad]')"
@@ -39,7 +40,11 @@ def missing() -> list[str]:
 def cmd_build(args: argparse.Namespace) -> int:
     absent = missing()
     if absent:
-        fail(f"cad build needs {', '.join(absent)}: {INSTALL}")
+        fail(
+            _("cad build needs {modules}: {install}").format(
+                modules=", ".join(absent), install=INSTALL
+            )
+        )
     from orbito_hw.app.config import EXAMPLE_NAME, load_config
 
     if args.config is not None:
@@ -49,7 +54,7 @@ def cmd_build(args: argparse.Namespace) -> int:
             config = load_config(path)
     out = Path(args.dir)
     if out.exists() and not out.is_dir():
-        fail(f"{out}: not a folder")
+        fail(_("{path}: not a folder").format(path=out))
     from orbito_cad.build import build
 
     build(out, config)

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from orbito_hw.commands import UsageError
 from orbito_hw.errors import HardwareError
 from orbito_hw.hw.interfaces import part_is
+from orbito_hw.lang import _
 
 if TYPE_CHECKING:
     from orbito_hw.doctor.checks import CheckResult, Request
@@ -66,12 +67,15 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(f"--only: {exc}") from None
     if not 0 < args.timeout <= 3600:
-        raise UsageError(f"--timeout {args.timeout:g}: expected seconds, above 0 up to 3600")
+        text = _("--timeout {seconds}: expected seconds, above 0 up to 3600")
+        raise UsageError(text.format(seconds=f"{args.timeout:g}"))
     if args.mock:
         results = _mock(args, checks)
     else:
         if args.fault:
-            raise UsageError("--fault builds a fault into the simulated board: use it with --mock")
+            raise UsageError(
+                _("--fault builds a fault into the simulated board: use it with --mock")
+            )
         from orbito_hw.app.config import DEFAULT_PATH, load_config
         from orbito_hw.app.run import doctor_board
 
@@ -99,7 +103,8 @@ def _mock(args: argparse.Namespace, checks: tuple[str, ...]) -> list[CheckResult
     from orbito_hw.doctor.sim import BACKENDS, Faults, run_mock
 
     if args.backend not in BACKENDS:
-        raise UsageError(f"--backend {args.backend!r} is not one of: {', '.join(BACKENDS)}")
+        text = _("--backend {backend} is not one of: {backends}")
+        raise UsageError(text.format(backend=repr(args.backend), backends=", ".join(BACKENDS)))
     try:
         faults = Faults.parse(args.fault)
     except ValueError as exc:
@@ -107,14 +112,15 @@ def _mock(args: argparse.Namespace, checks: tuple[str, ...]) -> list[CheckResult
     pins = None
     if args.config is not None:  # the config's wiring, on the simulated board's mock pins
         if args.backend != "gpio":
-            raise UsageError("--mock --config needs --backend gpio (the sim parts have no pins)")
+            raise UsageError(_("--mock --config needs --backend gpio (the sim parts have no pins)"))
         from orbito_hw.app.assemble import gpio_pins
         from orbito_hw.app.config import load_config
 
         pins = gpio_pins(load_config(args.config))
     started = time.perf_counter()
     results = run_mock(checks, args.backend, faults, print, args.timeout, pins)
-    print(f"(simulated board: {time.perf_counter() - started:.2f} s)")
+    seconds = f"{time.perf_counter() - started:.2f}"
+    print(_("(simulated board: {seconds} s)").format(seconds=seconds))
     return results
 
 

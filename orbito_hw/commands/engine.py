@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from orbito_hw.commands import UsageError, game_command
 from orbito_hw.errors import ECHO_LIMIT, NotationError, echo
+from orbito_hw.lang import _
 
 if TYPE_CHECKING:
     from orbito_hw.rules.game import Position
@@ -61,12 +62,13 @@ def cmd_perft(args: argparse.Namespace) -> int:
 
     depth: int = args.depth
     if depth < 0:
-        raise UsageError(f"perft depth {depth} is negative")
+        raise UsageError(_("perft depth {depth} is negative").format(depth=depth))
     if COUNTED_DEPTH < depth <= LONGEST_GAME:
         # Counted in seconds up to COUNTED_DEPTH; beyond, minutes to hours and gigabytes.
-        raise UsageError(
-            f"perft depth {depth} would take too long: this counts up to {COUNTED_DEPTH} "
-            f"turns (beyond {LONGEST_GAME} the count is 0: no game is longer)"
+        text = _(
+            "perft depth {depth} would take too long: this counts up to {counted} turns "
+            "(beyond {longest} the count is 0: no game is longer)"
         )
+        raise UsageError(text.format(depth=depth, counted=COUNTED_DEPTH, longest=LONGEST_GAME))
     print(perft(depth))  # 0 at once beyond LONGEST_GAME, however large the depth
     return 0

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from orbito_hw.commands import fail
+from orbito_hw.lang import _
 
 PACKAGE: Final = "orbito_fw"
 ENTRY_POINT: Final = "main.py"  # in the package here, at the Pico's root there
@@ -36,7 +37,8 @@ def firmware_folder() -> Path:
     folder = resources.files(PACKAGE)
     # mpremote copies files by name: a package inside a zip would need unpacking first.
     if not isinstance(folder, Path) or not folder.is_dir():
-        fail(f"the firmware package {PACKAGE} is not a folder on disk ({folder})")
+        text = _("the firmware package {package} is not a folder on disk ({folder})")
+        fail(text.format(package=PACKAGE, folder=folder))
     return folder
 
 
@@ -46,7 +48,8 @@ def firmware_files() -> dict[str, Path]:
     folder = firmware_folder()
     entry = folder / ENTRY_POINT
     if not entry.is_file():
-        fail(f"{entry} not found: this orbito-hw was installed without the firmware's main.py")
+        text = _("{entry} not found: this orbito-hw was installed without the firmware's main.py")
+        fail(text.format(entry=entry))
     modules = sorted(p for p in folder.glob("*.py") if p.name != ENTRY_POINT)
     placed = {f":{PACKAGE}/{module.name}": module for module in modules}
     placed[f":{ENTRY_POINT}"] = entry  # last: the Pico boots into it only once the rest is there
@@ -64,15 +67,17 @@ def mpremote_command(port: str, files: dict[str, Path]) -> list[str]:
 
 def cmd_install(args: argparse.Namespace) -> int:
     if not args.port.strip():
-        fail(f"--port {args.port!r} is empty: give the Pico's serial port, e.g. /dev/ttyACM0")
+        text = _("--port {port} is empty: give the Pico's serial port, e.g. /dev/ttyACM0")
+        fail(text.format(port=repr(args.port)))
     argv = mpremote_command(args.port, firmware_files())
     if args.print:
         print(shlex.join(argv))
         return 0
     mpremote = shutil.which("mpremote")
     if mpremote is None:
-        fail("mpremote is not installed: pip install mpremote")
+        fail(_("mpremote is not installed: pip install mpremote"))
     done = subprocess.run([mpremote, *argv[1:]], check=False)
     if done.returncode != 0:
-        fail(f"mpremote failed (exit {done.returncode}) on port {args.port}", 1)
+        text = _("mpremote failed (exit {status}) on port {port}")
+        fail(text.format(status=done.returncode, port=args.port), 1)
     return 0

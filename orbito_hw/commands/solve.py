@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from orbito_hw.commands import fail, game_command
+from orbito_hw.lang import _
 
 
 def register(sub: Any) -> None:
@@ -42,7 +43,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         if exc.name != "numpy":
             raise
-        fail("solve needs NumPy: pip install 'orbito-hw[solve]' (analyse and the levels do not)")
+        fail(_("solve needs NumPy: pip install 'orbito-hw[solve]' (analyse and the levels do not)"))
     from orbito_hw.solver.progress import ProgressBar
     from orbito_hw.solver.table import pack, shipped_path
 
@@ -58,8 +59,13 @@ def cmd_solve(args: argparse.Namespace) -> int:
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_bytes(data)
     except OSError as exc:
-        fail(f"cannot write solution table {output}: {exc.strerror}")
-    print(f"wrote {output} ({len(data)} bytes, sha256 {digest}) in {seconds:.1f} s")
+        fail(
+            _("cannot write solution table {path}: {reason}").format(
+                path=output, reason=exc.strerror
+            )
+        )
+    text = _("wrote {path} ({size} bytes, sha256 {digest}) in {seconds} s")
+    print(text.format(path=output, size=len(data), digest=digest, seconds=f"{seconds:.1f}"))
     return 0
 
 
@@ -67,9 +73,14 @@ def _compare(data: bytes, path: Path, digest: str) -> int:
     try:
         same = path.read_bytes() == data
     except OSError as exc:
-        fail(f"cannot read solution table {path}: {exc.strerror}")
-    verdict = "is identical to" if same else "DIFFERS from"
-    print(f"the rebuilt table (sha256 {digest}) {verdict} {path}")
+        fail(
+            _("cannot read solution table {path}: {reason}").format(path=path, reason=exc.strerror)
+        )
+    if same:
+        text = _("the rebuilt table (sha256 {digest}) is identical to {path}")
+    else:
+        text = _("the rebuilt table (sha256 {digest}) DIFFERS from {path}")
+    print(text.format(digest=digest, path=path))
     return 0 if same else 1
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from orbito_hw.commands import emit, fail
+from orbito_hw.lang import _
 
 
 def register(sub: Any) -> None:
@@ -79,12 +80,14 @@ def cmd_version(args: argparse.Namespace) -> int:
         return 0
     print(f"orbito-hw {__version__}")
     if info["current"] is None:
-        print("not installed from the package here (no /opt/orbito-hw/current)")
+        print(_("not installed from the package here (no /opt/orbito-hw/current)"))
         return 0
-    print(f"service runs: {info['service'] or 'nothing (it is not running)'}")
-    print(f"current: {info['current']} (installed: {', '.join(releases.installed())})")
+    service = info["service"] or _("nothing (it is not running)")
+    print(_("service runs: {release}").format(release=service))
+    text = _("current: {release} (installed: {releases})")
+    print(text.format(release=info["current"], releases=", ".join(releases.installed())))
     if info["why"]:
-        print(f"why: {info['why']}")
+        print(_("why: {reason}").format(reason=info["why"]))
     return 0
 
 
@@ -92,9 +95,9 @@ def cmd_update(args: argparse.Namespace) -> int:
     from orbito_hw.app.releases import WITHIN_S, ReleaseError, Releases
 
     if not args.rollback:
-        fail("update: say what: --rollback (upgrades come through apt)")
+        fail(_("update: say what: --rollback (upgrades come through apt)"))
     if os.geteuid() != 0:
-        fail("update --rollback needs root: run it with sudo", 1)
+        fail(_("update --rollback needs root: run it with sudo"), 1)
     try:
         ok = Releases().rollback(args.within or WITHIN_S)
     except ReleaseError as exc:

@@ -7,6 +7,8 @@ import argparse
 import sys
 from typing import Any
 
+from orbito_hw.lang import _
+
 
 def register(sub: Any) -> None:
     p = sub.add_parser("web", help="the web page: its access code (web code)")
@@ -33,6 +35,6 @@ def cmd_web(args: argparse.Namespace) -> int:
     made = config.web.code is None and not (state_dir / CODE_FILE).exists()
     print(access_code(config.web, state_dir))
     if made:  # say where: a file (maybe a folder) appeared on this machine
-        print(f"orbito-hw: made a new access code in {state_dir / CODE_FILE} (board.state_dir)",
-              file=sys.stderr)  # fmt: skip
+        text = _("made a new access code in {path} (board.state_dir)")
+        print(f"orbito-hw: {text.format(path=state_dir / CODE_FILE)}", file=sys.stderr)
     return 0

@@ -143,6 +143,9 @@ def best(accept_language: str | None) -> str:
                     weight = float(value)
                 except ValueError:
                     weight = 0.0
+                # RFC 9110's weights are 0..1: "nan" is none (it would also upset the sort),
+                # anything above 1 is 1, so "inf" does not outrank a q=1 listed first
+                weight = 0.0 if weight != weight else min(weight, 1.0)
         ranked.append((-weight, index, tag))
     for weight, _index, tag in sorted(ranked):
         if weight >= 0 or not tag or tag == "*":

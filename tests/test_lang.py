@@ -1,0 +1,284 @@
+"""The words in the player's language (orbito_hw/lang/, scripts/messages.py, docs/languages.md):
+the catalogues complete and compiled, the check that says when they are not, the choice of
+language (the config's ``board.language``, ``--lang``, a browser's Accept-Language), and French
+shown end to end."""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterator
+from fnmatch import fnmatch
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po, write_po
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from orbito_hw import lang
+from orbito_hw.app.logs import describe
+from orbito_hw.control.events import Corrected, GameOver
+from orbito_hw.rules.game import Result
+from scripts import messages
+
+from .common.cli import run
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(autouse=True)
+def english_again() -> Iterator[None]:
+    """Each test starts and ends in English with nothing pinned (the language is the process's)."""
+    lang.reset()
+    yield
+    lang.reset()
+
+
+# --- the catalogues ---------------------------------------------------------------------------
+def test_every_sentence_is_translated_and_none_is_unused() -> None:
+    """``python scripts/messages.py check``: nothing untranslated, fuzzy or unused, the same
+    placeholders in each translation, the compiled files made from the .po as they are."""
+    assert messages.all_problems() == []
+
+
+def test_the_package_ships_the_compiled_catalogues() -> None:
+    """A plain ``pip install .`` takes them: pyproject's package data names each file."""
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    globs = data["tool"]["setuptools"]["package-data"]["orbito_hw"]
+    compiled = [d.compiled(code) for d in messages.DOMAINS for code in messages.TRANSLATED]
+    for path in compiled:
+        inside = path.relative_to(ROOT / "orbito_hw").as_posix()
+        assert path.is_file(), inside
+        assert any(fnmatch(inside, pattern) for pattern in globs), inside
+
+
+@pytest.fixture
+def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A package of one module under tmp_path that scripts/messages.py works on instead."""
+    package = tmp_path / "orbito_hw"
+    (package / "lang").mkdir(parents=True)
+    monkeypatch.setattr(messages, "ROOT", tmp_path)
+    monkeypatch.setattr(messages, "PACKAGE", package)
+    monkeypatch.setattr(messages, "LANG", package / "lang")
+    monkeypatch.setattr(messages, "DOMAINS", (messages.Domain("orbito_hw", ("**/*.py",)),))
+    return package
+
+
+TOY = """from orbito_hw.lang import N_, _, ngettext
+PRESS = N_("Press the Orbito button")
+def lift(square, n):
+    return _("Lift the marble on {square}").format(square=square), ngettext(
+        "{n} marble", "{n} marbles", n).format(n=n)
+"""
+FRENCH = {
+    "Press the Orbito button": "Appuyez sur le bouton Orbito",
+    "Lift the marble on {square}": "Soulevez la bille en {square}",
+    "{n} marble": ("{n} bille", "{n} billes"),
+}
+
+
+def translate(po: Path, words: dict[str, str | tuple[str, str]], fuzzy: str = "") -> None:
+    with po.open("rb") as file:
+        catalog = read_po(file, locale="fr")
+    for message in catalog:
+        key = message.id[0] if isinstance(message.id, tuple) else message.id
+        if key in words:
+            message.string = words[key]
+            if key == fuzzy:
+                message.flags.add("fuzzy")
+    with po.open("wb") as file:
+        write_po(file, catalog)
+
+
+def kinds(found: list[str]) -> list[str]:
+    return sorted(line.split(": ", 2)[1].split(" (")[0] for line in found)
+
+
+def test_the_check_names_what_is_untranslated_fuzzy_unused_or_stale(toy: Path) -> None:
+    (toy / "words.py").write_text(TOY)
+    assert messages.main(["extract"]) == 0 and messages.main(["update"]) == 0
+    po = toy / "lang" / "fr" / "LC_MESSAGES" / "orbito_hw.po"
+    assert kinds(messages.all_problems()) == ["out of date", *["untranslated"] * 3]
+    translate(po, FRENCH)
+    assert kinds(messages.all_problems()) == ["out of date"]  # the .mo not made yet
+    assert messages.main(["check"]) == 1
+    assert messages.main(["compile"]) == 0
+    assert messages.all_problems() == [] and messages.main(["check"]) == 0
+
+    translate(po, {"Lift the marble on {square}": "Soulevez la bille en {case}"})
+    messages.main(["compile"])
+    assert kinds(messages.all_problems()) == ["placeholders differ from the English"]
+    translate(po, FRENCH, fuzzy="Press the Orbito button")
+    messages.main(["compile"])
+    assert kinds(messages.all_problems()) == ["fuzzy"]
+    translate(po, FRENCH)
+    messages.main(["compile"])
+
+    (toy / "words.py").write_text(TOY.replace('PRESS = N_("Press the Orbito button")\n', ""))
+    found = messages.all_problems()
+    assert kinds(found) == ["out of date", "unused"]  # the template, and the sentence gone
+    assert "'Press the Orbito button'" in found[-1]
+    messages.main(["extract"])
+    messages.main(["update"])  # drops it
+    messages.main(["compile"])
+    assert messages.all_problems() == []
+
+
+def test_a_plural_names_its_count_in_some_form() -> None:
+    from babel.messages.catalog import Message
+
+    right = Message(("{n} marble", "{n} marbles"), ("une bille", "{n} billes"))
+    wrong = Message(("{n} marble", "{n} marbles"), ("une bille", "des billes"))
+    assert not messages.placeholders_differ(right)
+    assert messages.placeholders_differ(wrong)
+
+
+def test_the_html_sentences_are_read_as_the_page_reads_them(toy: Path) -> None:
+    """words.js: data-i18n's text (spaces squeezed, or the attribute's value), and
+    data-i18n-label's aria-label."""
+    (toy / "web" / "static").mkdir(parents=True)
+    (toy / "web" / "static" / "p.html").write_text(
+        '<p data-i18n>New\n   <b>game</b></p><img alt="" data-i18n="A picture">'
+        '<nav aria-label="pages" data-i18n-label><a data-i18n>games</a></nav>'
+    )
+    monkeypatch_domain = messages.Domain("page", ("web/static/*.html",))
+    found = sorted(str(m.id) for m in messages.template(monkeypatch_domain) if m.id)
+    assert found == ["A picture", "New game", "games", "pages"]
+
+
+# --- choosing the language --------------------------------------------------------------------
+def accept_language() -> st.SearchStrategy[str]:
+    tag = st.sampled_from(["fr", "fr-CA", "en-GB", "de", "*", "EN", "x-klingon", "", "fr_FR"])
+    weight = st.one_of(
+        st.none(), st.sampled_from(["0", "1", "0.5", "0.001", "nan", "inf", "-1", "bogus", ""])
+    )
+    part = st.builds(lambda t, q: t if q is None else f"{t};q={q}", tag, weight)
+    return st.lists(part, max_size=6).map(", ".join)
+
+
+@given(st.one_of(st.text(), accept_language()))
+@example("fr;q=0, en;q=0")
+@example("fr;q=nan")
+@example("de, fr;q=0.5")
+@example(";;;q=;,,")
+def test_any_accept_language_gives_a_language_the_product_speaks(header: str) -> None:
+    assert lang.best(header) in lang.LANGUAGES
+
+
+@given(accept_language())
+def test_the_browsers_first_choice_that_is_spoken_wins(header: str) -> None:
+    """The highest q above 0 among the tags the product speaks (the first listed on a tie; a q
+    that is no number counts as 0, one above 1 as 1), else English: worked out here from the
+    header, and compared."""
+    chosen: list[tuple[float, int, str]] = []
+    for index, part in enumerate(header.split(",")):
+        tag, sep, q = part.strip().partition(";q=")
+        try:
+            weight = min(float(q), 1.0) if sep else 1.0  # above 1 is 1, "q=" none
+        except ValueError:
+            weight = 0.0
+        if weight != weight:  # nan: no weight
+            weight = 0.0
+        base = tag.replace("_", "-").split("-")[0].lower()
+        if base in lang.LANGUAGES and weight > 0:
+            chosen.append((-weight, index, base))
+    expected = sorted(chosen)[0][2] if chosen else "en"
+    assert lang.best(header) == expected
+
+
+@given(st.text())
+@example("fr-CA")
+@example("FR_fr.UTF-8")
+def test_any_code_is_a_known_language_or_one_clear_error(code: str) -> None:
+    try:
+        chosen = lang.known(code)
+    except ValueError as exc:
+        assert repr(code) in str(exc) and "en, fr" in str(exc)
+        with pytest.raises(ValueError):
+            lang.use(code)
+    else:
+        assert chosen in lang.LANGUAGES
+        lang.use(code)
+        assert lang.language() == chosen
+    assert lang.language() in lang.LANGUAGES
+
+
+def test_lang_pins_the_language_over_the_config() -> None:
+    lang.use_configured("fr")
+    assert lang.language() == "fr"
+    lang.use("en", pin=True)
+    lang.use_configured("fr")
+    assert lang.language() == "en"
+
+
+def test_a_missing_catalogue_falls_back_to_english() -> None:
+    assert lang.page_words("en") == {}
+    assert lang.translation("en").gettext("Press") == "Press"
+
+
+# --- French, end to end -----------------------------------------------------------------------
+FR_CONFIG = """[board]
+language = "fr"
+state_dir = "state"
+[backends]
+sensors = "sim"
+button = "sim"
+drive = "sim"
+lights = "sim"
+"""
+
+
+def test_lang_fr_gives_a_commands_error_in_french(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "missing.toml"
+    status, out, err = run(capsys, "--lang", "fr", "config", "check", "--config", str(missing))
+    assert (status, out) == (2, "")
+    assert err == (
+        f"orbito-hw: {missing} : impossible de lire le fichier de configuration : "
+        "No such file or directory\n"
+    )
+    status, _, err = run(capsys, "config", "check", "--config", str(missing), "--lang", "en")
+    assert status == 2 and "cannot read the config file" in err  # after the command too
+
+
+def test_an_unknown_lang_is_named(capsys: pytest.CaptureFixture[str]) -> None:
+    status, out, err = run(capsys, "--lang", "de", "run", "--mock")
+    assert (status, out) == (2, "")
+    assert err == "orbito-hw: --lang: unknown language 'de': choose one of en, fr\n"
+
+
+def test_the_configs_language_is_spoken_and_lang_wins(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(FR_CONFIG)
+    status, out, _ = run(capsys, "config", "check", "--config", str(path))
+    assert status == 0
+    assert out.splitlines()[0] == f"{path} : correct"
+    assert out.splitlines()[2] == f"premier joueur : black ; dossier d'état : {tmp_path / 'state'}"
+    lang.reset()
+    status, out, _ = run(capsys, "config", "check", "--config", str(path), "--lang", "en")
+    assert out.splitlines()[0] == f"{path}: ok"
+
+
+def test_an_unknown_language_in_the_config_is_one_problem_naming_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "config.toml"
+    path.write_text(FR_CONFIG.replace('"fr"', '"de"'))
+    status, out, err = run(capsys, "config", "check", "--config", str(path))
+    assert (status, out) == (2, "")
+    assert err == f"orbito-hw: {path}: board.language: 'de' is not one of en, fr\n"
+
+
+def test_the_log_speaks_the_configs_language(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The log lines the service status shows (app/logs.py), after a config in French."""
+    path = tmp_path / "config.toml"
+    path.write_text(FR_CONFIG)
+    assert run(capsys, "config", "check", "--config", str(path))[0] == 0
+    over = GameOver(game=3, result=Result.BLACK, lines=(0b1111,))  # a1 b1 c1 d1
+    assert describe(over)[1] == "partie 3 terminée : les noirs gagnent (a1 b1 c1 d1)"
+    assert describe(Corrected(game=3))[1] == "partie 3 : le plateau correspond de nouveau, jouez"
