@@ -99,8 +99,9 @@ def test_the_turn_is_told_before_the_next_prompt_and_the_leds_in_words() -> None
     after_press = term.type("press")
     assert "game 1 turn 1: black a1 -> ..../..../..../.B.." in after_press
     assert "game 1 turn 2: the board plays white" in after_press
-    assert re.search(r"^    [a-d][1-4]: place a white marble here \(white, blinking\)$",
-                     after_press, re.M)  # fmt: skip
+    # The board's first step now (lift the marble it moves, or place), the rest dimly.
+    now = r"(lift this marble \(yellow|place a white marble here \(white), blinking\)"
+    assert re.search(rf"^    [a-d][1-4]: {now}$", after_press, re.M)
     assert "status: the board's turn: make it for it and press (purple)" in after_press
     held = term.type("hold 2.5")
     assert "taking back turn 1 (a1): undo what the LEDs show" in held
@@ -180,9 +181,9 @@ def test_the_leds_in_words_follow_the_view() -> None:
     b1 = parse_square("b1")
     board = View("play", Colour.WHITE, board_turn=Turn.from_notation("c1-c2:b4"))
     assert [lit.text(p) for lit in view_words(board, p, "black's board")] == [
-        "c1: move this marble (yellow, blinking)",
-        "c2: move it here (from c1) (green)",
-        "b4: place a white marble here (white, blinking)",
+        "c1: lift this marble (yellow, blinking)",
+        "c2: then put the marble from c1 here (green, dim)",
+        "b4: then place a white marble here (white, dim)",
         "status: black's board's turn: make it for it and press (purple)",
     ]
     line = mask_of([parse_square(s) for s in ("a1", "b2", "c3", "d4")])

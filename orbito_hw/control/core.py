@@ -17,6 +17,7 @@ from collections.abc import Callable
 from orbito_hw.control.debounce import Debouncer
 from orbito_hw.control.events import Event, EventListener, Fault, GameOver
 from orbito_hw.control.guard import Guard
+from orbito_hw.control.guide import follow
 from orbito_hw.control.journal import Journal, Saved
 from orbito_hw.control.lights import LightShow, View
 from orbito_hw.control.machine import TRANSITIONS, State, TransitionError, Trigger
@@ -144,7 +145,8 @@ class Core:
         raise NotImplementedError  # the referee's: what its state shows
 
     def draw(self) -> None:
-        self.show.update(self.view())
+        # The board's turn as far as the hands got (guide.py): its lights follow each touch.
+        self.show.update(follow(self.view(), self.position, self.reader.marbles))
 
     def fault(self, reason: str) -> None:
         self.emit(Fault(self.saved.game, reason))

@@ -7,6 +7,7 @@ knocked over for good is set up again from the journal instead (``control/setup.
 
 from __future__ import annotations
 
+from orbito_hw.control import guide
 from orbito_hw.control.core import Core
 from orbito_hw.control.events import Corrected, Correction
 from orbito_hw.control.lights import View
@@ -63,4 +64,5 @@ class Corrections:
         extra = tuple(squares_of(reading & ~expected))
         missing = tuple(sorted(missing + swapped))
         to_move = referee.position.to_move
-        return View("correction", to_move, missing=missing, extra=extra, seen=seen)
+        steps = guide.correction(missing, extra, dict(seen))
+        return View("correction", to_move, missing=missing, extra=extra, seen=seen, guide=steps)

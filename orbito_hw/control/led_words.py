@@ -4,36 +4,41 @@ who cannot read ``#ffc800`` as "move this marble".
 It reads the light show's ``View`` (what the board means to show, lights.py composes the
 same view into colours), so the words and the LEDs never disagree: each lit square and the
 status pixel become a ``Lit``, its meaning, the palette colour by name and whether it blinks.
+In a guided flow (the board's turn, a refusal, a correction, a set-up, a take-back) the
+words are the guide's steps (guide.py), one per square still to do, as the LEDs light them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from orbito_hw.control.lights import Palette, View
+from orbito_hw.control import guide as guides
+from orbito_hw.control.guide import Guide, Step
+from orbito_hw.control.lights import Palette, View, guide_status, step_light
 from orbito_hw.hw.interfaces import RGB, rgb_hex
+from orbito_hw.lang import N_, _
 from orbito_hw.rules.game import Colour, Result
 from orbito_hw.rules.squares import square_name, squares_of
-from orbito_hw.rules.turn import Turn
 
 # The default palette's colours by the name a person gives them.
 COLOUR_NAMES = {
-    "black": "blue",
-    "white": "white",
-    "error": "red",
-    "draw": "orange",
-    "moving": "grey",
-    "fault": "magenta",
-    "board_from": "yellow",
-    "board_to": "green",
-    "board": "purple",
-    "hint_win": "green",
-    "hint_draw": "yellow",
-    "hint_loss": "orange",
-    "warning": "pink",
-    "undo": "cyan",
-    "setup": "lime",
+    "black": N_("blue"),
+    "white": N_("white"),
+    "error": N_("red"),
+    "draw": N_("orange"),
+    "moving": N_("grey"),
+    "fault": N_("magenta"),
+    "board_from": N_("yellow"),
+    "board_to": N_("green"),
+    "board": N_("purple"),
+    "hint_win": N_("green"),
+    "hint_draw": N_("yellow"),
+    "hint_loss": N_("orange"),
+    "warning": N_("pink"),
+    "undo": N_("cyan"),
+    "setup": N_("lime"),
 }
+MARBLE_COLOURS = {Colour.BLACK: N_("black"), Colour.WHITE: N_("white")}
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +50,7 @@ class Lit:
     meaning: str
     colour: RGB
     blinking: bool = False
+    dim: bool = False  # a step waiting: its colour, dimly
 
     def colour_name(self, palette: Palette) -> str:
         """The colour's name (the default palette's), or ``#rrggbb`` for one changed in
@@ -52,14 +58,88 @@ class Lit:
         default = Palette()
         for f in fields(Palette):
             if getattr(palette, f.name) == self.colour and getattr(default, f.name) == self.colour:
-                return COLOUR_NAMES[f.name]
+                return _(COLOUR_NAMES[f.name])
         return rgb_hex(self.colour)
 
     def text(self, palette: Palette) -> str:
         """``c2: place a black marble here (blue, blinking)``."""
         name = self.colour_name(palette)
-        how = f"{name}, blinking" if self.blinking else name
-        return f"{self.where}: {self.meaning} ({how})"
+        how = _("{colour}, blinking").format(colour=name) if self.blinking else name
+        how = _("{colour}, dim").format(colour=name) if self.dim else how
+        return _("{where}: {meaning} ({how})").format(
+            where=self.where, meaning=self.meaning, how=how
+        )
+
+
+def colour_word(colour: Colour | None) -> str:
+    """A marble colour in words ("black", "white"), in the process's language."""
+    return _(MARBLE_COLOURS[colour]) if colour is not None else ""
+
+
+def step_words(flow: str, step: Step, to_move: Colour | None = None) -> str:
+    """What one step asks, for its square's LED: "lift this marble", "put the marble from
+    c1 here", "place a white marble here"...; a step waiting starts with "then"."""
+    colour, seen = colour_word(step.colour), colour_word(step.seen)
+    action = step.action
+    if action == "lift":
+        text = _("lift this marble")
+    elif action == "put":
+        origin = square_name(step.origin) if step.origin is not None else "?"
+        text = _("put the marble from {square} here").format(square=origin)
+    elif action == "place":
+        if flow == "setup":
+            text = _("put a {colour} marble here").format(colour=colour)
+        else:
+            text = _("place a {colour} marble here").format(colour=colour)
+    elif action == "put-back":
+        text = _("put a {colour} marble back here").format(colour=colour)
+    elif action == "swap":
+        text = _("a {seen} marble: put a {colour} one here").format(seen=seen, colour=colour)
+    elif action == "take-off":
+        if flow == "setup":
+            text = _("take this marble off: this square stays empty")
+        elif flow in ("board-turn", "refused"):
+            text = _("wrong: take this marble off")
+        else:
+            text = _("take this marble off")
+    elif step.seen is not None:  # "undo", a marble of the wrong colour read there
+        text = _("wrong: a {seen} marble: {colour}'s turn").format(
+            seen=seen, colour=colour_word(to_move)
+        )
+    else:
+        text = _("wrong: undo what was done here")
+    if step.progress == "waiting":
+        return _("then {step}").format(step=text)
+    return text
+
+
+def guide_status_words(view: View, guide: Guide, who: str) -> str:
+    """What the status pixel says in a guided flow."""
+    flow = guide.flow
+    if flow == "refused":
+        if guide.squares(("undo",)):
+            return _("refused: the red squares are wrong")
+        if view.board_turn is not None:
+            return _("refused: make {who}'s turn as lit, then press").format(who=who)
+        return _("refused: place a marble, then press")
+    if flow == "correction":
+        return _("the board does not match: fix the lit squares")
+    if flow == "undo":
+        return _("take-back: undo the lit squares")
+    if flow == "setup":
+        if any(s.action == "place" and s.progress == "now" for s in guide.left()):
+            return _("setting up: {colour} marbles first").format(colour=colour_word(view.to_move))
+        return _("setting up: clear the red squares")
+    if flow == "hint":
+        value = view.value or "?"
+        return _("hint: the best turn, worth a {value}").format(value=value)
+    if guide.fixes:
+        return _("{who}'s turn: first put the red squares right").format(who=who)
+    if guide.press_now:
+        return _("{who}'s turn: made; now press").format(who=who)
+    if view.board_turn is not None and view.board_turn.place is None:
+        return _("{who}'s turn: make a press for it and press").format(who=who)
+    return _("{who}'s turn: make it for it and press").format(who=who)
 
 
 def view_words(view: View | None, palette: Palette, who: str = "the board") -> list[Lit]:
@@ -72,88 +152,60 @@ def view_words(view: View | None, palette: Palette, who: str = "the board") -> l
     squares: dict[int, Lit] = {}
     status: Lit | None = None
 
-    def light(sq: int, meaning: str, colour: RGB, blinking: bool = False) -> None:
-        squares[sq] = Lit(square_name(sq), meaning, colour, blinking)
+    def light(
+        sq: int, meaning: str, colour: RGB, blinking: bool = False, dim: bool = False
+    ) -> None:
+        squares[sq] = Lit(square_name(sq), meaning, colour, blinking, dim)
 
-    def turn_squares(turn: Turn, colour: Colour | None) -> None:
-        if turn.move_from is not None and turn.move_to is not None:
-            light(turn.move_from, "move this marble", p.board_from, True)
-            light(turn.move_to, f"move it here (from {square_name(turn.move_from)})", p.board_to)
-        if turn.place is not None and colour is not None:
-            light(turn.place, f"place a {colour} marble here", p.marble(colour), True)
-
+    guide = guides.of(view)
     mode = view.mode
-    if mode == "refused":
-        if view.board_turn is not None:
-            turn_squares(view.board_turn, view.to_move)
-        seen = dict(view.seen)
-        for sq in view.squares:
-            what = f"a {seen[sq]} marble: {view.to_move}'s turn" if sq in seen else ""
-            light(sq, f"wrong: {what or 'undo what was done here'}", p.error, True)
-        status = Lit("status", "refused: the red squares are wrong", p.error)
-    elif mode in ("correction", "undo"):
-        seen = dict(view.seen)
-        for sq, colour in view.missing:
-            if sq in seen:  # a marble of the other colour stands there
-                light(sq, f"a {seen[sq]} marble: put a {colour} one here", p.marble(colour))
-                continue
-            light(sq, f"put a {colour} marble back here", p.marble(colour))
-        if mode == "correction":
-            for sq in view.extra:
-                light(sq, "take this marble off", p.error)
-            status = Lit("status", "the board does not match: fix the lit squares", p.error)
-        else:
-            for sq in view.extra:
-                light(sq, "take this marble off", p.undo, True)
-            status = Lit("status", "take-back: undo the lit squares", p.undo, True)
-    elif mode == "setup":
-        for sq, colour in view.later:
-            light(sq, f"then put a {colour} marble here (dim)", p.marble(colour))
-        for sq, colour in view.missing:
-            light(sq, f"put a {colour} marble here", p.marble(colour))
-        for sq in view.extra:
-            light(sq, "take this marble off: this square stays empty", p.error, True)
-        now = f"{view.to_move} marbles first" if view.missing else "clear the red squares"
-        status = Lit("status", f"setting up: {now}", p.setup, True)
+    if guide is not None:
+        for sq, step in guide.shown().items():
+            rgb, blinks = step_light(guide.flow, step, p)
+            waiting = step.progress == "waiting"
+            words = step_words(guide.flow, step, view.to_move)
+            light(sq, words, rgb, blinks and not waiting, waiting)
+        colour_now, blinks = guide_status(view, guide, p)
+        if colour_now is not None:
+            status = Lit("status", guide_status_words(view, guide, who), colour_now, blinks)
     elif mode == "menu" and view.menu is not None:
         choice = view.menu
         if choice.colour is None:
             for sq in range(4):
-                colour = Colour.BLACK if sq % 2 == 0 else Colour.WHITE
-                light(sq, "menu: two people", p.marble(colour))
+                both = Colour.BLACK if sq % 2 == 0 else Colour.WHITE
+                light(sq, _("menu: two people"), p.marble(both))
         else:
             for sq in range(choice.strength):
-                light(sq, f"menu: the board plays {choice.colour}", p.marble(choice.colour))
-        status = Lit("status", "opponent menu: press for the next, hold to take it", p.board, True)
+                text = _("menu: the board plays {colour}").format(colour=colour_word(choice.colour))
+                light(sq, text, p.marble(choice.colour))
+        text = _("opponent menu: press for the next, hold to take it")
+        status = Lit("status", text, p.board, True)
     elif mode == "result" and view.result is not None:
         if view.result is Result.DRAW:
-            status = Lit("status", "a draw: every square pulses", p.draw, True)
+            status = Lit("status", _("a draw: every square pulses"), p.draw, True)
         else:
             winner = view.result.winner
             assert winner is not None
             mask = 0
             for line in view.lines:
                 mask |= line
+            name = colour_word(winner)
             for sq in squares_of(mask):
-                light(sq, f"{winner}'s winning line", p.marble(winner), True)
-            status = Lit("status", f"{winner} wins", p.marble(winner), True)
-    elif mode == "hint" and view.hint_turn is not None:
-        turn_squares(view.hint_turn, view.to_move)
-        value = view.value or "?"
-        status = Lit("status", f"hint: the best turn, worth a {value}", p.hint(value))
+                text = _("{colour}'s winning line").format(colour=name)
+                light(sq, text, p.marble(winner), True)
+            text = _("{colour} wins").format(colour=name)
+            status = Lit("status", text, p.marble(winner), True)
     elif mode == "warning":
         for sq in view.squares:
-            light(sq, "held back: this turn throws the game away", p.warning, True)
-        status = Lit("status", "warning: press again to play it anyway", p.warning, True)
+            light(sq, _("held back: this turn throws the game away"), p.warning, True)
+        text = _("warning: press again to play it anyway")
+        status = Lit("status", text, p.warning, True)
     elif mode in ("rotating", "starting"):
-        status = Lit("status", "hands off: the rings turn", p.moving)
+        status = Lit("status", _("hands off: the rings turn"), p.moving)
     elif mode == "fault":
-        status = Lit("status", "fault: the board waits (see the fault line)", p.fault, True)
-    elif view.board_turn is not None:
-        turn_squares(view.board_turn, view.to_move)
-        what = "a press" if view.board_turn.place is None else "it"
-        status = Lit("status", f"{who}'s turn: make {what} for it and press", p.board)
+        status = Lit("status", _("fault: the board waits (see the fault line)"), p.fault, True)
     elif view.to_move is not None:
-        status = Lit("status", f"{view.to_move} to move", p.marble(view.to_move))
+        text = _("{colour} to move").format(colour=colour_word(view.to_move))
+        status = Lit("status", text, p.marble(view.to_move))
     out = [squares[sq] for sq in sorted(squares)]
     return out + ([status] if status is not None else [])

@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from orbito_hw.control import guide as guides
+from orbito_hw.control.guide import Flow, Guide, Step
 from orbito_hw.control.menu import Choice
 from orbito_hw.hw.interfaces import RGB, Clock, Lights, TimerHandle, rgb_hex
 from orbito_hw.rules.game import Colour, Result
@@ -104,6 +106,8 @@ class View:
     later: tuple[tuple[Square, Colour], ...] = ()  # "setup": the other colour's, dimly
     seen: tuple[tuple[Square, Colour], ...] = ()  # "refused", "correction": a colour read
     # on a square at fault, from sensors that tell colours (a marble of the wrong colour)
+    guide: Guide | None = None  # what is left to do, as far as the hands got (guide.py);
+    # None: the one the fields above describe, nothing done (``guide.of``)
 
 
 def result_frame(result: Result, lines: tuple[Mask, ...], palette: Palette) -> dict[Square, RGB]:
@@ -204,50 +208,30 @@ class LightShow:
 
     def _compose(self, view: View) -> tuple[dict[int, RGB], RGB | None, bool]:
         p = self.palette
-        turn_colour = p.marble(view.to_move) if view.to_move else None
-        if view.mode == "refused":
-            on = self._phase % 2 == 0
-            lit = self._board_turn(view) if view.board_turn else {}
-            lit.update(dict.fromkeys(view.squares, p.error) if on else {})
-            return lit, p.error, True
-        if view.mode == "correction":
-            lit = {sq: p.marble(c) for sq, c in view.missing}
-            lit.update(dict.fromkeys(view.extra, p.error))
-            return lit, p.error, False
+        on = self._phase % 2 == 0
+        guide = guides.of(view)
+        if guide is not None:  # a guided flow: what is left to do, square by square
+            lit = guide_frame(guide, p, on)
+            status, blinks = guide_status(view, guide, p)
+            animated = blinks or any(light_of(guide.flow, s, p)[1] for s in guide.left())
+            return lit, status if on or not blinks else status_off(view, p), animated
         if view.mode == "menu" and view.menu is not None:
-            return self._menu(view.menu), p.board if self._phase % 2 == 0 else None, True
-        if view.mode == "undo":
-            on = self._phase % 2 == 0
-            lit = {sq: p.marble(c) for sq, c in view.missing}
-            lit.update(dict.fromkeys(view.extra, p.undo) if on else {})
-            return lit, p.undo if on else None, True
-        if view.mode == "setup":
-            on = self._phase % 2 == 0
-            lit = {sq: _dim(p.marble(c), SETUP_LATER) for sq, c in view.later}
-            lit.update({sq: p.marble(c) for sq, c in view.missing})
-            lit.update(dict.fromkeys(view.extra, p.error) if on else {})
-            return lit, p.setup if on else turn_colour, True
+            return self._menu(view.menu), p.board if on else None, True
         if view.mode == "result" and view.result is not None:
             lit = result_frame(view.result, view.lines, p)
             if view.result is Result.DRAW:
                 level = 0.55 + 0.45 * math.cos(2 * math.pi * self._phase / 20)
                 lit = {sq: _dim(c, level) for sq, c in lit.items()}
                 return lit, p.draw, True
-            on = self._phase % 2 == 0
             return (lit if on else {}), next(iter(lit.values()), None), True
-        if view.mode == "hint" and view.hint_turn is not None:
-            return self._board_turn(view, view.hint_turn), p.hint(view.value or ""), True
         if view.mode == "warning":
-            on = self._phase % 2 == 0
             lit = dict.fromkeys(view.squares, p.warning) if on else {}
             return lit, p.warning if on else None, True
         if view.mode in ("rotating", "starting"):
             return {}, p.moving, False
         if view.mode == "fault":
-            return {}, p.fault if self._phase % 2 == 0 else None, True
-        if view.board_turn is not None:
-            return self._board_turn(view), p.board, True
-        return {}, turn_colour, False
+            return {}, p.fault if on else None, True
+        return {}, p.marble(view.to_move) if view.to_move else None, False
 
     def _menu(self, choice: Choice) -> dict[int, RGB]:
         """The opponent menu: two people light a1..d1 in both marble colours in turn; the
@@ -258,23 +242,6 @@ class LightShow:
         if choice.colour is None:
             return {sq: p.marble(Colour.BLACK if sq % 2 == 0 else Colour.WHITE) for sq in range(4)}
         return dict.fromkeys(range(choice.strength), p.marble(choice.colour))
-
-    def _board_turn(self, view: View, shown: Turn | None = None) -> dict[int, RGB]:
-        """The board's turn: the marble to move blinks in ``board_from``, its target is
-        steady ``board_to``, the square to place on blinks in the board's marble colour,
-        out of step with the source (the place may be the square the marble left: it then
-        alternates between the two colours, each step in turn)."""
-        turn, p = shown or view.board_turn, self.palette
-        assert turn is not None and view.to_move is not None
-        first_half = self._phase % 2 == 0
-        lit: dict[int, RGB] = {}
-        if turn.move_from is not None and turn.move_to is not None:
-            lit[turn.move_to] = p.board_to
-            if first_half:
-                lit[turn.move_from] = p.board_from
-        if turn.place is not None and not first_half:
-            lit[turn.place] = p.marble(view.to_move)
-        return lit
 
     def close(self) -> None:
         self._stop()
@@ -291,3 +258,72 @@ def watched(lights: Lights) -> bool:
 def _dim(colour: RGB, level: float) -> RGB:
     r, g, b = colour
     return (round(r * level), round(g * level), round(b * level))
+
+
+# --- a guided flow's lights (guide.py): one step per square, the status pixel -------------
+def step_light(flow: Flow, step: Step, palette: Palette) -> tuple[RGB, bool]:
+    """A step's colour at full and whether it blinks, as the step to do now. A step
+    waiting shows the same colour dimly and steady (``light_of``); a step done is dark.
+
+    The board's turn: ``lift`` blinks yellow (``board_from``), ``put`` blinks green
+    (``board_to``), ``place`` blinks the board's marble colour. A marble to put back or
+    swap shows its colour, steady. A marble to take off shows red (the take-back's: cyan,
+    blinking; a correction's: steady), a square to undo after a refusal blinks red."""
+    p, action = palette, step.action
+    if action == "lift":
+        return p.board_from, True
+    if action == "put":
+        return p.board_to, True
+    if action in ("place", "put-back", "swap"):
+        assert step.colour is not None
+        return p.marble(step.colour), action == "place" and flow != "setup"
+    if action == "take-off":
+        if flow == "undo":
+            return p.undo, True
+        return p.error, flow != "correction"
+    return p.error, True  # "undo": what was done on a square at fault
+
+
+def light_of(flow: Flow, step: Step, palette: Palette) -> tuple[RGB, bool]:
+    """What the step's square shows: the step's light now, dimmed and steady waiting."""
+    colour, blinks = step_light(flow, step, palette)
+    if step.progress == "waiting":
+        return _dim(colour, SETUP_LATER), False
+    return colour, blinks
+
+
+def guide_frame(guide: Guide, palette: Palette, on: bool = True) -> dict[Square, RGB]:
+    """The squares a guide lights (``on``: the first half of a blink): exactly the
+    squares with a step left, each in its first step's light."""
+    lit = {}
+    for sq, step in guide.shown().items():
+        colour, blinks = light_of(guide.flow, step, palette)
+        if on or not blinks:
+            lit[sq] = colour
+    return lit
+
+
+def guide_status(view: View, guide: Guide, palette: Palette) -> tuple[RGB | None, bool]:
+    """The status pixel of a guided flow and whether it blinks: red while something is to
+    be put right (a refusal, a correction, a square wrong during the board's turn); the
+    board's turn purple, blinking once only the press is left; a hint its value's colour;
+    the take-back cyan, blinking; a set-up alternating with the colour to put on."""
+    p, flow = palette, guide.flow
+    if flow in ("refused", "correction"):
+        return p.error, False
+    if flow == "undo":
+        return p.undo, True
+    if flow == "setup":
+        return p.setup, True
+    if flow == "hint":
+        return p.hint(view.value or ""), False
+    if guide.fixes:
+        return p.error, False
+    return p.board, guide.press_now
+
+
+def status_off(view: View, palette: Palette) -> RGB | None:
+    """The status pixel in a blink's second half: dark, or in a set-up the colour to put on."""
+    if view.mode == "setup" and view.to_move is not None:
+        return palette.marble(view.to_move)
+    return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from orbito_hw.control import guide
 from orbito_hw.control.board_player import BoardPlayer
 from orbito_hw.control.core import Core
 from orbito_hw.control.events import BoardTurn, OpponentChosen
@@ -45,8 +46,13 @@ class Players:
             # A remote player's turn not here yet: nobody here plays that colour.
             return "wait for the other board's turn", referee.off()
         if wanted is not None and turn != wanted:
-            # Another legal turn on the board's move: the board plays its own turn only.
-            return f"the board's turn is {wanted}, not {turn}", referee.off(wanted)
+            # Another legal turn on the board's move: the board plays its own turn only. The
+            # squares at fault are where something was done that its turn does not do (not
+            # a square of it still to do); else where anything was done.
+            now = {sq: m.colour for sq, m in referee.reader.marbles.items()}
+            made = guide.board_turn(referee.position, wanted, now)
+            wrong = mask_of(s.square for s in made.fixes if s.square is not None)
+            return f"the board's turn is {wanted}, not {turn}", wrong or referee.off()
         if wanted is not None and wanted.move_from is not None and referee.reader.placed_first:
             # The right layout, the steps the other way round: shown as move, then place.
             assert wanted.place is not None and wanted.move_to is not None

@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 
+from orbito_hw.control import guide
 from orbito_hw.control.core import Core
 from orbito_hw.control.events import Rejected, SetupAsked, SetupDone
 from orbito_hw.control.guard import cut
@@ -194,4 +195,5 @@ class SetUps:
         later = tuple((sq, c) for sq, c in to_fill if (sq, c) not in missing)
         extra = tuple(squares_of(reading & ~target.occupied))
         shown = now if missing else target.to_move
-        return View("setup", shown, missing=missing, extra=extra, later=later)
+        steps = guide.setup(missing, later, extra, shown)
+        return View("setup", shown, missing=missing, extra=extra, later=later, guide=steps)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from typing import Final
 
+from orbito_hw.control import guide
 from orbito_hw.control.core import Core
 from orbito_hw.control.events import Rejected, TakeBack, TakenBack
 from orbito_hw.control.hints import Hints
@@ -193,4 +194,6 @@ class TakeBacks:
             for sq in squares_of(target.occupied)
             if sq not in marbles and (colour := target.colour_at(sq)) is not None
         )
-        return View("undo", target.to_move, missing=missing, extra=extra)
+        now = {sq: m.colour for sq, m in marbles.items()}
+        steps = guide.undo(target, now)  # each marble off first, then the ones back
+        return View("undo", target.to_move, missing=missing, extra=extra, guide=steps)
