@@ -1,6 +1,8 @@
 """Takes the pictures of docs/web-page.md (docs/screenshots/): each page at a phone's size
 (390x844) and a desktop's (1280x800), from ``run --mock --web`` against the board at level 3
-with a game in a few states. Needs the test extra (Playwright) and Debian's chromium.
+with a game in a few states, in the dark theme and English, and a few in the light theme and
+in French (the browser's colour scheme and language, as a viewer's would be). Needs the test
+extra (Playwright) and Debian's chromium.
 
     python scripts/screenshots.py [OUTPUT-DIR]
 
@@ -86,9 +88,17 @@ def main() -> None:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
 
-                def shoot(name: str, path: str, ready: Callable[[Any], None] | None = None) -> None:
+                def shoot(
+                    name: str,
+                    path: str,
+                    ready: Callable[[Any], None] | None = None,
+                    scheme: str = "dark",
+                    locale: str = "en-GB",
+                ) -> None:
                     for size, viewport in SIZES.items():
-                        page = browser.new_page(viewport=viewport)
+                        page = browser.new_page(
+                            viewport=viewport, color_scheme=scheme, locale=locale
+                        )
                         if path == "watch":
                             page.route("**/api/watch", lambda route: route.fulfill(
                                 status=200, content_type="application/json",
@@ -108,10 +118,28 @@ def main() -> None:
                     page.wait_for_selector('[data-link="live"]')
                     page.wait_for_selector('[data-glow="place"]:not([data-led=""])')
 
-                # A first game played to its end: the archive has it.
+                def previewed(page: Any) -> None:  # the press previewed: the button pointed at
+                    page.wait_for_selector('[data-link="live"]')
+                    page.hover('[data-action="press"]')
+                    page.wait_for_selector('#board[data-preview="true"]')
+
+                def reviewed(page: Any) -> None:  # the result with its review link found
+                    page.wait_for_selector("#review:not([hidden])")
+
+                # The person's turn after a few: the press previewed, light and in French.
+                for _ in range(4):
+                    play_one(url, rng)
+                while state(url)["phase"] != "your-turn":
+                    play_one(url, rng)
+                shoot("preview-light-fr", "", previewed, scheme="light", locale="fr-FR")
+                shoot("preview", "", previewed)
+                # That game played to its end: the archive has it.
                 play_to_end(url, seed=5)
-                shoot("result", "", lambda page: page.wait_for_selector('[data-link="live"]'))
+                shoot("result", "", reviewed)
+                shoot("result-light", "", reviewed, scheme="light")
+                shoot("result-fr", "", reviewed, locale="fr-FR")
                 shoot("games", "games")
+                shoot("games-light", "games", scheme="light")
                 shoot("game", "games/1")
                 shoot("watch", "watch")
                 # A second game: the board's turn with a move, then a refused press.

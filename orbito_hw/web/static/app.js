@@ -50,12 +50,23 @@ function connect() {
   };
 }
 
-const LINK_WORDS = { connecting: "connecting", live: "live", reconnecting: "reconnecting" };
+// The words of the game's data (colours, values), each written out so the catalogue has it.
+function colourWord(colour) {
+  return colour === "black" ? t("black") : colour === "white" ? t("white") : colour;
+}
+
+function Colour(colour) {
+  return colour === "black" ? t("Black") : t("White");
+}
+
+function valueWord(value) {
+  return { win: t("win"), draw: t("draw"), loss: t("loss") }[value] || value;
+}
 
 function setLink(state) {
   const link = $("link");
   link.dataset.link = state;
-  link.textContent = t(LINK_WORDS[state]);
+  link.textContent = { connecting: t("connecting"), live: t("live"), reconnecting: t("reconnecting") }[state];
 }
 
 // --- where each square is drawn -------------------------------------------------------------
@@ -271,7 +282,7 @@ function draw(s) {
     status.style.setProperty("--led", s.status || "transparent");
   }
   change($("status-text"), "textContent", s.status_text || "");
-  change($("hand"), "textContent", s.hand.length ? t("In the hand: {marbles}", { marbles: s.hand.map((c) => t(c)).join(", ") }) : "");
+  change($("hand"), "textContent", s.hand.length ? t("In the hand: {marbles}", { marbles: s.hand.map(colourWord).join(", ") }) : "");
   drawInstruction(s, before);
   drawLegend(s.legend || []);
   drawResult(s);
@@ -337,7 +348,7 @@ function drawWho(s) {
       span.className = "player";
       span.dataset.colour = colour;
       const me = viewer(archived) === colour;
-      span.textContent = `${t(colour === "black" ? "Black" : "White")}: ${me ? t("you") : playerWords(archived[colour])}`;
+      span.textContent = `${Colour(colour)}: ${me ? t("you") : playerWords(archived[colour])}`;
       if (i) who.append(" · ");
       who.append(span);
     });
@@ -403,7 +414,7 @@ function resultWords(result, players) {
   const me = viewer(players);
   if (me === result) return t("You win");
   if (me && players[result] === "remote") {
-    return t("{colour}'s board wins", { colour: t(result === "black" ? "Black" : "White") });
+    return t("{colour}'s board wins", { colour: Colour(result) });
   }
   if (me) return t("The board wins");
   return result === "black" ? t("Black wins") : t("White wins");
@@ -496,8 +507,8 @@ function drawEval(evaluation) {
   const black = evaluation.to_move === "black" ? share : 1 - share;
   change($("eval-black").style, "width", `${Math.round(black * 100)}%`);
   change(box.dataset, "value", evaluation.value);
-  const mover = t(evaluation.to_move);
-  const other = t(evaluation.to_move === "black" ? "white" : "black");
+  const mover = colourWord(evaluation.to_move);
+  const other = colourWord(evaluation.to_move === "black" ? "white" : "black");
   const n = evaluation.plies;
   const text = {
     win: t("{mover}, to move, can force a win within {n} more turns (or presses)", { mover, n }),
@@ -518,7 +529,7 @@ function drawTurns(s) {
       const item = document.createElement("li");
       item.dataset.turn = token;
       const colour = (i % 2 === 0) === (s.first === "black") ? "black" : "white";
-      item.textContent = `${t(colour)} ${token === "*" ? t("* (a press, board full)") : token}`;
+      item.textContent = `${colourWord(colour)} ${token === "*" ? t("* (a press, board full)") : token}`;
       return item;
     }),
   );
@@ -595,13 +606,13 @@ function drawPuzzle() {
 // --- the log ------------------------------------------------------------------------------
 // A board that tells colours names the marbles of the wrong colour: " (white on d3)".
 function seenColours(seen) {
-  const pairs = Object.entries(seen || {}).map(([sq, colour]) => t("{colour} on {square}", { colour: t(colour), square: sq }));
+  const pairs = Object.entries(seen || {}).map(([sq, colour]) => t("{colour} on {square}", { colour: colourWord(colour), square: sq }));
   return pairs.length ? ` (${pairs.join(", ")})` : "";
 }
 
 function describe(e) {
   const squares = (e.squares || []).join(" ");
-  const colour = e.colour ? t(e.colour) : "";
+  const colour = e.colour ? colourWord(e.colour) : "";
   switch (e.event) {
     case "turn": return t("turn {number}: {colour} {turn}", { number: e.number, colour, turn: e.turn });
     case "board-turn": return t("the board's turn {number} ({colour}): {turn}, make it", { number: e.number, colour, turn: e.turn });
@@ -609,10 +620,10 @@ function describe(e) {
     case "correction": return t("the board does not match: {squares}", { squares }) + seenColours(e.seen);
     case "corrected": return t("the board matches again");
     case "result": return e.result === "draw" ? t("a draw") : e.result === "black" ? t("black wins") : t("white wins");
-    case "new-game": return t("game {game}: {first} starts", { game: e.game, first: t(e.first) });
+    case "new-game": return t("game {game}: {first} starts", { game: e.game, first: colourWord(e.first) });
     case "first": return t("{colour} starts", { colour });
-    case "hint": return t("hint for {colour}: {turn} ({value})", { colour, turn: e.turn, value: t(e.value) });
-    case "warning": return t("{turn} throws the game away ({value}): press again to play it", { turn: e.turn, value: t(e.value) });
+    case "hint": return t("hint for {colour}: {turn} ({value})", { colour, turn: e.turn, value: valueWord(e.value) });
+    case "warning": return t("{turn} throws the game away ({value}): press again to play it", { turn: e.turn, value: valueWord(e.value) });
     case "takeback": return t("taking back turn {number} ({turn})", { number: e.number, turn: e.turn });
     case "taken-back": return t("turn {number} taken back", { number: e.number });
     case "puzzle": return e.solved ? t("puzzle {id} solved", { id: e.id }) : t("puzzle {id} not solved", { id: e.id });
@@ -732,9 +743,9 @@ function setUpControls() {
   });
   $("offer-draw").addEventListener("click", () => {
     const mover = last && last.to_move ? last.to_move : "black";
-    const other = mover === "black" ? "White" : "Black";
+    const other = Colour(mover === "black" ? "white" : "black");
     $("draw-offer-text").textContent = t("{colour} offers a draw. {other}, do you accept?", {
-      colour: t(mover === "black" ? "Black" : "White"), other: t(other) });
+      colour: Colour(mover), other });
     $("draw-offer").hidden = false;
     $("accept-draw").focus();
   });
