@@ -6,6 +6,7 @@ archive. The same scenarios on a real kernel are in tests/system/ (USB gadget, g
 
 from __future__ import annotations
 
+import asyncio
 import os
 import sys
 import threading
@@ -24,9 +25,10 @@ from orbito_hw.app.run import run_board
 from orbito_hw.archive.store import Archive
 from orbito_hw.control.journal import Journal
 from orbito_hw.errors import ConfigError
-from orbito_hw.hw.clock import VirtualClock
+from orbito_hw.hw.clock import LoopClock, VirtualClock
 from orbito_hw.hw.health import BoardHealth
 from orbito_hw.hw.interfaces import MoveReport
+from orbito_hw.hw.serial_backend import SerialRingDrive
 from orbito_hw.hw.standby import StandInDrive
 from orbito_hw.rules.game import Colour
 from orbito_hw.sim.board import SimBoard, SimLights
@@ -34,8 +36,9 @@ from orbito_hw.sim.pico import FakePico
 from orbito_hw.sim.world import SimRings
 
 from .common.boards import EXAMPLE, FakeLgpioError, pico_config
-from .common.players import Person, Watch, press, settled, turning, until
+from .common.players import Person, Watch, press, settled, turning
 from .common.systemd import FakeSystemd
+from .common.wait import until, until_async
 
 
 @pytest.fixture
@@ -416,3 +419,39 @@ def test_the_boards_health_tells_the_referee_what_is_missing_and_when_all_is_bac
     late = FakeDrive()
     drive.attach(late)  # opened on the worker while the board shut down
     assert late.closed == 1
+
+
+def test_the_pico_follows_one_reconnect_policy_unplugged_at_the_start_and_pulled_later(
+    tmp_path: Path, mock_pins: MockFactory
+) -> None:
+    # The supervisor's policy for the drive tries the Pico until it is first opened, then
+    # goes on with its link: the same object, not a second schedule of the link's own.
+    _physics, pico, port = pico_board(tmp_path)
+    loop = asyncio.new_event_loop()
+    board = devices.Devices(pico_config(port, tmp_path / "state"), LoopClock(loop), loop)
+    policy = board.reconnects["drive"]
+
+    def wait_for(condition: Callable[[], bool], what: str) -> None:
+        loop.run_until_complete(until_async(condition, what=what))
+
+    try:
+        board.open_now()
+        assert "drive" in board.missing and policy.gone  # tried on its first wait
+        board.start()
+        pico.start()
+        port.symlink_to(pico.path)  # plugged in late
+        wait_for(lambda: board.whole, "the Pico opened")
+        assert not policy.gone
+        drive = board.drive.real
+        assert isinstance(drive, SerialRingDrive)
+        assert drive.link.reconnect is policy
+        pico.unplug()
+        wait_for(lambda: policy.gone, "the link's loss on the drive's policy")
+        assert policy.wait <= devices.LAST_RETRY_S  # the supervisor's figures
+        pico.replug()
+        wait_for(lambda: not policy.gone, "the Pico back on the same policy")
+        assert drive.link.reconnects >= 1
+    finally:
+        board.close()
+        loop.close()
+        pico.close()

@@ -6,12 +6,15 @@ another program at boot, a strip whose SPI is not there yet. So the controller s
 stand-ins (``hw/standby.py``), this supervisor notes each part it cannot open in the board's
 health (``hw/health.py``, the one place that holds it), the referee shows it as a fault (the
 status pixel, the page, the log, systemd's status line), and this supervisor tries each
-missing part again with a back-off (1 s, doubling to 8 s) until the board is whole. Then the
-referee carries on from the journal as after a restart: it homes the rings and checks the
-board before play goes on.
+missing part again when its own reconnect policy says (``hw/reconnect.py``: 1 s, doubling to
+8 s) until the board is whole. Then the referee carries on from the journal as after a
+restart: it homes the rings and checks the board before play goes on.
 
-A part once open looks after itself: the Pico's link reconnects on its own (its drive tells
-the referee when it is lost and back), and the Pi's own pins do not come and go.
+Each part has one policy, held here. A strip or sensors lost mid-game come back to this
+supervisor, on their policy. The Pico, once open, is got back by its serial link (the
+handshake, a Pico that restarted): the link is handed the drive's policy, so the Pico's
+tries follow one schedule whether it was never plugged in or pulled later. The Pi's own pins
+do not come and go.
 
 The opening runs on a worker thread: a port that takes seconds to answer must not hold up
 the event loop that feeds the watchdog.
@@ -37,6 +40,7 @@ from orbito_hw.app.config import Config
 from orbito_hw.errors import ConfigError, HardwareError
 from orbito_hw.hw.health import BoardHealth
 from orbito_hw.hw.interfaces import Board, Clock, part_is
+from orbito_hw.hw.reconnect import Reconnect, WaitClock
 from orbito_hw.hw.standby import (
     StandInButton,
     StandInColourSensors,
@@ -59,7 +63,13 @@ class Devices:
     """The board's parts, each opened as soon as it can be. ``board`` is whole from the
     start for the referee (stand-ins until the real parts are open)."""
 
-    def __init__(self, config: Config, clock: Clock, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(
+        self,
+        config: Config,
+        clock: Clock,
+        loop: asyncio.AbstractEventLoop,
+        reconnect_clock: WaitClock | None = None,
+    ) -> None:
         check_backends(config)  # a config no device can mend: ConfigError, exit 2
         self.config = config
         self.loop = loop
@@ -90,8 +100,11 @@ class Devices:
             del self._openers["sensors"]  # they come with the Pico
         for name in self._openers:
             self.health.missing(name, "not opened yet")
+        # One reconnect policy per part (the Pico's handed on to its link once it is open).
+        self.reconnects = {
+            name: Reconnect(FIRST_RETRY_S, LAST_RETRY_S, reconnect_clock) for name in self._openers
+        }
         self.tries = 0
-        self._wait = FIRST_RETRY_S
         self._timer: asyncio.TimerHandle | None = None
         self._trying: asyncio.Future[Any] | None = None
         self._closed = False
@@ -110,12 +123,15 @@ class Devices:
     def open_now(self) -> None:
         """One try at every part, here and now (before the loop runs): a board whose parts
         are all there starts exactly as it always did."""
-        self._settle(self._try_all())
+        found = self._try_all(list(self.missing))
+        for name, why in found.items():
+            if why:
+                self.reconnects[name].lost()  # its first try again after the first wait
+        self._settle(found)
 
     def start(self) -> None:
         """From now on, missing parts are tried again in the background."""
-        if self.missing:
-            self._schedule()
+        self._schedule()
 
     def close(self) -> None:
         """Stop trying; close every part that is open (the lights first, dark)."""
@@ -130,22 +146,28 @@ class Devices:
         self._lost_meanwhile.add(name)
         # Its words name the part: a strip gone is the strip's fault, not the drive's.
         self._settle({name: f"{part_is(name, 'missing')} ({why})"})
-        if self._timer is None and self._trying is None and not self._closed:
-            self._wait = FIRST_RETRY_S
-            self._schedule()
+        self.reconnects[name].lost()
+        self._schedule()
 
     # -- the tries ---------------------------------------------------------------------
 
     def _schedule(self) -> None:
-        if self._closed:
+        """The timer for the missing part whose try is due first (none while a try runs:
+        its end schedules the next)."""
+        if self._closed or self._trying is not None:
             return
-        self._timer = self.loop.call_later(self._wait, self._in_background)
-        self._wait = min(self._wait * 2, LAST_RETRY_S)
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+        waits = [self.reconnects[name].remaining() for name in self.missing]
+        if waits:
+            self._timer = self.loop.call_later(min(waits), self._in_background)
 
     def _in_background(self) -> None:
         self._timer = None
         self._lost_meanwhile.clear()
-        self._trying = self.loop.run_in_executor(None, self._try_all)
+        due = [name for name in self.missing if self.reconnects[name].due()]
+        self._trying = self.loop.run_in_executor(None, self._try_all, due)
         self._trying.add_done_callback(self._tried)
 
     def _tried(self, trying: asyncio.Future[dict[str, str]]) -> None:
@@ -154,18 +176,23 @@ class Devices:
             return
         # A part opened by this try and lost again before it ended (a strip that failed its
         # first frame) stays missing: the loss, noted on the loop, came after the opening.
-        found = trying.result()
-        self._settle({n: why for n, why in found.items() if n not in self._lost_meanwhile})
-        if self.missing:
-            self._schedule()
+        found = {n: why for n, why in trying.result().items() if n not in self._lost_meanwhile}
+        for name, why in found.items():
+            if why:
+                self.reconnects[name].failed()
+            else:
+                self.reconnects[name].succeeded()
+        self._settle(found)
+        self._schedule()
 
-    def _try_all(self) -> dict[str, str]:
-        """Each missing part once (on a worker thread but for the first time): what came
-        of each, by name ("" opened). The board's health is noted on the loop, after."""
+    def _try_all(self, names: list[str]) -> dict[str, str]:
+        """Each of the missing parts ``names`` once (on a worker thread but for the first
+        time): what came of each, by name ("" opened). The board's health is noted on the
+        loop, after."""
         self.tries += 1
         missing = self.missing
         found: dict[str, str] = {}
-        for name in missing:
+        for name in names:
             if self._closed:
                 break
             try:
@@ -173,9 +200,11 @@ class Devices:
             except ConfigError:
                 raise
             except HardwareError as exc:
-                found[name] = self._failed(name, str(exc), missing[name])
+                found[name] = self._failed(name, str(exc), missing.get(name, ""))
             except Exception as exc:  # a library's own surprise: a fault, never a stop
-                found[name] = self._failed(name, f"{type(exc).__name__}: {exc}", missing[name])
+                found[name] = self._failed(
+                    name, f"{type(exc).__name__}: {exc}", missing.get(name, "")
+                )
             else:
                 found[name] = ""
                 log.info("the board's %s: open", name)
@@ -226,6 +255,13 @@ class Devices:
         )
         if pico_sensors is not None:
             self.sensors.attach(pico_sensors)
+        if self.config.backends.drive == "serial":
+            from orbito_hw.hw.serial_backend import SerialRingDrive
+
+            if isinstance(drive, SerialRingDrive):  # the Pico: its link gets it back from now on
+                policy = self.reconnects["drive"]
+                policy.succeeded()  # open now: its next loss starts at the first wait
+                drive.link.reconnect = policy
         self.drive.attach(drive)
 
     def _open_sensors(self) -> None:

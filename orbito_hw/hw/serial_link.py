@@ -4,13 +4,15 @@ The frames, their CRC and the sequence numbers are ``orbito_fw.protocol``: the v
 module the firmware runs. A request is sent with a fresh sequence number and retried
 with the same number until its reply comes, so the Pico (which answers a repeated number
 from memory) never acts twice. When the port goes away (the Pico unplugged) the link
-reopens it with a growing back-off and shakes hands again; if the Pico restarted in the
-meantime, what it was doing is lost and the caller hears so (``ControllerRestartedError``).
+reopens it and shakes hands again, each try when its one reconnect policy says
+(``reconnect``, a ``hw/reconnect.py`` ``Reconnect``; on a board the supervisor hands it the
+drive's), whether a request waits for the Pico or the link is idle; if the Pico restarted in
+the meantime, what it was doing is lost and the caller hears so (``ControllerRestartedError``).
 
 Between requests the link keeps a heartbeat: after ``heartbeat`` seconds without a frame
 from the Pico it sends ``PING``; no answer (every try) or the port gone and the link is
 *lost* (``lost`` says why), noticed within ``LinkSettings.silence_limit`` seconds even
-while the rings are idle. ``poll_events`` then tries to get it back, one try per back-off.
+while the rings are idle. ``poll_events`` then tries to get it back, each try when due.
 
 Everything the Pico sends is checked before it goes on: a reply that does not answer its
 command is a ``ProtocolError``; a frame that fails the CRC is dropped by the ``Deframer``.
@@ -34,6 +36,7 @@ from typing import TYPE_CHECKING, Literal
 from orbito_fw.protocol import PROTOCOL_VERSION, Deframer, encode, fields
 
 from orbito_hw.errors import HardwareError
+from orbito_hw.hw.reconnect import Reconnect
 
 if TYPE_CHECKING:
     import serial
@@ -105,7 +108,9 @@ class LinkSettings:
     reply_timeout: float = 0.3  # one try of a request
     retries: int = 5  # tries after the first, with the same sequence number
     heartbeat: float = 1.0  # PING after this long without a frame from the Pico
-    backoff_first: float = 0.05  # reconnect back-off, doubling up to backoff_max
+    # The reconnect policy of a link opened alone (doctor, tests): the first wait, doubling
+    # up to the cap. On a board the supervisor hands the link the drive's own (devices.py).
+    backoff_first: float = 0.05
     backoff_max: float = 1.0
     reconnect_timeout: float = 20.0  # a request gives up waiting for the link after this
 
@@ -142,9 +147,13 @@ class SerialLink:
         port: str,
         settings: LinkSettings | None = None,
         on_event: EventListener | None = None,
+        reconnect: Reconnect | None = None,
     ) -> None:
         self.port = port
         self.settings = settings or LinkSettings()
+        s = self.settings
+        # When the Pico is tried next once gone: one policy, in a request and between them.
+        self.reconnect = reconnect or Reconnect(s.backoff_first, s.backoff_max)
         self.on_event = on_event
         self.session = os.urandom(4).hex()  # a restarted host is a new session to the Pico
         self.hello: Hello | None = None
@@ -160,8 +169,6 @@ class SerialLink:
         self._frames: deque[tuple[int, list[str]]] = deque()  # read, not yet handed on
         self._closed = threading.Event()
         self._heard = time.monotonic()  # the Pico's last good frame
-        self._retry_at = 0.0  # when a lost link is tried next (poll_events)
-        self._backoff = self.settings.backoff_first
 
     # -- opening and closing ------------------------------------------------------------
 
@@ -269,7 +276,7 @@ class SerialLink:
         """On a lost link, one try to get it back at once (a job is waiting): True when the
         link works."""
         if self._serial is None:
-            self._retry_at = 0.0
+            self.reconnect.soon()
             self._retry()
         return not self.lost
 
@@ -335,13 +342,13 @@ class SerialLink:
 
     def _lose(self, why: str) -> None:
         """The port failed or the Pico fell silent: let go of the port and say so once;
-        ``poll_events`` tries again after the back-off."""
+        ``poll_events`` tries again when the reconnect policy says (a request that gave up
+        leaves its schedule going on)."""
         self._close_port()
         if not self.lost:
             self.lost = f"the ring controller on {self.port} is gone ({why})"
             log.warning("%s", self.lost)
-            self._backoff = self.settings.backoff_first
-        self._retry_at = time.monotonic() + self._backoff
+        self.reconnect.lost()
 
     def _wrong_firmware(self, exc: FirmwareVersionError) -> None:
         """Lost, for a reason only flashing the firmware mends: say that one."""
@@ -351,9 +358,9 @@ class SerialLink:
             self.lost = str(exc)
 
     def _retry(self) -> None:
-        """One try to get a lost link back, if its back-off has passed (else a short
-        wait, as a read would have made)."""
-        wait = self._retry_at - time.monotonic()
+        """One try to get a lost link back, if it is due (else a short wait, as a read
+        would have made)."""
+        wait = self.reconnect.remaining()
         if wait > 0:
             self._closed.wait(min(wait, self.settings.read_timeout))
             return
@@ -368,26 +375,28 @@ class SerialLink:
         else:
             self._found()
             return
-        self._backoff = min(self._backoff * 2, self.settings.backoff_max)
-        self._retry_at = time.monotonic() + self._backoff
+        self.reconnect.failed()
 
     def _found(self) -> None:
         """The link is back (the caller sets the Pico up again: ``reconnects`` counts)."""
         if self.lost:
             log.warning("the ring controller on %s is back", self.port)
         self.lost = ""
+        self.reconnect.succeeded()
         self.reconnects += 1
         self.reconnected.set()
 
     def _reconnect(self, cause: OSError) -> None:
-        """In a request: reopen the port with a growing back-off and shake hands again."""
+        """In a request: reopen the port and shake hands again, each try when the reconnect
+        policy says, for ``reconnect_timeout`` at most."""
         self._close_port()
         before = self.hello
         s = self.settings
-        delay = s.backoff_first
-        deadline = time.monotonic() + s.reconnect_timeout
+        self.reconnect.lost()
+        clock = self.reconnect.clock
+        deadline = clock.now() + s.reconnect_timeout
         while True:
-            if self._closed.wait(delay):
+            if self.reconnect.pause(self._closed):
                 raise LinkError(f"the link to {self.port} was closed")
             try:
                 hello = self._attempt()
@@ -397,13 +406,13 @@ class SerialLink:
                 raise
             except (LinkError, OSError) as exc:
                 self._close_port()
-                if time.monotonic() > deadline:
+                self.reconnect.failed()
+                if clock.now() > deadline:
                     self._lose(str(cause))
                     raise LinkError(
                         f"lost the ring controller on {self.port} ({cause}) and could not "
                         f"reconnect in {s.reconnect_timeout:g} s: {exc}"
                     ) from exc
-                delay = min(delay * 2, s.backoff_max)
         self._found()
         if before is not None and hello.boot != before.boot:
             raise ControllerRestartedError(f"the ring controller on {self.port} restarted")
