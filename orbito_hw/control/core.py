@@ -17,9 +17,8 @@ from collections.abc import Callable
 from orbito_hw.control.debounce import Debouncer
 from orbito_hw.control.events import Event, EventListener, Fault, GameOver
 from orbito_hw.control.guard import Guard
-from orbito_hw.control.guide import follow
 from orbito_hw.control.journal import Journal, Saved
-from orbito_hw.control.lights import LightShow, View
+from orbito_hw.control.lights import LightShow, View, follow
 from orbito_hw.control.machine import TRANSITIONS, State, TransitionError, Trigger
 from orbito_hw.control.reading import TurnReader
 from orbito_hw.control.settings import Settings

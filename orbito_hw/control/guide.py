@@ -19,15 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-from orbito_hw.control.reading import Marble
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import SQUARES, Square
 from orbito_hw.rules.turn import Turn
-
-if TYPE_CHECKING:
-    from orbito_hw.control.lights import View
 
 Flow = Literal["board-turn", "hint", "refused", "correction", "undo", "setup"]
 """The guided flows: the board's turn (or a remote board's), a hint shown like it, a press
@@ -236,32 +232,7 @@ def _square(step: Step) -> int:
     return -1 if step.square is None else step.square
 
 
-def of(view: View | None) -> Guide | None:
-    """The guide the view shows: its own, else the one its fields describe (a view built
-    without the board's progress: a test's, a page's): nothing done yet."""
-    if view is None:
-        return None
-    if view.guide is not None:
-        return view.guide
-    mode, seen = view.mode, dict(view.seen)
-    fresh = None
-    turn = view.hint_turn if view.mode == "hint" else view.board_turn
-    if turn is not None and view.to_move is not None and mode in ("play", "hint", "refused"):
-        fresh = _fresh(turn, view.to_move, "hint" if mode == "hint" else "board-turn")
-    if mode == "refused":
-        return refused(view.squares, seen, fresh)
-    if mode == "correction":
-        return correction(view.missing, view.extra, seen)
-    if mode == "undo":
-        steps = [Step("take-off", sq, seen=seen.get(sq)) for sq in view.extra]
-        steps += [Step("put-back", sq, c) for sq, c in view.missing]
-        return Guide("undo", tuple(steps), view.to_move)
-    if mode == "setup":
-        return setup(view.missing, view.later, view.extra, view.to_move)
-    return fresh
-
-
-def _fresh(turn: Turn, colour: Colour, flow: Flow) -> Guide:
+def fresh(turn: Turn, colour: Colour, flow: Flow) -> Guide:
     """``turn`` for ``colour`` with nothing of it done (no position: no fix to find)."""
     steps: list[Step] = []
     if turn.move_from is not None and turn.move_to is not None:
@@ -271,15 +242,3 @@ def _fresh(turn: Turn, colour: Colour, flow: Flow) -> Guide:
         steps.append(Step("place", turn.place, colour))
     steps.append(Step("press"))
     return Guide(flow, _ordered([], steps), colour)
-
-
-def follow(view: View, position: Position, marbles: Mapping[Square, Marble]) -> View:
-    """``view`` with its guide as far as the hands got: the board's turn, and a press
-    refused on its move, from the marbles as the lifts and puts left them."""
-    turn = view.board_turn
-    if turn is None or view.mode not in ("play", "refused") or view.to_move is None:
-        return view
-    made = board_turn(position, turn, {sq: m.colour for sq, m in marbles.items()})
-    if view.mode == "refused":
-        made = refused(view.squares, dict(view.seen), made)
-    return replace(view, guide=made)

@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
-from orbito_hw.control import guide as guides
 from orbito_hw.control.guide import Guide, Step
-from orbito_hw.control.lights import Palette, View, guide_status, step_light
+from orbito_hw.control.lights import Palette, View, guide_of, guide_status, step_light
 from orbito_hw.hw.interfaces import RGB, rgb_hex
 from orbito_hw.lang import N_, _
 from orbito_hw.rules.game import Colour, Result
@@ -157,7 +156,7 @@ def view_words(view: View | None, palette: Palette, who: str = "the board") -> l
     ) -> None:
         squares[sq] = Lit(square_name(sq), meaning, colour, blinking, dim)
 
-    guide = guides.of(view)
+    guide = guide_of(view)
     mode = view.mode
     if guide is not None:
         for sq, step in guide.shown().items():

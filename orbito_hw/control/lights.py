@@ -7,15 +7,16 @@ drawing (blinks, pulses) is tested without any game.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from orbito_hw.control import guide as guides
 from orbito_hw.control.guide import Flow, Guide, Step
 from orbito_hw.control.menu import Choice
+from orbito_hw.control.reading import Marble
 from orbito_hw.hw.interfaces import RGB, Clock, Lights, TimerHandle, rgb_hex
-from orbito_hw.rules.game import Colour, Result
+from orbito_hw.rules.game import Colour, Position, Result
 from orbito_hw.rules.squares import SQUARES, Mask, Square, square_name, squares_of
 from orbito_hw.rules.turn import Turn
 
@@ -107,7 +108,7 @@ class View:
     seen: tuple[tuple[Square, Colour], ...] = ()  # "refused", "correction": a colour read
     # on a square at fault, from sensors that tell colours (a marble of the wrong colour)
     guide: Guide | None = None  # what is left to do, as far as the hands got (guide.py);
-    # None: the one the fields above describe, nothing done (``guide.of``)
+    # None: the one the fields above describe, nothing done (``guide_of``)
 
 
 def result_frame(result: Result, lines: tuple[Mask, ...], palette: Palette) -> dict[Square, RGB]:
@@ -209,7 +210,7 @@ class LightShow:
     def _compose(self, view: View) -> tuple[dict[int, RGB], RGB | None, bool]:
         p = self.palette
         on = self._phase % 2 == 0
-        guide = guides.of(view)
+        guide = guide_of(view)
         if guide is not None:  # a guided flow: what is left to do, square by square
             lit = guide_frame(guide, p, on)
             status, blinks = guide_status(view, guide, p)
@@ -258,6 +259,43 @@ def watched(lights: Lights) -> bool:
 def _dim(colour: RGB, level: float) -> RGB:
     r, g, b = colour
     return (round(r * level), round(g * level), round(b * level))
+
+
+def guide_of(view: View | None) -> Guide | None:
+    """The guide the view shows: its own, else the one its fields describe (a view built
+    without the board's progress: a test's, a page's): nothing done yet."""
+    if view is None:
+        return None
+    if view.guide is not None:
+        return view.guide
+    mode, seen = view.mode, dict(view.seen)
+    fresh = None
+    turn = view.hint_turn if view.mode == "hint" else view.board_turn
+    if turn is not None and view.to_move is not None and mode in ("play", "hint", "refused"):
+        fresh = guides.fresh(turn, view.to_move, "hint" if mode == "hint" else "board-turn")
+    if mode == "refused":
+        return guides.refused(view.squares, seen, fresh)
+    if mode == "correction":
+        return guides.correction(view.missing, view.extra, seen)
+    if mode == "undo":
+        steps = [Step("take-off", sq, seen=seen.get(sq)) for sq in view.extra]
+        steps += [Step("put-back", sq, c) for sq, c in view.missing]
+        return Guide("undo", tuple(steps), view.to_move)
+    if mode == "setup":
+        return guides.setup(view.missing, view.later, view.extra, view.to_move)
+    return fresh
+
+
+def follow(view: View, position: Position, marbles: Mapping[Square, Marble]) -> View:
+    """``view`` with its guide as far as the hands got: the board's turn, and a press
+    refused on its move, from the marbles as the lifts and puts left them."""
+    turn = view.board_turn
+    if turn is None or view.mode not in ("play", "refused") or view.to_move is None:
+        return view
+    made = guides.board_turn(position, turn, {sq: m.colour for sq, m in marbles.items()})
+    if view.mode == "refused":
+        made = guides.refused(view.squares, dict(view.seen), made)
+    return replace(view, guide=made)
 
 
 # --- a guided flow's lights (guide.py): one step per square, the status pixel -------------
