@@ -20,12 +20,12 @@ import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # scripts.* as the tests import them (never tests.*)
 
-from playwright.sync_api import sync_playwright  # noqa: E402
+from playwright.sync_api import ViewportSize, sync_playwright  # noqa: E402
 
 from scripts.chromium import ARGS, CHROMIUM  # noqa: E402
 from scripts.page_game import (  # noqa: E402
@@ -42,7 +42,10 @@ from scripts.page_game import (  # noqa: E402
 )
 
 OUTPUT = ROOT / "docs" / "screenshots"
-SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+SIZES: dict[str, ViewportSize] = {
+    "phone": {"width": 390, "height": 844},
+    "desktop": {"width": 1280, "height": 800},
+}
 QUALITY = 60
 
 
@@ -92,7 +95,7 @@ def main() -> None:
                     name: str,
                     path: str,
                     ready: Callable[[Any], None] | None = None,
-                    scheme: str = "dark",
+                    scheme: Literal["dark", "light"] = "dark",
                     locale: str = "en-GB",
                 ) -> None:
                     for size, viewport in SIZES.items():
