@@ -22,6 +22,17 @@ RESULT_WORDS = {
 }
 
 
+# The most animations running just after the page drew a marble somewhere new (the slides
+# start as the snapshot is drawn, before the observer's callback).
+SLIDES_SEEN = """() => {
+  window.slides = 0;
+  new MutationObserver(() => {
+    window.slides = Math.max(window.slides, document.getAnimations().length);
+  }).observe(document.getElementById('board'), { attributes: true, subtree: true,
+                                                 attributeFilter: ['data-marble'] });
+}"""
+
+
 def open_page(browser: Any, url: str, size: dict[str, int], scheme: str, locale: str) -> Any:
     page = browser.new_page(viewport=size, color_scheme=scheme, locale=locale)
     page.goto(url)
@@ -147,3 +158,51 @@ def test_resign_ends_the_game_in_the_archive_and_the_settings_stay(
         assert page.locator("#new-game").text_content() == "Nouvelle partie"
         page.close()
         api(url, "new-game", {"first": "black"})
+
+
+def test_two_people_flip_the_board_agree_a_draw_and_go_on_to_a_puzzle(browser: Any) -> None:
+    with board(free_port()) as url:
+        page = browser.new_page(viewport=DESKTOP, reduced_motion="reduce", locale="en-GB")
+        page.goto(url)
+        page.wait_for_selector('[data-link="live"]', timeout=WAIT_MS)
+        # The result's words for each viewer (the page's own function).
+        words = page.evaluate("""() => [
+            resultWords('white', {black: 'person', white: 'remote'}),
+            resultWords('black', {black: 'person', white: 'remote'}),
+            resultWords('black', {black: 'person', white: 'person'}),
+            resultWords('draw', {black: 'person', white: 'board:3'})]""")
+        assert words == ["White's board wins", "You win", "Black wins", "Draw"]
+        # Sounds on: a refused press (two marbles placed) is heard.
+        page.check("#sounds")
+        page.click('[data-square="b2"]')
+        page.click('[data-square="c3"]')
+        page.click('[data-action="press"]')
+        page.wait_for_selector('body[data-sound="refused"]', timeout=WAIT_MS)
+        # Put right (c3 lifted off), a turn with fewer motions asked for: the marbles are
+        # drawn at once, not slid.
+        page.click('[data-square="c3"]')
+        page.evaluate(SLIDES_SEEN)
+        page.click('[data-action="press"]')
+        page.wait_for_selector('[data-turn="b2"]', timeout=WAIT_MS)
+        page.wait_for_selector('[data-square="c2"][data-marble="black"]', timeout=WAIT_MS)
+        assert page.evaluate("window.slides") == 0
+        # Flipped: rank 1 at the top, file d at the left; the board itself unchanged.
+        a1, d4 = (page.locator(f'[data-square="{n}"]').bounding_box() for n in ("a1", "d4"))
+        assert a1 and d4 and a1["y"] > d4["y"] and a1["x"] < d4["x"]
+        page.click("#flip")
+        a1, d4 = (page.locator(f'[data-square="{n}"]').bounding_box() for n in ("a1", "d4"))
+        assert a1 and d4 and a1["y"] < d4["y"] and a1["x"] > d4["x"]
+        assert page.locator("#board").get_attribute("data-flipped") == "true"
+        assert state(url)["marbles"] == {"c2": "black"}
+        # A draw offered by the side to move, accepted by the other: kept, the next game on.
+        page.click("#offer-draw")
+        assert "White offers a draw" in page.locator("#draw-offer").inner_text()
+        page.click("#accept-draw")
+        page.wait_for_selector('#result[data-words="Draw"]', timeout=WAIT_MS)
+        assert state(url)["game"] == 2
+        # The next puzzle: its goal on the page.
+        page.click("#controls summary")
+        page.click("#next-puzzle")
+        page.wait_for_selector('#puzzle[data-puzzle="on"]', timeout=WAIT_MS)
+        assert "to play and win in" in page.locator("#puzzle").inner_text()
+        page.close()

@@ -31,6 +31,7 @@ const TUNES = {
 
 function sound(name) {
   if (!soundsOn()) return;
+  document.body.dataset.sound = name; // what was played last (the tests read it)
   try {
     audio = audio || new AudioContext();
     let at = audio.currentTime;
@@ -46,7 +47,6 @@ function sound(name) {
       tone.stop(at + length);
       at += length;
     }
-    document.body.dataset.sound = name; // what was played last (the tests read it)
   } catch {
     // no WebAudio here: the page stays silent
   }
