@@ -410,9 +410,10 @@ def test_the_doctor_knows_the_board_only_through_its_interfaces() -> None:
     }
     package = {module for _, module in imported if module.startswith("orbito_hw")}
     assert package == {
+        "orbito_hw.doctor.wiring",  # the config keys a fault names: rules.squares only
         "orbito_hw.hw.interfaces",
+        "orbito_hw.lang",  # the words, in the reader's language
         "orbito_hw.rules.squares",
-        "orbito_hw.rules.words",
     }
     stdlib = {module for _, module in imported if not module.startswith("orbito_hw")}
     assert stdlib <= set(sys.stdlib_module_names) | {"collections.abc"}

@@ -24,6 +24,7 @@ from typing import Any, Final, Protocol
 from orbito_hw.doctor.checks import CheckResult, Doctor, Request
 from orbito_hw.hw.calibration_file import save_calibration
 from orbito_hw.hw.hall import DESIGN, Calibration, SquareLevels
+from orbito_hw.lang import N_, _
 from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES
 
 SAMPLES: Final = 8
@@ -35,6 +36,26 @@ MARGIN_SIGMAS: Final = 12.0
 """The least gap between a square's empty level and each colour's, in noise deviations:
 the threshold half-way leaves 6, and the hysteresis band an eighth of the gap on each
 side, so a reading crosses it wrongly less than once in a billion."""
+
+
+PUT_COLOUR: Final = {
+    "black": N_("put a black marble on {square}"),
+    "white": N_("put a white marble on {square}"),
+}
+NOT_READ: Final = {
+    "black": N_(
+        "{square}: no black marble read within {seconds} s: check the sensor under {square} "
+        "(multiplexer input C{input}) and analog.s0_pin .. s3_pin"
+    ),
+    "white": N_(
+        "{square}: no white marble read within {seconds} s: check the sensor under {square} "
+        "(multiplexer input C{input}) and analog.s0_pin .. s3_pin"
+    ),
+}
+NOT_EMPTY: Final = {
+    "black": N_("{square} did not read empty again after the black"),
+    "white": N_("{square} did not read empty again after the white"),
+}
 
 
 class Gauges(Protocol):
@@ -68,7 +89,7 @@ class Walk:
     async def samples(self) -> list[tuple[float, ...]]:
         """``SAMPLES`` scans, one scan period apart."""
         out = []
-        for _ in range(SAMPLES):
+        for _scan in range(SAMPLES):
             await self.doctor.sleep(self.gauges.scan_period)
             out.append(tuple(self.gauges.gauss()))
         return out
@@ -96,7 +117,7 @@ class Walk:
 
     async def run(self, state_dir: Path | None) -> None:
         d = self.doctor
-        d.person.tell(Request("clear", "take every marble off the board"))
+        d.person.tell(Request("clear", _("take every marble off the board")))
         await d.sleep(d.timeout / 10)  # a person clearing 16 squares
         empty = await self.level()
         black, white = list(empty), list(empty)
@@ -111,18 +132,18 @@ class Walk:
     async def one(self, square: int, colour: str, empty: float) -> float | None:
         """A marble of ``colour`` put on ``square``: its level (None: never seen)."""
         d, name = self.doctor, SQUARE_NAMES[square]
-        d.person.tell(Request("put", f"put a {colour} marble on {name}", square, colour))
+        put = _(PUT_COLOUR[colour]).format(square=name)
+        d.person.tell(Request("put", put, square, colour))
         if not await self.wait_until(square, lambda g: abs(g - empty) > MOVED_G):
-            d._fail(
-                self.result,
-                f"{name}: no {colour} marble read within {d.timeout:g} s: check the sensor "
-                f"under {name} (multiplexer input C{square}) and analog.s0_pin .. s3_pin",
-            )
+            text = _(NOT_READ[colour])
+            d._fail(self.result, text, square=name, seconds=f"{d.timeout:g}", input=square)
             return None
         level = (await self.level(square))[square]
-        d.person.tell(Request("lift", f"take the marble off {name}", square))
+        d.person.tell(
+            Request("lift", _("take the marble off {square}").format(square=name), square)
+        )
         if not await self.wait_until(square, lambda g: abs(g - empty) < MOVED_G):
-            self.result.notes.append(f"{name} did not read empty again after the {colour}")
+            self.result.notes.append(_(NOT_EMPTY[colour]).format(square=name))
         return level
 
     def judge(
@@ -134,42 +155,52 @@ class Walk:
         if all(b < e for b, e in zip(black, empty, strict=True)) and all(
             w > e for w, e in zip(white, empty, strict=True)
         ):
-            d._fail(
-                result,
+            text = _(
                 "every black marble reads below empty and every white above: the magnets "
-                "face the other way; make analog.mv_per_gauss negative and calibrate again",
+                "face the other way; make analog.mv_per_gauss negative and calibrate again"
             )
+            d._fail(result, text)
             return
         levels = []
         for sq in SQUARES:
             gap_black, gap_white = black[sq] - empty[sq], empty[sq] - white[sq]
             if min(gap_black, gap_white) < needed:
+                text = _(
+                    "{square}: black and white cannot be told apart: black {black} G and "
+                    "white {white} G from empty, {needed} G needed ({sigmas} x the noise, "
+                    "{noise} G)"
+                )
                 d._fail(
                     result,
-                    f"{SQUARE_NAMES[sq]}: black and white cannot be told apart: black "
-                    f"{gap_black:+.0f} G and white {-gap_white:+.0f} G from empty, "
-                    f"{needed:.0f} G needed ({MARGIN_SIGMAS:g} x the noise, {noise:.1f} G)",
+                    text,
+                    square=SQUARE_NAMES[sq],
+                    black=f"{gap_black:+.0f}",
+                    white=f"{-gap_white:+.0f}",
+                    needed=f"{needed:.0f}",
+                    sigmas=f"{MARGIN_SIGMAS:g}",
+                    noise=f"{noise:.1f}",
                 )
                 continue
             levels.append(SquareLevels(empty[sq], black[sq], white[sq]))
         if result.problems:
-            result.notes.append("nothing saved: the board keeps its calibration")
+            result.notes.append(_("nothing saved: the board keeps its calibration"))
             return
         calibration = Calibration(tuple(levels))
         least = min(lv.separation for lv in levels)
-        result.done = (
-            f"16 squares empty, black and white: the least gap {least:.0f} G, "
-            f"{least / noise:.0f} x the noise ({noise:.1f} G)"
-        )
+        result.done = _(
+            "16 squares empty, black and white: the least gap {gap} G, "
+            "{times} x the noise ({noise} G)"
+        ).format(gap=f"{least:.0f}", times=f"{least / noise:.0f}", noise=f"{noise:.1f}")
         if state_dir is None:
-            result.notes.append("not saved (no state directory)")
+            result.notes.append(_("not saved (no state directory)"))
             return
         try:
             path = save_calibration(state_dir, calibration)
         except OSError as exc:
-            d._fail(result, f"cannot save the calibration in {state_dir}: {exc.strerror or exc}")
+            text = _("cannot save the calibration in {path}: {reason}")
+            d._fail(result, text, path=state_dir, reason=exc.strerror or exc)
             return
-        d._pass(f"saved to {path}: the controller uses it from its next start")
+        d._pass(_("saved to {path}: the controller uses it from its next start"), path=path)
 
 
 def calibrator(

@@ -13,11 +13,16 @@ a pin changes or a timer falls due.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Coroutine, Generator, Mapping, Sequence
+from collections.abc import Callable, Coroutine, Generator
 from dataclasses import dataclass, field
 from typing import Any, Final, Generic, Literal, Protocol, TypeVar
 
+from orbito_hw.doctor.wiring import PINNED_PARTS as PINNED_PARTS
+from orbito_hw.doctor.wiring import PinnedPart as PinnedPart
+from orbito_hw.doctor.wiring import Pins as Pins
+from orbito_hw.doctor.wiring import Wiring as Wiring
 from orbito_hw.hw.interfaces import RGB, Board, Clock, MoveReport
+from orbito_hw.lang import _, ngettext
 from orbito_hw.rules.squares import (
     SQUARE_NAMES,
     SQUARES,
@@ -27,7 +32,6 @@ from orbito_hw.rules.squares import (
     squares_of,
     unpress,
 )
-from orbito_hw.rules.words import counted
 
 CHECKS: Final = ("leds", "sensors", "button", "rings")
 """The checks, in the order they run."""
@@ -88,96 +92,6 @@ class Person(Protocol):
         ...
 
 
-# --- how the parts are named in the config ---------------------------------------------
-PinnedPart = Literal["sensors", "button", "drive"]
-"""A part that the gpio backend wires to the Pi's own pins."""
-PINNED_PARTS: Final[tuple[PinnedPart, ...]] = ("sensors", "button", "drive")
-
-
-class Pins(Protocol):
-    """The BCM pins of the parts on the Pi's GPIOs (the gpio backend's ``GpioPins``)."""
-
-    @property
-    def squares(self) -> Mapping[int, int]: ...  # square -> pin
-
-    @property
-    def button(self) -> int: ...
-
-    @property
-    def step(self) -> int: ...
-
-    @property
-    def direction(self) -> int: ...
-
-    @property
-    def enable(self) -> int: ...
-
-    @property
-    def index(self) -> int: ...
-
-
-@dataclass(frozen=True)
-class Wiring:
-    """The config keys (and pins, when known) that a fault points at. Built by ``of``, for
-    a real board from its config and for the simulated one from its mock pins alike."""
-
-    square_pins: tuple[int, ...] = ()
-    button_pin: int | None = None
-    step_pin: int | None = None
-    dir_pin: int | None = None
-    enable_pin: int | None = None
-    index_pin: int | None = None
-    lights_pin: int | None = None
-    pixel_of: tuple[int, ...] = ()  # the strip index of each square's pixel
-    status_pixel: int | None = None
-    steps_per_place: int | None = None
-    max_speed: float | None = None
-
-    @classmethod
-    def of(
-        cls,
-        pins: Pins | None = None,
-        *,
-        pinned: Collection[PinnedPart] = PINNED_PARTS,
-        lights_pin: int | None = None,
-        pixel_of: Sequence[int] = (),
-        status_pixel: int | None = None,
-        steps_per_place: int | None = None,
-        max_speed: float | None = None,
-    ) -> Wiring:
-        """The wiring of a board whose ``pinned`` parts are on ``pins`` (no pins: none is);
-        ``pixel_of`` is the strip index of each square's pixel (empty: not a strip)."""
-
-        def on_pins(part: PinnedPart) -> Pins | None:
-            return pins if part in pinned else None
-
-        sensors, button, drive = on_pins("sensors"), on_pins("button"), on_pins("drive")
-        return cls(
-            square_pins=() if sensors is None else tuple(sensors.squares[s] for s in SQUARES),
-            button_pin=None if button is None else button.button,
-            step_pin=None if drive is None else drive.step,
-            dir_pin=None if drive is None else drive.direction,
-            enable_pin=None if drive is None else drive.enable,
-            index_pin=None if drive is None else drive.index,
-            lights_pin=lights_pin,
-            pixel_of=tuple(pixel_of),
-            status_pixel=status_pixel,
-            steps_per_place=steps_per_place,
-            max_speed=max_speed,
-        )
-
-    def sensor(self, square: int) -> str:
-        key = f"sensors.pins.{SQUARE_NAMES[square]}"
-        return f"{key} = {self.square_pins[square]}" if self.square_pins else key
-
-    def pin(self, key: str, pin: int | None) -> str:
-        return key if pin is None else f"{key} = {pin}"
-
-    def pixel(self, square: int) -> str:
-        where = f"strip pixel {self.pixel_of[square]}, " if self.pixel_of else ""
-        return f"the pixel under {SQUARE_NAMES[square]} ({where}lights.order)"
-
-
 # --- results --------------------------------------------------------------------------
 @dataclass
 class CheckResult:
@@ -192,7 +106,8 @@ class CheckResult:
 
     def verdict(self) -> str:
         if self.problems:
-            return f"FAIL ({counted(len(self.problems), 'problem')})"
+            n = len(self.problems)
+            return f"FAIL ({ngettext('{n} problem', '{n} problems', n).format(n=n)})"
         return "PASS" + (f" ({'; '.join(self.notes)})" if self.notes else "")
 
 
@@ -361,167 +276,179 @@ class Doctor:
             word = reply.strip().lower()
             if word[:1] in ("y", "n"):
                 return word.startswith("y")
-            self.out("please answer y or n")
+            self.out(_("please answer y or n"))
 
-    def _fail(self, result: CheckResult, text: str) -> None:
+    def _fail(self, result: CheckResult, text: str, **values: object) -> None:
+        """A problem: ``text`` (a sentence in the reader's language) filled in with ``values``."""
+        text = text.format(**values) if values else text
         result.problems.append(text)
         self.out(f"  FAIL {text}")
 
-    def _pass(self, text: str) -> None:
-        self.out(f"  PASS {text}")
+    def _pass(self, text: str, **values: object) -> None:
+        self.out(f"  PASS {text.format(**values) if values else text}")
 
     async def check_calibrate(self, result: CheckResult) -> None:
         if self.calibrate is None:
-            result.notes.append("presence sensors: nothing to calibrate (sensors.colour = false)")
+            text = _("presence sensors: nothing to calibrate (sensors.colour = false)")
+            result.notes.append(text)
             return
         await self.calibrate(self, result)
 
     # --- the LEDs ---------------------------------------------------------------------
     async def check_leds(self, result: CheckResult) -> None:
         lights = self.board.lights
-        self.person.tell(Request("hands-off", "watch the board: each square lights in turn"))
+        self.person.tell(Request("hands-off", _("watch the board: each square lights in turn")))
         for square in SQUARES:
             frame: list[RGB | None] = [None] * 16
             frame[square] = LED_COLOUR
             lights.show(frame, None)
-            self.person.tell(Request("watch", f"  {SQUARE_NAMES[square]} lit", square))
+            lit = _("{square} lit").format(square=SQUARE_NAMES[square])
+            self.person.tell(Request("watch", f"  {lit}", square))
             await self.sleep(LED_TIME)
         lights.show([None] * 16, STATUS_COLOUR)
-        self.person.tell(Request("watch", "  the status pixel lit", None))
+        self.person.tell(Request("watch", "  " + _("the status pixel lit"), None))
         await self.sleep(LED_TIME)
         lights.show([None] * 16, None)
-        result.done = "16 squares and the status pixel lit in turn"
-        question = "did every square light in order, a1 to d4, then the status pixel? [y/n]"
+        result.done = _("16 squares and the status pixel lit in turn")
+        question = _("did every square light in order, a1 to d4, then the status pixel? [y/n]")
         seen = await self.yes_or_no(Request("confirm-leds", question))
         if seen is None:
-            result.notes.append("not confirmed by a person")
-            self.out("  not confirmed by a person (no one to ask)")
+            result.notes.append(_("not confirmed by a person"))
+            self.out("  " + _("not confirmed by a person (no one to ask)"))
         elif seen:
-            self._pass("a person saw every LED light in order")
+            self._pass(_("a person saw every LED light in order"))
         else:
             await self._name_dark_leds(result)
 
     async def _name_dark_leds(self, result: CheckResult) -> None:
-        question = "which squares stayed dark or lit out of turn? (e.g. c3 d4; status)"
+        question = _("which squares stayed dark or lit out of turn? (e.g. c3 d4; status)")
         reply = await self.ask(Request("name-leds", question))
         named = (reply or "").replace(",", " ").split()
         squares = [SQUARE_NAMES.index(n) for n in named if n in SQUARE_NAMES]
         for square in squares:
-            self._fail(
-                result,
-                f"{SQUARE_NAMES[square]} did not light in turn: check {self.wiring.pixel(square)} "
-                "and the strip's joints there (a dead pixel darkens the ones after it too)",
+            text = _(
+                "{square} did not light in turn: check {pixel} and the strip's joints there "
+                "(a dead pixel darkens the ones after it too)"
             )
+            self._fail(result, text, square=SQUARE_NAMES[square], pixel=self.wiring.pixel(square))
         if "status" in named:
             where = "lights.status_pixel"
             if self.wiring.status_pixel is not None:
                 where += f" = {self.wiring.status_pixel}"
-            self._fail(result, f"the status pixel did not light: check {where}")
+            self._fail(result, _("the status pixel did not light: check {key}"), key=where)
         if not squares and "status" not in named:
             pin = self.wiring.pin("lights.pin", self.wiring.lights_pin)
-            self._fail(
-                result,
-                f"the LEDs did not light in order: check {pin}, lights.order and "
-                "lights.pixel_order",
+            text = _(
+                "the LEDs did not light in order: check {pin}, lights.order and lights.pixel_order"
             )
+            self._fail(result, text, pin=pin)
 
     # --- the square sensors -----------------------------------------------------------
     async def check_sensors(self, result: CheckResult) -> None:
-        self.person.tell(Request("hands-off", "homing the rings so the pockets sit on the squares"))
+        homing = _("homing the rings so the pockets sit on the squares")
+        self.person.tell(Request("hands-off", homing))
         report = await self.home()
         if report is None or report.fault:
-            reason = report.fault if report else "the drive did not answer"
-            self._fail(result, f"cannot home the rings ({reason}): see the rings check")
+            reason = report.fault if report else _("the drive did not answer")
+            text = _("cannot home the rings ({reason}): see the rings check")
+            self._fail(result, text, reason=reason)
             return
         baseline = await self._empty_board(result)
         for square in SQUARES:
             if not baseline >> square & 1:
                 await self._check_square(result, square, baseline)
-        result.done = "a marble put on and lifted off each square"
+        result.done = _("a marble put on and lifted off each square")
 
     async def _empty_board(self, result: CheckResult) -> int:
         """Have every marble taken off; the squares still reading one are reported."""
         reading = self.board.sensors.read()
         if reading:
-            self.person.tell(Request("clear", "take every marble off the board"))
+            self.person.tell(Request("clear", _("take every marble off the board")))
             deadline = self.clock.now() + self.timeout
             while reading and self.clock.now() < deadline:
                 got = await self.settled_change(deadline - self.clock.now())
                 reading = self.board.sensors.read() if got is None else got
         for square in squares_of(reading):
-            self._fail(
-                result,
-                f"{SQUARE_NAMES[square]} reads a marble on an empty board: check "
-                f"{self.wiring.sensor(square)} (stuck, or sensors.active is the wrong level)",
+            text = _(
+                "{square} reads a marble on an empty board: check {sensor} "
+                "(stuck, or sensors.active is the wrong level)"
             )
+            self._fail(result, text, square=SQUARE_NAMES[square], sensor=self.wiring.sensor(square))
         return reading
 
     async def _check_square(self, result: CheckResult, square: int, baseline: int) -> None:
         name, bit = SQUARE_NAMES[square], 1 << square
-        self.person.tell(Request("put", f"put a marble on {name}", square))
+        sensor = self.wiring.sensor(square)
+        self.person.tell(Request("put", _("put a marble on {square}").format(square=name), square))
         got = await self.settled_change(self.timeout)
         if got is None:
-            self._fail(
-                result,
-                f"{name}: no sensor changed within {self.timeout:g} s: "
-                f"check {self.wiring.sensor(square)}",
-            )
+            text = _("{square}: no sensor changed within {seconds} s: check {sensor}")
+            self._fail(result, text, square=name, seconds=f"{self.timeout:g}", sensor=sensor)
         elif got ^ baseline == bit:
-            self._pass(f"{name} ({self.wiring.sensor(square)})")
+            self._pass(f"{name} ({sensor})")
         else:
             self._fail(result, self._wrong_squares(square, got ^ baseline))
-        self.person.tell(Request("lift", f"take the marble off {name}", square))
+        self.person.tell(
+            Request("lift", _("take the marble off {square}").format(square=name), square)
+        )
         if got is None or got == baseline:
             await self.sleep(LIFT_GRACE)  # nothing read the marble: nothing to see go
             return
         back = await self.settled_change(self.timeout)
         if back is None or back & bit & ~baseline:
-            self._fail(
-                result,
-                f"{name} still reads a marble after it was lifted: check "
-                f"{self.wiring.sensor(square)} and sensors.active",
+            text = _(
+                "{square} still reads a marble after it was lifted: "
+                "check {sensor} and sensors.active"
             )
+            self._fail(result, text, square=name, sensor=sensor)
 
     def _wrong_squares(self, square: int, changed: int) -> str:
         name = SQUARE_NAMES[square]
         others = squares_of(changed & ~(1 << square))
         names = " ".join(SQUARE_NAMES[o] for o in others)
+        sensor = self.wiring.sensor(square)
         if not others:
-            return f"{name}: the sensor reads no marble: check {self.wiring.sensor(square)}"
+            text = _("{square}: the sensor reads no marble: check {sensor}")
+            return text.format(square=name, sensor=sensor)
         if changed >> square & 1:
             keys = ", ".join(self.wiring.sensor(o) for o in others)
-            return f"put a marble on {name}: {names} changed too: check {keys} for a short"
-        text = f"put a marble on {name}: got a change on {names} instead"
+            text = _("put a marble on {square}: {others} changed too: check {keys} for a short")
+            return text.format(square=name, others=names, keys=keys)
         if len(others) == 1:
-            text += (
-                f": sensors.pins.{name} and sensors.pins.{SQUARE_NAMES[others[0]]} may be swapped"
-                f" (check {self.wiring.sensor(square)}, {self.wiring.sensor(others[0])})"
+            text = _(
+                "put a marble on {square}: got a change on {other} instead: sensors.pins.{square} "
+                "and sensors.pins.{other} may be swapped (check {sensor}, {other_sensor})"
             )
-        return text
+            other = SQUARE_NAMES[others[0]]
+            return text.format(
+                square=name, other=other, sensor=sensor, other_sensor=self.wiring.sensor(others[0])
+            )
+        text = _("put a marble on {square}: got a change on {others} instead")
+        return text.format(square=name, others=names)
 
     # --- the button -------------------------------------------------------------------
     async def check_button(self, result: CheckResult) -> None:
         pin = self.wiring.pin("button.pin", self.wiring.button_pin)
-        result.done = "one press and release"
+        result.done = _("one press and release")
         if self.board.button.is_pressed:
-            self._fail(
-                result,
-                f"the button reads pressed before anyone touched it: check {pin}, "
-                "button.active and button.pull",
+            text = _(
+                "the button reads pressed before anyone touched it: check {pin}, "
+                "button.active and button.pull"
             )
+            self._fail(result, text, pin=pin)
             return
-        self.person.tell(Request("press", "press the Orbito button once"))
+        self.person.tell(Request("press", _("press the Orbito button once")))
         if not await self._button_goes(True, self.timeout):
-            self._fail(result, f"no press within {self.timeout:g} s: check {pin}")
+            text = _("no press within {seconds} s: check {pin}")
+            self._fail(result, text, seconds=f"{self.timeout:g}", pin=pin)
             return
         if not await self._button_goes(False, RELEASE_TIMEOUT):
-            self._fail(
-                result,
-                f"the button did not come back up within {RELEASE_TIMEOUT:g} s: "
-                f"check {pin} and button.active",
+            text = _(
+                "the button did not come back up within {seconds} s: check {pin} and button.active"
             )
+            self._fail(result, text, seconds=f"{RELEASE_TIMEOUT:g}", pin=pin)
             return
-        self._pass(f"the button went down and up ({pin})")
+        self._pass(_("the button went down and up ({pin})"), pin=pin)
 
     async def _button_goes(self, pressed: bool, timeout: float) -> bool:
         """Whether the button went down (or up) within ``timeout``. A press counts at once
@@ -545,40 +472,39 @@ class Doctor:
 
     async def check_rings(self, result: CheckResult) -> None:
         index = self.wiring.pin("drive.index_pin", self.wiring.index_pin)
-        self.person.tell(
-            Request(
-                "watch-rings",
-                f"hands off the rings: they turn one full revolution ({PLACES_PER_TURN} places)",
-            )
-        )
+        places = PLACES_PER_TURN
+        text = _("hands off the rings: they turn one full revolution ({places} places)")
+        self.person.tell(Request("watch-rings", text.format(places=places)))
         report = await self.home()
         if report is None or report.fault:
-            reason = report.fault if report else "the drive did not answer"
-            self._fail(
-                result,
-                f"homing failed ({reason}): check {index} and drive.index_active, and that "
-                f"the motor turns ({self._drive_keys()})",
+            reason = report.fault if report else _("the drive did not answer")
+            text = _(
+                "homing failed ({reason}): check {index} and drive.index_active, and that "
+                "the motor turns ({keys})"
             )
+            self._fail(result, text, reason=reason, index=index, keys=self._drive_keys())
             return
-        self.out(f"  homed ({report.steps} steps)")
-        for place in range(1, PLACES_PER_TURN + 1):
-            if await self._one_place(result, f"place {place}", index) is None:
+        self.out("  " + _("homed ({steps} steps)").format(steps=report.steps))
+        for place in range(1, places + 1):
+            label = _("place {place}").format(place=place)
+            if await self._one_place(result, label, index) is None:
                 return
-        result.done = f"{PLACES_PER_TURN} places, each checked against the index sensor"
-        question = (
-            f"did the rings turn counter-clockwise, stopping {PLACES_PER_TURN} times "
+        text = _("{places} places, each checked against the index sensor")
+        result.done = text.format(places=places)
+        question = _(
+            "did the rings turn counter-clockwise, stopping {places} times "
             "with the pockets on the squares? [y/n]"
-        )
+        ).format(places=places)
         seen = await self.yes_or_no(Request("confirm-rings", question))
         if seen is None:
-            result.notes.append("the turning not confirmed by a person")
+            result.notes.append(_("the turning not confirmed by a person"))
         elif not seen:
             spp = self.wiring.pin("drive.steps_per_place", self.wiring.steps_per_place)
-            self._fail(
-                result,
-                f"the rings did not turn as they should: check drive.invert_direction, {spp} "
-                f"and the index magnets ({index})",
+            text = _(
+                "the rings did not turn as they should: check drive.invert_direction, {steps} "
+                "and the index magnets ({index})"
             )
+            self._fail(result, text, steps=spp, index=index)
             return  # turning back tells nothing more while turning forward is wrong
         await self._turn_back(result, index)
 
@@ -589,29 +515,34 @@ class Doctor:
         index sensor cannot tell the two apart."""
         name, bit = SQUARE_NAMES[BACK_SQUARE], 1 << BACK_SQUARE
         baseline = self.board.sensors.read()
-        what = f"put a marble on {name}: it shows which way the rings turn back"
+        what = _("put a marble on {square}: it shows which way the rings turn back").format(
+            square=name
+        )
         self.person.tell(Request("put", what, BACK_SQUARE))
         got = await self.settled_change(self.timeout)
         marble = got is not None and got ^ baseline == bit
         if not marble:
-            result.notes.append(f"the way back not seen: no sensor read the marble on {name}")
-        back = await self._one_place(result, "back one place", index, places=-1)
+            text = _("the way back not seen: no sensor read the marble on {square}")
+            result.notes.append(text.format(square=name))
+        back = await self._one_place(result, _("back one place"), index, places=-1)
         if back is not None and back.at_index:
             way_right = True
             if marble:
                 await self.sleep(SETTLE)  # as for a hand's marble: the sensors settle
                 way_right = self._way_back(result, baseline | bit)
             if way_right:
-                await self._one_place(result, "forward again", index)
+                await self._one_place(result, _("forward again"), index)
         await self._take_off(baseline, name)
 
     async def _take_off(self, baseline: Mask, name: str) -> None:
         """Have the marble put for the turn back taken off, wherever it ended up."""
         reading = self.board.sensors.read()
         if reading == baseline | 1 << BACK_SQUARE:
-            self.person.tell(Request("lift", f"take the marble off {name}", BACK_SQUARE))
+            text = _("take the marble off {square}").format(square=name)
+            self.person.tell(Request("lift", text, BACK_SQUARE))
         else:
-            self.person.tell(Request("clear", f"take the marble put on {name} off the board"))
+            text = _("take the marble put on {square} off the board").format(square=name)
+            self.person.tell(Request("clear", text))
         if reading != baseline:  # a sensor reads it: wait for the board as it was
             await self.settled_change(self.timeout)
 
@@ -620,21 +551,20 @@ class Doctor:
         they went forward instead."""
         after = self.board.sensors.read()
         if after == unpress(before):
-            self._pass(f"back one place: clockwise (the sensors read {_names(after)})")
+            self._pass(
+                _("back one place: clockwise (the sensors read {squares})"), squares=_names(after)
+            )
             return True
         if after == press(before):
             dir_pin = self.wiring.pin("drive.dir_pin", self.wiring.dir_pin)
-            self._fail(
-                result,
-                f"back one place turned the rings counter-clockwise (the sensors read "
-                f"{_names(after)}): DIR does not switch: check {dir_pin} and its wire to the "
-                "driver",
+            text = _(
+                "back one place turned the rings counter-clockwise (the sensors read {squares}): "
+                "DIR does not switch: check {pin} and its wire to the driver"
             )
+            self._fail(result, text, squares=_names(after), pin=dir_pin)
             return False
-        result.notes.append(
-            f"the way back not seen: the sensors read {_names(after)}, "
-            f"not {_names(unpress(before))}"
-        )
+        text = _("the way back not seen: the sensors read {squares}, not {expected}")
+        result.notes.append(text.format(squares=_names(after), expected=_names(unpress(before))))
         return True
 
     async def _one_place(
@@ -644,42 +574,44 @@ class Doctor:
         and reporting lost steps if not; the move's report, or None after a fault."""
         report = await self.move(places)
         if report is None or report.fault:
-            reason = report.fault if report else "the drive did not answer"
-            self._fail(result, f"{label}: {reason}: check {self._drive_keys()}")
+            reason = report.fault if report else _("the drive did not answer")
+            text = _("{label}: {reason}: check {keys}")
+            self._fail(result, text, label=label, reason=reason, keys=self._drive_keys())
             return None
         if report.at_index:
-            self._pass(f"{label}: on the index ({report.steps} steps)")
+            self._pass(_("{label}: on the index ({steps} steps)"), label=label, steps=report.steps)
             return report
         found = await self.home()
         if found is None or found.fault:
-            reason = found.fault if found else "the drive did not answer"
-            self._fail(
-                result,
-                f"{label} ended off the index and homing failed ({reason}): check {index}",
-            )
+            reason = found.fault if found else _("the drive did not answer")
+            text = _("{label} ended off the index and homing failed ({reason}): check {index}")
+            self._fail(result, text, label=label, reason=reason, index=index)
             return None
         speed = "drive.max_speed"
         if self.wiring.max_speed is not None:
             speed += f" = {self.wiring.max_speed:g}"
-        self._fail(
-            result,
-            f"{label} ended off the index: homing took {found.steps} steps to find it "
-            f"(lost steps: check the motor current, {speed} and drive.acceleration)",
+        text = _(
+            "{label} ended off the index: homing took {steps} steps to find it "
+            "(lost steps: check the motor current, {speed} and drive.acceleration)"
         )
+        self._fail(result, text, label=label, steps=found.steps, speed=speed)
         return report
 
 
 def _names(mask: Mask) -> str:
-    return " ".join(SQUARE_NAMES[s] for s in squares_of(mask)) or "no marble"
+    return " ".join(SQUARE_NAMES[s] for s in squares_of(mask)) or _("no marble")
 
 
 def summary(results: list[CheckResult]) -> list[str]:
-    lines = ["", "== summary =="]
+    lines = ["", "== " + _("summary") + " =="]
     for r in results:
         lines.append(f"{r.name}: {r.verdict()}" + (f": {r.done}" if r.done else ""))
         lines += [f"  - {p}" for p in r.problems]
     failed = [r.name for r in results if not r.passed]
-    lines.append(f"failed: {', '.join(failed)}" if failed else "all checks passed")
+    if failed:
+        lines.append(_("failed: {checks}").format(checks=", ".join(failed)))
+    else:
+        lines.append(_("all checks passed"))
     return lines
 
 
@@ -689,6 +621,7 @@ def parse_only(text: str) -> tuple[str, ...]:
     bad = [n for n in names if n not in CHECKS + ASKED_ONLY]
     if bad or not names:
         shown = ", ".join(b if len(b) <= 40 else f"{b[:40]}... ({len(b)} characters)" for b in bad)
-        what = f"no check called {shown}" if bad else "no check named"
-        raise ValueError(f"{what} (the checks are {', '.join(CHECKS + ASKED_ONLY)})")
+        what = _("no check called {names}").format(names=shown) if bad else _("no check named")
+        text = _("{what} (the checks are {checks})")
+        raise ValueError(text.format(what=what, checks=", ".join(CHECKS + ASKED_ONLY)))
     return names
