@@ -4,7 +4,6 @@ default pin factory, an asyncio loop, systemd's notify socket faked, SIGTERM to 
 from __future__ import annotations
 
 import asyncio
-import os
 import sys
 import threading
 from dataclasses import replace
@@ -18,9 +17,10 @@ from orbito_hw.app.config import BackendsConfig, load_config
 from orbito_hw.app.run import run_board
 from orbito_hw.control.journal import Journal
 
-from .common.boards import EXAMPLE, FakeLgpioError, pico_config
-from .common.players import Person, Watch, press, settled, turning, until
+from .common.boards import EXAMPLE, FakeLgpioError, RealBoard, pico_config
+from .common.players import Person, Watch, press, settled, turning
 from .common.systemd import FakeSystemd
+from .common.wait import until
 
 if TYPE_CHECKING:
     from orbito_hw.sim.board import SimBoard
@@ -33,22 +33,9 @@ def test_the_controller_runs_a_turn_on_gpio_pins_and_tells_systemd(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     watch = Watch(caplog)
-    base = load_config(EXAMPLE)
-    config = replace(
-        base,
-        board=replace(base.board, state_dir=tmp_path / "state"),
-        backends=BackendsConfig(sensors="gpio", button="gpio", drive="gpio", lights="none"),
-    )
-    notify = str(tmp_path / "notify")
-    systemd = FakeSystemd(notify)
-    monkeypatch.setenv("NOTIFY_SOCKET", notify)
-    monkeypatch.setenv("WATCHDOG_USEC", "400000")
-    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
-    a1, b1 = (mock_pins.pin(config.sensors.pins[sq]) for sq in (0, 1))
-    index = mock_pins.pin(config.drive.index_pin)
-    button = mock_pins.pin(config.button.pin)
-    assert config.drive.step_pin is not None
-    step = mock_pins.pin(config.drive.step_pin)
+    board = RealBoard(tmp_path, mock_pins, monkeypatch, watchdog=True)
+    a1, b1, index, button, step = board.a1, board.b1, board.index, board.button, board.step
+    systemd = board.systemd
 
     def player() -> None:
         # The player follows the board, not a clock (a loaded CI machine is slow to start):
@@ -66,10 +53,7 @@ def test_the_controller_runs_a_turn_on_gpio_pins_and_tells_systemd(
         b1.drive_low()
         until(lambda: any(t.startswith("STATUS=game 1, turn") for t in systemd.texts()))
 
-    person = Person(player)
-    assert run_board(config) == 0
-    person.done()
-    texts = [text for _, text in systemd.close()]
+    texts = board.run(player)
     assert texts[0] == "READY=1"
     assert texts.count("WATCHDOG=1") >= 3
     assert any(t.startswith("STATUS=game 1, turn 1: a1") for t in texts)
@@ -257,17 +241,8 @@ def test_a_running_service_takes_a_set_up_request_as_it_comes(
     from orbito_hw.rules.game import Colour
 
     watch = Watch(caplog)
-    base = load_config(EXAMPLE)
-    state = tmp_path / "state"
-    config = replace(
-        base,
-        board=replace(base.board, state_dir=state),
-        backends=BackendsConfig(sensors="gpio", button="gpio", drive="gpio", lights="none"),
-    )
-    notify = str(tmp_path / "notify")
-    systemd = FakeSystemd(notify)
-    monkeypatch.setenv("NOTIFY_SOCKET", notify)
-    index = mock_pins.pin(config.drive.index_pin)
+    board = RealBoard(tmp_path, mock_pins, monkeypatch)
+    state, systemd, index = board.state, board.systemd, board.index
     seen: list[bool] = []
 
     def player() -> None:
@@ -282,10 +257,7 @@ def test_a_running_service_takes_a_set_up_request_as_it_comes(
         seen.append(not (state / NAME).exists())
         watch.entered("setting up")  # the board asks for the position (journaled first)
 
-    person = Person(player)
-    assert run_board(config) == 0
-    person.done()
-    systemd.close()
+    board.run(player)
     assert seen == [True]
     saved = Journal(state).load()
     assert saved is not None and saved.setting_up and saved.turns == ["a1", "b2"]

@@ -35,7 +35,7 @@ from orbito_hw.sim.board import SimBoard, SimLights
 from orbito_hw.sim.pico import FakePico
 from orbito_hw.sim.world import SimRings
 
-from .common.boards import EXAMPLE, FakeLgpioError, pico_config
+from .common.boards import EXAMPLE, FakeLgpioError, gpio_config, pico_config
 from .common.players import Person, Watch, press, settled, turning
 from .common.systemd import FakeSystemd
 from .common.wait import until, until_async
@@ -94,20 +94,6 @@ class Service:
             archive.close()
 
 
-def gpio_config(tmp_path: Path) -> Any:
-    """The example's wiring, every part on the Pi's pins, no LEDs."""
-    from dataclasses import replace
-
-    from orbito_hw.app.config import BackendsConfig
-
-    base = load_config(EXAMPLE)
-    return replace(
-        base,
-        board=replace(base.board, state_dir=tmp_path / "state"),
-        backends=BackendsConfig(sensors="gpio", button="gpio", drive="gpio", lights="none"),
-    )
-
-
 def test_a_busy_gpio_line_at_the_start_is_a_fault_until_it_is_free_then_the_board_plays(
     tmp_path: Path,
     mock_pins: MockFactory,
@@ -115,7 +101,7 @@ def test_a_busy_gpio_line_at_the_start_is_a_fault_until_it_is_free_then_the_boar
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     monkeypatch.setitem(sys.modules, "lgpio", types.SimpleNamespace(error=FakeLgpioError))
-    config = gpio_config(tmp_path)
+    config = gpio_config(tmp_path / "state")
     held = threading.Event()
     held.set()
     real_pin = mock_pins.pin
@@ -182,7 +168,7 @@ def test_leds_that_fail_are_a_fault_opened_again_and_the_game_goes_on(
     monkeypatch: pytest.MonkeyPatch,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    config = gpio_config(tmp_path)
+    config = gpio_config(tmp_path / "state")
     first, second = FailingStrip(good=1), FailingStrip(good=10**6)
     strips = iter([first, second])
     monkeypatch.setattr(devices, "open_lights", lambda config: next(strips))

@@ -14,15 +14,12 @@ import stat
 import subprocess
 import sys
 import threading
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from orbito_hw.app.config import BackendsConfig, Config, load_config
 from orbito_hw.app.inbox import EVENT, IN_Q_OVERFLOW, Inbox, wanted
-from orbito_hw.app.run import run_board
 from orbito_hw.control.journal import Journal
 from orbito_hw.control.referee import State
 from orbito_hw.control.requests import NAME, SetupRequest, take_request, write_request
@@ -30,11 +27,11 @@ from orbito_hw.rules.game import Colour
 from orbito_hw.sim.harness import MockRun
 from orbito_hw.sim.script import Command
 
-from .common.players import Person, Watch, press, settled, turning, until
+from .common.boards import RealBoard
+from .common.players import Watch, press, settled, turning
 from .common.scripts import kinds
-from .common.systemd import FakeSystemd
+from .common.wait import until
 
-EXAMPLE = Path(__file__).resolve().parent.parent / "config.example.toml"
 PUZZLE = "3WBAFZ15ZCZ7"  # the issue's puzzle
 REQUESTS = "orbito_hw.control.requests"
 
@@ -42,15 +39,6 @@ REQUESTS = "orbito_hw.control.requests"
 def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "orbito_hw", *args], capture_output=True,
                           text=True, timeout=timeout)  # fmt: skip
-
-
-def board_config(state: Path) -> Config:
-    base = load_config(EXAMPLE)
-    return replace(
-        base,
-        board=replace(base.board, state_dir=state),
-        backends=BackendsConfig(sensors="gpio", button="gpio", drive="gpio", lights="none"),
-    )
 
 
 def leftovers(state: Path) -> list[str]:
@@ -72,22 +60,15 @@ def test_a_request_waiting_at_the_real_boards_start_is_taken_once_the_rings_home
     asked = cli("puzzles", "play", "--id", PUZZLE, "--state-dir", str(state))
     assert asked.returncode == 0, asked.stderr
     assert f"no controller runs on {state} now" in asked.stdout
-    config = board_config(state)
+    board = RealBoard(tmp_path, mock_pins, monkeypatch)
     watch = Watch(caplog)
-    notify = str(tmp_path / "notify")
-    systemd = FakeSystemd(notify)
-    monkeypatch.setenv("NOTIFY_SOCKET", notify)
-    index = mock_pins.pin(config.drive.index_pin)
 
     def player() -> None:
-        until(lambda: "READY=1" in systemd.texts(), what="READY")
-        index.drive_low()  # homing finds the index magnet: the referee is free
+        until(lambda: "READY=1" in board.systemd.texts(), what="READY")
+        board.index.drive_low()  # homing finds the index magnet: the referee is free
         watch.entered("setting up")
 
-    person = Person(player)
-    assert run_board(config) == 0
-    person.done()
-    systemd.close()
+    board.run(player)
     saved = Journal(state).load()
     assert saved is not None and saved.setting_up and saved.origin == f"puzzle:{PUZZLE}"
     assert leftovers(state) == []
@@ -102,28 +83,20 @@ def test_a_request_landing_while_the_rings_turn_is_taken_when_they_stop(
 ) -> None:
     """The kernel says the request came while the referee is busy: it is put off, and taken
     as the ring move's check ends (before, nothing looked again)."""
-    state = tmp_path / "state"
-    config = board_config(state)
+    board = RealBoard(tmp_path, mock_pins, monkeypatch)
+    state, a1, b1, index, step = board.state, board.a1, board.b1, board.index, board.step
     watch = Watch(caplog)
     caplog.set_level("DEBUG", logger=REQUESTS)
-    notify = str(tmp_path / "notify")
-    systemd = FakeSystemd(notify)
-    monkeypatch.setenv("NOTIFY_SOCKET", notify)
-    a1, b1 = (mock_pins.pin(config.sensors.pins[sq]) for sq in (0, 1))
-    index = mock_pins.pin(config.drive.index_pin)
-    button = mock_pins.pin(config.button.pin)
-    assert config.drive.step_pin is not None
-    step = mock_pins.pin(config.drive.step_pin)
 
     def player() -> None:
-        until(lambda: "READY=1" in systemd.texts(), what="READY")
+        until(lambda: "READY=1" in board.systemd.texts(), what="READY")
         index.drive_low()
         watch.entered("waiting for a turn")
         settled(step)
         a1.drive_low()
         watch.entered("turn in progress")
         rings = turning(step)
-        press(button)
+        press(board.button)
         until(rings, what="the rings turn")
         write_request(state, SetupRequest(Colour.WHITE, ("a1", "b2"), origin="archive:1:2"))
         watch.see("while the rings turn", logger=REQUESTS)  # heard, and put off
@@ -133,10 +106,7 @@ def test_a_request_landing_while_the_rings_turn_is_taken_when_they_stop(
         watch.see("game 1 turn 1")  # the turn stands, then the request is taken
         watch.entered("setting up")
 
-    person = Person(player)
-    assert run_board(config) == 0
-    person.done()
-    systemd.close()
+    board.run(player)
     saved = Journal(state).load()
     assert saved is not None and saved.setting_up and saved.origin == "archive:1:2"
     assert leftovers(state) == []

@@ -11,10 +11,7 @@
 
 from __future__ import annotations
 
-import json
 import os
-import socket
-import stat
 import tempfile
 import threading
 from pathlib import Path
@@ -40,6 +37,8 @@ from orbito_hw.control.requests import (
 )
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.turn import Turn
+
+from .common.request_files import KINDS, fingerprint, planted
 
 pytestmark = pytest.mark.fuzz  # hundreds of examples: the long tier
 
@@ -196,44 +195,6 @@ def test_writers_and_a_taker_racing_on_threads_lose_nothing(tmp_path: Path) -> N
 
 
 # --- anything at the request's path -------------------------------------------------------------
-KINDS = ["bytes", "request", "fifo", "symlink", "dangling", "directory", "socket", "huge",
-         "other owner"]  # fmt: skip
-
-
-def plant(folder: Path, kind: str, raw: bytes) -> None:
-    """Something at the request's path."""
-    path = folder / NAME
-    if kind == "bytes":
-        path.write_bytes(raw)
-    elif kind == "request":
-        path.write_text(json.dumps({"first": "white", "moves": " ".join(MOVES)}))
-    elif kind == "fifo":
-        os.mkfifo(path)
-    elif kind == "symlink":  # to a request that would be good: a link is still refused
-        target = folder / "elsewhere.json"
-        target.write_text(json.dumps({"first": "white", "moves": MOVES[0]}))
-        path.symlink_to(target)
-    elif kind == "dangling":
-        path.symlink_to(folder / "nowhere")
-    elif kind == "directory":
-        path.mkdir()
-        (path / "inside").write_bytes(raw)
-    elif kind == "socket":
-        with socket.socket(socket.AF_UNIX) as sock:
-            sock.bind(str(path))
-    elif kind == "huge":
-        with path.open("wb") as file:
-            file.truncate(1 << 30)  # sparse: a gigabyte the taker must not read
-    elif kind == "other owner":
-        path.write_text(json.dumps({"first": "white", "moves": MOVES[0]}))
-        os.chown(path, 4321, 4321)
-
-
-def fingerprint(path: Path) -> tuple[int, int, int]:
-    found = os.lstat(path)
-    return found.st_ino, stat.S_IFMT(found.st_mode), found.st_size
-
-
 SAID = {"fifo": "(a FIFO)", "symlink": "(a symbolic link)", "dangling": "(a symbolic link)",
         "directory": "(a directory)", "socket": "(a socket)", "huge": "larger than",
         "other owner": "owned by uid 4321"}  # fmt: skip
@@ -247,11 +208,7 @@ SAID = {"fifo": "(a FIFO)", "symlink": "(a symbolic link)", "dangling": "(a symb
 def test_anything_at_the_requests_path_is_taken_or_moved_aside_and_named(
     tmp_path_factory: pytest.TempPathFactory, kind: str, raw: bytes
 ) -> None:
-    if kind == "other owner" and os.geteuid() != 0:
-        pytest.skip("only root can give a file to another user")
-    folder = tmp_path_factory.mktemp("state")
-    plant(folder, kind, raw)
-    before = fingerprint(folder / NAME)
+    folder, before = planted(tmp_path_factory, kind, raw, MOVES)
     referee = Referee()
     Desk.attach(referee, folder)  # a start: it looks at once
     assert not os.path.lexists(folder / NAME) and not os.path.lexists(folder / TAKING)
@@ -270,11 +227,7 @@ def test_anything_at_the_requests_path_is_taken_or_moved_aside_and_named(
 def test_a_writer_takes_the_place_of_anything_and_says_what(
     tmp_path_factory: pytest.TempPathFactory, kind: str, raw: bytes
 ) -> None:
-    if kind == "other owner" and os.geteuid() != 0:
-        pytest.skip("only root can give a file to another user")
-    folder = tmp_path_factory.mktemp("state")
-    plant(folder, kind, raw)
-    before = fingerprint(folder / NAME)
+    folder, before = planted(tmp_path_factory, kind, raw, MOVES)
     left = write_request(folder, request(1))
     assert left.stands
     mine = take_request(folder)
