@@ -201,8 +201,12 @@ def test_a_glow_is_a_kind_a_colour_a_blink_and_words_and_a_move_has_an_arrow() -
     view = View("play", B, board_turn=Turn.from_notation("c2-c3:b4"))
     lit = glows(view, palette)
     assert {name: g["kind"] for name, g in lit.items()} == {"c2": "from", "c3": "to", "b4": "place"}
-    assert lit["b4"]["colour"] == "#005aff" and lit["b4"]["blink"] is True
-    assert lit["b4"]["meaning"] == "place a black marble here"
+    # Nothing done yet: lift c2 now (blinking yellow); the put and the place wait, dimly.
+    assert lit["c2"]["colour"] == "#ffc800" and lit["c2"]["blink"] is True
+    assert lit["c2"]["step"] == "now" and lit["c2"]["meaning"] == "lift this marble"
+    assert lit["b4"]["colour"] == "#001640" and lit["b4"]["blink"] is False  # blue, a quarter
+    assert lit["b4"]["step"] == "waiting"
+    assert lit["b4"]["meaning"] == "then place a black marble here"
     assert arrow(view) == ["c2", "c3"]
     assert arrow(View("play", B, board_turn=Turn.from_notation("b4"))) is None
     assert status_words(view, palette).startswith("the board's turn")

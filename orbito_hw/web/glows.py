@@ -1,32 +1,43 @@
 """What each lit square means, for the page to draw it so that no one takes a glow for a
 marble: a kind per square (``place``, ``from``, ``to``, ``fix``...), the LED colour it
-shows, whether it blinks and its meaning in words; the arrow of a move the board asks for;
-and the legend of the colours.
+shows, whether it blinks, whether its step is to do now or waits, and its meaning in words;
+the arrow of a move the board asks for; and the legend of the colours.
 
-The words come from control/led_words.py (the prompt's words for the same LEDs), the kinds
-from the same ``View`` the light show draws: the page, the prompt and the LEDs agree.
+In a guided flow the squares are the guide's (control/guide.py: what is left to do, as far
+as the hands got), their colours the light show's and their words the prompt's
+(control/led_words.py): the page, the prompt and the LEDs agree.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
+from orbito_hw.control.guide import Step
 from orbito_hw.control.led_words import view_words
-from orbito_hw.control.lights import Palette, View
+from orbito_hw.control.lights import Palette, View, guide_of, light_of
 from orbito_hw.hw.interfaces import rgb_hex
+from orbito_hw.lang import N_, _
 from orbito_hw.rules.game import Colour, Result
 from orbito_hw.rules.squares import SQUARES, square_name, squares_of
-from orbito_hw.rules.turn import Turn
 
 Glow = dict[str, object]
 
+KINDS: Final = {
+    "lift": "from",
+    "put": "to",
+    "place": "place",
+    "put-back": "back",
+    "swap": "back",
+    "undo": "fix",
+    "take-off": "fix",
+}
+"""The page's kind of a guide's step (a take-back's marble to take off: ``undo``)."""
 
-def _turn_kinds(turn: Turn, kinds: dict[int, str]) -> None:
-    if turn.move_from is not None and turn.move_to is not None:
-        kinds[turn.move_from] = "from"
-        kinds[turn.move_to] = "to"
-    if turn.place is not None:
-        kinds[turn.place] = "place"
+
+def _kind(flow: str, step: Step) -> str:
+    if step.action == "take-off" and flow == "undo":
+        return "undo"
+    return KINDS.get(step.action, "fix")
 
 
 def kinds_of(view: View | None) -> dict[int, str]:
@@ -34,15 +45,11 @@ def kinds_of(view: View | None) -> dict[int, str]:
     kinds: dict[int, str] = {}
     if view is None:
         return kinds
+    guide = guide_of(view)
+    if guide is not None:
+        return {sq: _kind(guide.flow, step) for sq, step in guide.shown().items()}
     mode = view.mode
-    if mode == "refused":
-        if view.board_turn is not None:
-            _turn_kinds(view.board_turn, kinds)
-        kinds.update(dict.fromkeys(view.squares, "fix"))
-    elif mode in ("correction", "undo"):
-        kinds.update({sq: "back" for sq, _ in view.missing})
-        kinds.update(dict.fromkeys(view.extra, "fix" if mode == "correction" else "undo"))
-    elif mode == "menu":
+    if mode == "menu":
         kinds.update(dict.fromkeys(range(16), "menu"))
     elif mode == "result" and view.result is not None:
         if view.result is Result.DRAW:
@@ -50,18 +57,18 @@ def kinds_of(view: View | None) -> dict[int, str]:
         else:
             for line in view.lines:
                 kinds.update(dict.fromkeys(squares_of(line), "line"))
-    elif mode == "hint" and view.hint_turn is not None:
-        _turn_kinds(view.hint_turn, kinds)
     elif mode == "warning":
         kinds.update(dict.fromkeys(view.squares, "warning"))
-    elif mode == "play" and view.board_turn is not None:
-        _turn_kinds(view.board_turn, kinds)
     return kinds
 
 
 def glows(view: View | None, palette: Palette) -> dict[str, Glow]:
-    """``{square: {"kind", "colour", "blink", "meaning"}}`` for each square the view lights."""
+    """``{square: {"kind", "colour", "blink", "meaning", "step"}}`` for each square the view
+    lights; ``step`` is "now" or "waiting" for a guided flow's square (a waiting one shows
+    its colour dimly, steady), "" otherwise."""
     words = {lit.where: lit for lit in view_words(view, palette)}
+    guide = guide_of(view)
+    shown = guide.shown() if guide is not None else {}
     out: dict[str, Glow] = {}
     for sq, kind in sorted(kinds_of(view).items()):
         name = square_name(sq)
@@ -70,26 +77,33 @@ def glows(view: View | None, palette: Palette) -> dict[str, Glow]:
             continue  # the menu lights some squares only
         if kind == "draw":
             out[name] = {"kind": kind, "colour": rgb_hex(palette.draw), "blink": True,
-                         "meaning": "a draw"}  # fmt: skip
+                         "meaning": _("a draw"), "step": ""}  # fmt: skip
             continue
         assert lit is not None
+        colour, blink, step = lit.colour, lit.blinking, ""
+        if guide is not None and sq in shown:  # as the LED shows it: dim while it waits
+            colour, blink = light_of(guide.flow, shown[sq], palette)
+            step = shown[sq].progress
         out[name] = {
             "kind": kind,
-            "colour": rgb_hex(lit.colour),
-            "blink": lit.blinking,
+            "colour": rgb_hex(colour),
+            "blink": blink,
             "meaning": lit.meaning,
+            "step": step,
         }
     return out
 
 
 def arrow(view: View | None) -> list[str] | None:
-    """The move the board (or a hint) asks for, from-square and to-square; else None."""
-    if view is None or view.mode not in ("play", "refused", "hint"):
+    """The move still to make that the board (or a hint) asks for: from-square and
+    to-square, until the marble is put on its square; else None."""
+    guide = guide_of(view)
+    if guide is None or guide.flow not in ("board-turn", "hint", "refused"):
         return None
-    turn = view.hint_turn if view.mode == "hint" else view.board_turn
-    if turn is None or turn.move_from is None or turn.move_to is None:
-        return None
-    return [square_name(turn.move_from), square_name(turn.move_to)]
+    for step in guide.left():
+        if step.action == "put" and step.origin is not None and step.square is not None:
+            return [square_name(step.origin), square_name(step.square)]
+    return None
 
 
 def status_words(view: View | None, palette: Palette) -> str:
@@ -101,17 +115,18 @@ def status_words(view: View | None, palette: Palette) -> str:
 
 
 LEGEND: Final = (
-    ("black", "a black marble's colour: place one here, or its winning line"),
-    ("white", "a white marble's colour: place one here, or its winning line"),
-    ("board_from", "the board's move: lift the marble here"),
-    ("board_to", "the board's move: put that marble here"),
-    ("board", "status light: the board's turn, make it for it"),
-    ("error", "fix this square: it is wrong"),
-    ("undo", "take-back: take this marble off"),
-    ("warning", "warning: this turn throws the game away"),
-    ("draw", "a draw"),
+    ("black", N_("a black marble's colour: place one here, or its winning line")),
+    ("white", N_("a white marble's colour: place one here, or its winning line")),
+    ("board_from", N_("the board's move: lift the marble here")),
+    ("board_to", N_("the board's move: once lifted, put that marble here")),
+    ("board", N_("status light: the board's turn, make it for it (blinking: now press)")),
+    ("error", N_("fix this square: it is wrong")),
+    ("undo", N_("take-back: take this marble off")),
+    ("warning", N_("warning: this turn throws the game away")),
+    ("draw", N_("a draw")),
 )
-"""The legend's rows: the palette's colour and what it means on the board."""
+"""The legend's rows: the palette's colour and what it means on the board. A square lit
+dimly is a step after the one lit fully."""
 
 
 def legend(palette: Palette) -> list[dict[str, str]]:
@@ -119,5 +134,5 @@ def legend(palette: Palette) -> list[dict[str, str]]:
     rows = []
     for key, text in LEGEND:
         colour = palette.marble(Colour(key)) if key in ("black", "white") else getattr(palette, key)
-        rows.append({"key": key, "colour": rgb_hex(colour), "text": text})
+        rows.append({"key": key, "colour": rgb_hex(colour), "text": _(text)})
     return rows

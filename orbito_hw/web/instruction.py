@@ -30,14 +30,16 @@ from orbito_hw.control.events import (
     TakenBack,
     TurnPlayed,
 )
-from orbito_hw.control.lights import View
+from orbito_hw.control.guide import FIXES, Guide, Step
+from orbito_hw.control.led_words import colour_word
+from orbito_hw.control.lights import View, guide_of
 from orbito_hw.control.menu import CHOICES
 from orbito_hw.control.puzzle import goal_of
 from orbito_hw.control.referee import State
 from orbito_hw.control.snapshot import Snapshot
+from orbito_hw.lang import _
 from orbito_hw.rules.game import EXTRA_PRESSES, Colour, Position, Result
 from orbito_hw.rules.squares import line_names, square_name
-from orbito_hw.rules.turn import Turn
 from orbito_hw.rules.words import counted
 
 
@@ -122,19 +124,54 @@ def names(squares: list[str]) -> str:
     """``b1``, ``b1 and c2``, ``b1, c2 and d4``."""
     if len(squares) <= 1:
         return "".join(squares)
-    return ", ".join(squares[:-1]) + " and " + squares[-1]
+    return _("{some} and {last}").format(some=", ".join(squares[:-1]), last=squares[-1])
 
 
-def turn_steps(turn: Turn, colour: Colour) -> str:
-    """``move c2 to c3, then place a black marble on b4, then press``."""
-    if turn.is_extra_press:
-        return "just press (the board is full)"
-    steps = []
-    if turn.move_from is not None and turn.move_to is not None:
-        steps.append(f"move {square_name(turn.move_from)} to {square_name(turn.move_to)}")
-    if turn.place is not None:
-        steps.append(f"place a {colour.value} marble on {square_name(turn.place)}")
-    return ", then ".join([*steps, "press"])
+def step_phrase(step: Step) -> str:
+    """One step of a guide in words: "place a black marble on b4", "take the marble off a1"."""
+    square = square_name(step.square) if step.square is not None else ""
+    colour, seen = colour_word(step.colour), colour_word(step.seen)
+    if step.action in ("lift", "put") and step.origin is None:
+        return _("lift the marble on {square}").format(square=square)
+    if step.action == "put":
+        origin = square_name(step.origin) if step.origin is not None else ""
+        return _("put the marble from {origin} on {square}").format(origin=origin, square=square)
+    if step.action == "place":
+        return _("place a {colour} marble on {square}").format(colour=colour, square=square)
+    if step.action == "put-back":
+        return _("put a {colour} marble back on {square}").format(colour=colour, square=square)
+    if step.action == "swap":
+        return _("swap the {seen} marble on {square} for a {colour} one").format(
+            seen=seen, square=square, colour=colour
+        )
+    if step.action == "take-off":
+        return _("take the marble off {square}").format(square=square)
+    if step.action == "undo":
+        return _("undo what was done on {square}").format(square=square)
+    return _("press")
+
+
+def guide_steps(guide: Guide, fixes: bool = True) -> str:
+    """What is left of a guide, in order: ``move c2 to c3, then place a black marble on
+    b4, then press`` (a move not begun is one step: lift and put); ``fixes`` False: the
+    turn's own steps only (a refusal names its squares itself)."""
+    left = [s for s in guide.left() if fixes or s.action not in FIXES]
+    if not any(s.action in ("lift", "put", "place") for s in guide.steps) and (
+        len(left) == 1 and left[0].action == "press"
+    ):
+        return _("just press (the board is full)")
+    phrases: list[str] = []
+    for i, step in enumerate(left):
+        after = left[i + 1] if i + 1 < len(left) else None
+        if step.action == "lift" and after is not None and after.action == "put":
+            continue  # said with the put: "move c2 to c3"
+        if step.action == "put" and i > 0 and left[i - 1].action == "lift":
+            origin = square_name(step.origin) if step.origin is not None else ""
+            square = square_name(step.square) if step.square is not None else ""
+            phrases.append(_("move {origin} to {square}").format(origin=origin, square=square))
+            continue
+        phrases.append(step_phrase(step))
+    return _(", then ").join(phrases)
 
 
 def level_words(level: str) -> str:
@@ -173,13 +210,19 @@ def _your_turn(s: Situation) -> str:
 
 
 def _board_turn(s: Situation) -> str:
+    """The board's turn as far as the hands got: the steps left, the press last."""
     view = s.view
+    guide = guide_of(view)
     assert view is not None and view.board_turn is not None and view.to_move is not None
-    steps = turn_steps(view.board_turn, view.to_move)
+    assert guide is not None
+    steps = guide_steps(guide)
+    if guide.press_now and not view.board_turn.is_extra_press:
+        steps = _("made: now press")
     if s.opponent_by == "remote":  # the other person chose it at their board: make it here
-        colour = title(view.to_move)
-        return f"{colour}'s board plays {view.board_turn.notation()}: {steps}"
-    return f"The board's turn: {steps}"
+        return _("{colour}'s board plays {turn}: {steps}").format(
+            colour=title(view.to_move), turn=view.board_turn.notation(), steps=steps
+        )
+    return _("The board's turn: {steps}").format(steps=steps)
 
 
 def _board_choosing(s: Situation) -> str:
@@ -195,35 +238,65 @@ def _waiting_remote(s: Situation) -> str:
     return f"Waiting for {colour.value}'s board: the other player is choosing a turn"
 
 
+def _left(s: Situation, action: str) -> list[Step]:
+    """The steps of the situation's guide still to do, of one ``action``."""
+    guide = guide_of(s.view)
+    return [] if guide is None else [st for st in guide.left() if st.action == action]
+
+
+def _sq(step: Step) -> str:
+    return square_name(step.square) if step.square is not None else ""
+
+
+def _capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def _off(steps: list[Step]) -> str:
+    """``take the marble off d4``, ``take the marbles off a1 and b1``."""
+    where = names([_sq(st) for st in steps])
+    if len(steps) > 1:
+        return _("take the marbles off {squares}").format(squares=where)
+    return _("take the marble off {squares}").format(squares=where)
+
+
 def _correction(s: Situation) -> str:
-    view = s.view
-    assert view is not None
+    """A correction from its guide: what to put back, to swap, to take off."""
     parts = []
-    seen = dict(view.seen)  # a marble of the other colour (sensors that tell colours)
-    missing = [(sq, c) for sq, c in view.missing if sq not in seen]
-    if missing:
-        back = names([f"{square_name(sq)} ({c.value})" for sq, c in missing])
-        parts.append(f"Put {back} back")
-    for sq, c in view.missing:
-        if sq in seen:
-            swap = f"the {seen[sq].value} marble on {square_name(sq)} for a {c.value} one"
-            parts.append(f"{'swap' if parts else 'Swap'} {swap}")
-    if view.extra:
-        off = names([square_name(sq) for sq in view.extra])
-        many = "marbles" if len(view.extra) > 1 else "marble"
-        parts.append(f"{'take' if parts else 'Take'} the {many} off {off}")
-    return "; ".join(parts) or "Check the board: it does not match the game"
+    back = _left(s, "put-back")
+    if back:
+        each = [
+            _("{square} ({colour})").format(square=_sq(st), colour=colour_word(st.colour))
+            for st in back
+        ]
+        parts.append(_("put {squares} back").format(squares=names(each)))
+    for st in _left(s, "swap"):  # a marble of the other colour (sensors that tell colours)
+        parts.append(
+            _("swap the {seen} marble on {square} for a {colour} one").format(
+                seen=colour_word(st.seen), square=_sq(st), colour=colour_word(st.colour)
+            )
+        )
+    if off := _left(s, "take-off"):
+        parts.append(_off(off))
+    return _capital(_("; ").join(parts)) or _("Check the board: it does not match the game")
 
 
 def _refused(s: Situation) -> str:
-    view = s.view
-    assert view is not None
-    reason = s.memory.rejected or "that is not a legal turn"
-    text = f"Not accepted: {reason}"
-    if view.squares:
-        text += f". Fix the squares ringed red: {names([square_name(q) for q in view.squares])}"
+    """Why, the squares ringed red (only those where something is wrong: none, none
+    named), and on the board's move what is left of its turn."""
+    view, guide = s.view, guide_of(s.view)
+    assert view is not None and guide is not None
+    reason = s.memory.rejected or _("that is not a legal turn")
+    text = _("Not accepted: {reason}").format(reason=reason)
+    red = guide.squares(FIXES)
+    if red:
+        text += _(". Fix the squares ringed red: {squares}").format(
+            squares=names([square_name(q) for q in red])
+        )
     if view.board_turn is not None and view.to_move is not None:
-        text += f". {board_name(s, view.to_move)} asks: {turn_steps(view.board_turn, view.to_move)}"
+        text += _(". {board} asks: {steps}").format(
+            board=board_name(s, view.to_move), steps=guide_steps(guide, fixes=False)
+        )
     return text
 
 
@@ -235,19 +308,26 @@ def _undo(s: Situation) -> str:
         number, token = s.memory.taking_back
         what = f" turn {number} ({token})"
     steps = []
-    if view.extra:
-        steps.append(f"take the marble off {names([square_name(q) for q in view.extra])}")
-    if view.missing:
-        back = names([f"{c.value} on {square_name(sq)}" for sq, c in view.missing])
-        steps.append(f"put {back} back")
-    return f"Undo{what}: " + (", then ".join(steps) if steps else "the board is checked")
+    if off := _left(s, "take-off"):
+        where = names([_sq(st) for st in off])
+        steps.append(_("take the marble off {squares}").format(squares=where))
+    if back := _left(s, "put-back"):
+        each = [
+            _("{colour} on {square}").format(colour=colour_word(st.colour), square=_sq(st))
+            for st in back
+        ]
+        steps.append(_("put {marbles} back").format(marbles=names(each)))
+    todo = _(", then ").join(steps) if steps else _("the board is checked")
+    return _("Undo{what}: {todo}").format(what=what, todo=todo)
 
 
 def _hint(s: Situation) -> str:
     view = s.view
     assert view is not None and view.hint_turn is not None and view.to_move is not None
     worth = {"win": "wins", "draw": "draws", "loss": "loses anyway"}.get(view.value or "", "")
-    steps = turn_steps(view.hint_turn, view.to_move)
+    guide = guide_of(view)
+    assert guide is not None
+    steps = guide_steps(guide)
     return (
         f"Hint for {view.to_move.value}: {steps} ({view.hint_turn.notation()}, best play "
         f"{worth}); or make your own turn"
@@ -284,27 +364,35 @@ def _result(s: Situation) -> str:
     return f"{title(winner)} wins: " + "; ".join(" ".join(line) for line in lines)
 
 
-def _by_colour(marbles: tuple[tuple[int, Colour], ...]) -> str:
+def _by_colour(steps: list[Step]) -> str:
     """``black on a1 and c3, white on b2``: the squares of each colour, in the given order."""
-    colours = list(dict.fromkeys(c for _, c in marbles))
+    colours = list(dict.fromkeys(st.colour for st in steps))
     return ", ".join(
-        f"{c.value} on {names([square_name(sq) for sq, d in marbles if d is c])}" for c in colours
+        _("{colour} on {squares}").format(
+            colour=colour_word(c), squares=names([_sq(st) for st in steps if st.colour is c])
+        )
+        for c in colours
     )
 
 
 def _setup(s: Situation) -> str:
-    view = s.view
-    assert view is not None
+    """A set-up from its guide: the marbles to put on now (lit), after them (dim), off."""
+    places = _left(s, "place")
+    now = [st for st in places if st.progress == "now"]
+    later = [st for st in places if st.progress == "waiting"]
     parts = []
-    if view.missing:
-        parts.append(f"put {_by_colour(view.missing)} (lit)")
-    if view.later:
-        parts.append(f"{'then ' if parts else 'put '}{_by_colour(view.later)} (dim)")
-    if view.extra:
-        off = names([square_name(sq) for sq in view.extra])
-        parts.append(f"take the marbles off {off} (blinking red)")
-    todo = "; ".join(parts) or "the board checks the marbles"
-    return f"Set the position up: {todo}"
+    if now:
+        parts.append(_("put {marbles} (lit)").format(marbles=_by_colour(now)))
+    if later:
+        if parts:
+            parts.append(_("then {marbles} (dim)").format(marbles=_by_colour(later)))
+        else:
+            parts.append(_("put {marbles} (dim)").format(marbles=_by_colour(later)))
+    if off := _left(s, "take-off"):
+        squares = names([_sq(st) for st in off])
+        parts.append(_("take the marbles off {squares} (blinking red)").format(squares=squares))
+    todo = _("; ").join(parts) or _("the board checks the marbles")
+    return _("Set the position up: {todo}").format(todo=todo)
 
 
 def _rotating(s: Situation) -> str:
