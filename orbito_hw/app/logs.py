@@ -176,7 +176,7 @@ def _unraisable(unraisable: sys.UnraisableHookArgs) -> None:
 
 
 def _squares(squares: tuple[int, ...]) -> str:
-    return " ".join(square_name(sq) for sq in squares) or "(none)"
+    return " ".join(square_name(sq) for sq in squares)
 
 
 def _lines(lines: tuple[int, ...]) -> str:
@@ -214,10 +214,21 @@ def describe(event: Event | Mapping[str, object]) -> tuple[int, str]:
         )
         return logging.INFO, text
     if isinstance(event, Rejected):
-        text = f"{game}: refused ({event.reason}) squares {_squares(event.squares)}"
+        # Only squares where something is wrong: a press with nothing placed names none.
+        if not event.squares:
+            return logging.WARNING, _("{game}: refused ({reason})").format(
+                game=game, reason=event.reason
+            )
+        text = _("{game}: refused ({reason}) squares {squares}").format(
+            game=game, reason=event.reason, squares=_squares(event.squares)
+        )
         return logging.WARNING, text
     if isinstance(event, Correction):
-        text = f"{game}: board does not match, check squares {_squares(event.squares)}"
+        if not event.squares:
+            return logging.WARNING, _("{game}: board does not match").format(game=game)
+        text = _("{game}: board does not match, check squares {squares}").format(
+            game=game, squares=_squares(event.squares)
+        )
         return logging.WARNING, text
     if isinstance(event, Corrected):
         return logging.INFO, _("{game}: board matches again, play on").format(game=game)
