@@ -118,3 +118,41 @@ def test_every_command_of_the_walkthrough_runs_as_written(tmp_path: Path) -> Non
     assert re.search(r"^1 +\S+ \S+ +\S+ \S+ +\w+ +board:5 +person ", out, re.M)  # archived
     assert '"event": "board-turn"' in out  # the board played
     assert "Traceback" not in done.stderr
+
+
+def _runnable_blocks(text: str) -> list[str]:
+    """A page's ``sh`` blocks, but those under a ``<!-- not run by the tests: WHY -->``."""
+    return [
+        block
+        for skip, block in re.findall(
+            r"^(<!-- not run by the tests:[^\n]*-->\n)?```sh\n(.*?)^```", text, re.S | re.M
+        )
+        if not skip
+    ]
+
+
+def test_the_puzzles_pages_examples_run_as_written_in_a_fresh_home(tmp_path: Path) -> None:
+    """Issue 36: docs/puzzles.md's example crashed on a new state directory and used a
+    play.txt it never made; without --state-dir nothing was kept, so ``puzzles next`` named
+    the solved puzzle again. Run in an empty directory and a fresh home (no XDG_STATE_HOME:
+    the tries go to ~/.local/state/orbito-hw)."""
+    blocks = _runnable_blocks((DOCS / "puzzles.md").read_text())
+    assert len(blocks) == 1 and "play.txt" in blocks[0]
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("XDG_")}
+    env |= {"HOME": str(home), "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"}
+    work = tmp_path / "work"
+    work.mkdir()
+    done = subprocess.run(
+        ["bash", "-c", "set -euo pipefail\n" + blocks[0]], cwd=work, env=env,
+        stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+    out = done.stdout
+    assert '"event": "puzzle", "game": 1, "id": "5DY1DFNRPMT61", "solved": true' in out
+    nexts = re.findall(r"^(\S+) +\w+ +\w+ to play and win .*\[(?:new|again|review)\]$", out, re.M)
+    assert nexts[0] == "5DY1DFNRPMT61" and nexts[1] != nexts[0]
+    assert re.search(r"^5DY1DFNRPMT61 +easy +solved 1 tries", out, re.M)
+    assert (home / ".local" / "state" / "orbito-hw" / "games.sqlite3").is_file()

@@ -40,6 +40,14 @@ from .common.scripts import undo_commands
 BACKENDS: list[Backend] = ["sim", "gpio", "serial"]
 
 
+@pytest.fixture(autouse=True)
+def own_state_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Each test's own user state directory: ``run --mock --puzzle`` without --state-dir
+    keeps its tries there (issue 36), never in the home of whoever runs the tests."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg"))
+    return tmp_path / "xdg" / "orbito-hw"
+
+
 def shipped(plies: int, index: int = 0) -> Puzzle:
     return [p for p in shipped_puzzles() if p.plies == plies][index]
 
@@ -457,3 +465,48 @@ def test_puzzles_play_asks_the_board_on_its_state_directory(
         main(["puzzles", "play", "--seed", "3", "--state-dir", str(state)])
     assert refused.value.code == 2
     assert capsys.readouterr().err == "orbito-hw: puzzles play takes no --seed\n"
+
+
+def test_without_a_state_dir_the_tries_are_kept_and_next_moves_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], own_state_dir: Path
+) -> None:
+    """Issue 36: without --state-dir nothing was kept (a temporary directory), so ``puzzles
+    next`` named the same puzzle after it was solved."""
+    assert main(["puzzles", "next", "--json"]) == 0
+    first = Puzzle.from_json(json.loads(capsys.readouterr().out))
+    lines = setup_lines(first) + to_the_end(first, first.position(), random.Random(1))
+    events = run_events(tmp_path, capsys, "next", lines)
+    assert puzzle_events(events)[0]["solved"] is True
+    assert (own_state_dir / "games.sqlite3").is_file()
+    assert main(["puzzles", "next", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["id"] != first.id
+
+
+@pytest.mark.parametrize(
+    ("xdg", "expected"),
+    [("/srv/state", "/srv/state/orbito-hw"), ("", "HOME/.local/state/orbito-hw"),
+     ("relative/path", "HOME/.local/state/orbito-hw")],
+)  # fmt: skip
+def test_the_user_state_dir_follows_xdg(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, xdg: str, expected: str
+) -> None:
+    from orbito_hw.commands.puzzles import user_state_dir
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setenv("XDG_STATE_HOME", xdg)
+    assert user_state_dir() == Path(expected.replace("HOME", str(tmp_path)))
+    assert not user_state_dir().exists()
+
+
+def test_every_command_that_writes_there_makes_a_missing_state_dir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 36: a new --state-dir (nested, none of it there) is made, not a crash."""
+    puzzle = shipped(1)
+    played = tmp_path / "new" / "run"
+    run_events(tmp_path, capsys, puzzle.id, setup_lines(puzzle), "--state-dir", str(played))
+    assert (played / "games.sqlite3").is_file()
+    asked = tmp_path / "new" / "play"
+    assert main(["puzzles", "play", "--id", puzzle.id, "--state-dir", str(asked)]) == 0
+    assert f"sets up puzzle {puzzle.id} when it starts" in capsys.readouterr().out
+    assert (asked / "setup-request.json").is_file()

@@ -398,3 +398,43 @@ def test_an_id_of_a_position_with_no_win_is_refused(table: Solution) -> None:
     done = cli("--id", encode(Colour.BLACK, tokens), "--json")
     assert done.returncode == 2 and done.stdout == ""
     assert "names no puzzle" in done.stderr and done.stderr.count("\n") == 1
+
+
+GRADE_ORDER = ["easy", "medium", "hard", "expert"]
+
+
+def test_the_listing_has_a_header_and_is_sorted_by_grade() -> None:
+    """Issue 36: ``puzzles`` printed 300 lines, no header, in the shipped order."""
+    done = cli("--all")
+    assert done.returncode == 0 and done.stderr == ""
+    header, *rows = done.stdout.splitlines()
+    assert header.split()[:2] == ["ID", "grade"]
+    assert len(rows) == len(shipped_puzzles())
+    grades = [row.split()[1] for row in rows]
+    assert grades == sorted(grades, key=GRADE_ORDER.index)
+    by_id = {p.id: p for p in shipped_puzzles()}
+    for grade in GRADE_ORDER:  # the easiest first within a grade
+        bits = [by_id[row.split()[0]].difficulty.bits for row in rows if row.split()[1] == grade]
+        assert bits == sorted(bits)
+    narrowed = cli("--plies", "5", "--count", "3").stdout.splitlines()
+    assert narrowed[0] == header and len(narrowed) == 4
+
+
+def test_the_bare_command_is_a_summary_that_says_how_to_list_all() -> None:
+    done = cli()
+    assert done.returncode == 0
+    lines = done.stdout.splitlines()
+    assert len(lines) < 20
+    counts = {g: sum(p.difficulty.grade == g for p in shipped_puzzles()) for g in GRADE_ORDER}
+    assert (
+        lines[0] == "300 shipped puzzles (" + ", ".join(f"{g} {n}" for g, n in counts.items()) + ")"
+    )
+    assert lines[1].split()[:2] == ["ID", "grade"]
+    assert "orbito-hw puzzles --all" in lines[-1]
+    assert [line.split()[1] for line in lines[2:-1]] == [g for g in GRADE_ORDER for _ in range(3)]
+
+
+def test_all_is_for_words_only() -> None:
+    for argv in (("--all", "--json"), ("--all", "--seed", "1"), ("next", "--all")):
+        done = cli(*argv)
+        assert done.returncode == 2 and done.stdout == "" and "--all" in done.stderr

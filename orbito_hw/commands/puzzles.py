@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orbito_hw.commands import UsageError
+from orbito_hw.lang import _, ngettext
 
 if TYPE_CHECKING:
     from orbito_hw.archive.store import PuzzleTry
@@ -51,6 +52,11 @@ def register(sub: Any) -> None:
     p.add_argument("--id", metavar="ID", help="the one puzzle ID names")
     p.add_argument("--json", action="store_true", help="JSON lines (SPEC.md)")
     p.add_argument(
+        "--all",
+        action="store_true",
+        help="every shipped puzzle, sorted by grade (without it: a summary of the set)",
+    )
+    p.add_argument(
         "--state-dir", metavar="DIR", help="with next, progress, play: the board's state directory"
     )
     p.add_argument("--config", metavar="PATH", help="the board's config, for its state directory")
@@ -63,6 +69,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
     show = _json_line if args.json else _words
     if args.action == "play":
         given = [name for name in ("count", "plies", "seed") if getattr(args, name) is not None]
+        given += ["all"] if args.all else []
         if given:
             raise UsageError(f"puzzles play takes no --{given[0]}")
         return _play(args)
@@ -70,6 +77,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
         given = [
             name for name in ("count", "plies", "seed", "id") if getattr(args, name) is not None
         ]
+        given += ["all"] if args.all else []
         if given:
             raise UsageError(f"puzzles {args.action} takes no --{given[0]}")
         return _next(args) if args.action == "next" else _progress(args)
@@ -77,6 +85,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
         raise UsageError("--state-dir and --config go with puzzles next or puzzles progress")
     if args.id is not None:
         given = [name for name in ("count", "plies", "seed") if getattr(args, name) is not None]
+        given += ["all"] if args.all else []
         if given:
             raise UsageError(f"--id names one puzzle: no --{given[0]} with it")
         print(show(find_puzzle(args.id)), flush=True)
@@ -84,14 +93,68 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
     if args.count is not None and args.count < 0:
         raise UsageError(f"--count {args.count}: give 0 or more")
     check_plies(args.plies)
+    if args.all and (args.json or args.seed is not None):
+        raise UsageError(_("--all is the shipped set in words: not with --json or --seed"))
     if args.seed is None:
         chosen = [p for p in shipped_puzzles() if args.plies in (None, p.plies)]
-        puzzles = iter(chosen[: args.count] if args.count is not None else chosen)
-    else:
-        count = DEFAULT_COUNT if args.count is None else args.count
-        puzzles = generate(count, args.plies, args.seed)
-    for puzzle in puzzles:  # each as soon as it is found
+        chosen = chosen[: args.count] if args.count is not None else chosen
+        if args.json:  # SPEC.md's lines, in the shipped order
+            for puzzle in chosen:
+                print(show(puzzle), flush=True)
+            return 0
+        if args.all or args.plies is not None or args.count is not None:
+            return _listed(chosen)
+        return _summary(chosen)
+    count = DEFAULT_COUNT if args.count is None else args.count
+    if not args.json:
+        print(_header(), flush=True)
+    for puzzle in generate(count, args.plies, args.seed):  # each as soon as it is found
         print(show(puzzle), flush=True)
+    return 0
+
+
+SAMPLE = 3
+"""Puzzles of each grade the summary shows (the easiest of the grade)."""
+
+
+def _by_grade(puzzles: list[Puzzle]) -> list[Puzzle]:
+    """Easy to expert, the easiest first within a grade (the shipped order among equals)."""
+    from orbito_hw.solver.puzzle_grades import GRADES
+
+    rank = {name: index for index, (name, _lowest) in enumerate(GRADES)}
+    return sorted(puzzles, key=lambda p: (rank[p.difficulty.grade], p.difficulty.bits))
+
+
+def _header() -> str:
+    return f"{_('ID'):<18} {_('grade'):<6} " + _("goal, record (the position it reaches)")
+
+
+def _listed(puzzles: list[Puzzle]) -> int:
+    """Every puzzle chosen, a header first, sorted by grade."""
+    print(_header())
+    for puzzle in _by_grade(puzzles):
+        print(_words(puzzle), flush=True)
+    return 0
+
+
+def _summary(puzzles: list[Puzzle]) -> int:
+    """The shipped set in a few lines: how many of each grade, the easiest few of each,
+    and how to list them all (300 lines are no list a person reads)."""
+    from orbito_hw.solver.puzzle_grades import GRADES
+
+    ranked = _by_grade(puzzles)
+    counts = ", ".join(
+        f"{name} {sum(p.difficulty.grade == name for p in ranked)}" for name, _lowest in GRADES
+    )
+    print(ngettext("{n} shipped puzzle ({counts})", "{n} shipped puzzles ({counts})",
+                   len(ranked)).format(n=len(ranked), counts=counts))  # fmt: skip
+    print(_header())
+    for name, _lowest in GRADES:
+        for puzzle in [p for p in ranked if p.difficulty.grade == name][:SAMPLE]:
+            print(_words(puzzle))
+    print(_("the easiest {n} of each grade; all of them: orbito-hw puzzles --all (or "
+            "--plies P); to play: orbito-hw run --mock --interactive --puzzle next").format(
+                n=SAMPLE))  # fmt: skip
     return 0
 
 
@@ -127,10 +190,35 @@ def next_puzzle(directory: Path) -> Puzzle:
     return choose_next(read_tries(directory))[0]
 
 
+def user_state_dir(make: bool = False) -> Path:
+    """The user's own state directory, where puzzles tried without ``--state-dir`` are kept
+    (the XDG base directory rule): ``$XDG_STATE_HOME/orbito-hw``, else
+    ``~/.local/state/orbito-hw``; made when ``make``."""
+    import os
+
+    base = os.environ.get("XDG_STATE_HOME", "")
+    # The XDG rule: a relative path in the variable is ignored, as if it were not set.
+    root = Path(base) if Path(base).is_absolute() else Path.home() / ".local" / "state"
+    directory = root / "orbito-hw"
+    if make:
+        try:
+            directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise UsageError(_("cannot make the state directory {path}: {reason}").format(
+                path=directory, reason=exc.strerror or exc)) from None  # fmt: skip
+    return directory
+
+
 def _state_dir(args: argparse.Namespace) -> Path:
+    """``--state-dir``; else the board's (``--config``, or the board's config when this
+    machine has one); else the user's own (``user_state_dir``), where ``run --mock
+    --puzzle`` keeps the tries."""
+    from orbito_hw.app.config import DEFAULT_PATH
     from orbito_hw.commands.games import state_dir
 
-    return state_dir(args)
+    if args.state_dir or args.config or DEFAULT_PATH.exists():
+        return state_dir(args)
+    return user_state_dir()
 
 
 def _next(args: argparse.Namespace) -> int:

@@ -78,6 +78,7 @@ def leave_request(directory: Path, request: SetupRequest) -> tuple[Left, str | N
     """``request`` left in ``directory`` (UsageError, one line, if it cannot be), and who runs
     a controller there to take it (``controller_on``)."""
     try:
+        directory.mkdir(parents=True, exist_ok=True)  # a new --state-dir: a board not yet run
         left = write_request(directory, request)
     except OSError as exc:
         raise UsageError(

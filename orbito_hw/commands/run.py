@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -50,7 +49,8 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--state-dir",
         metavar="DIR",
-        help="where the journal and the game archive live (default: a fresh temp dir)",
+        help="where the journal and the game archive live, made if missing (default: a fresh "
+        "temp dir; with --puzzle, ~/.local/state/orbito-hw)",
     )
     p.add_argument(
         "--seed", type=int, default=None, help="random seed of the demo game and the board's turns"
@@ -241,14 +241,14 @@ def _ask_resume(args: argparse.Namespace) -> SetupRequest:
 
 @contextlib.contextmanager
 def _puzzle_dir(args: argparse.Namespace) -> Iterator[None]:
-    """``--puzzle`` without ``--state-dir``: a fresh temporary one for the run (the puzzle's
-    request waits there for the controller's start; its progress goes with it)."""
-    if args.state_dir is not None:
-        yield
-        return
-    with tempfile.TemporaryDirectory(prefix="orbito-hw-") as directory:
-        args.state_dir = directory
-        yield
+    """``--puzzle`` without ``--state-dir``: the user's own state directory (``puzzles``'
+    ``user_state_dir``, made if missing), so the try is archived there and ``puzzles next``
+    moves on after a solve."""
+    if args.state_dir is None:
+        from orbito_hw.commands.puzzles import user_state_dir
+
+        args.state_dir = str(user_state_dir(make=True))
+    yield
 
 
 def _ask_puzzle(args: argparse.Namespace) -> SetupRequest:
