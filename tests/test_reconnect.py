@@ -80,3 +80,54 @@ def test_a_pico_pulled_mid_request_is_tried_on_one_schedule_until_it_is_back(
     assert link.reconnects == 1
     link._lose("pulled again")  # back, then gone again: the first wait once more
     assert link.reconnect.remaining() == 1.0
+
+
+def test_a_pico_whose_set_up_fails_is_set_up_again_when_the_policy_says(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Before, a set-up that failed (the Pico answering nonsense) was tried again every
+    # 0.1 s, a schedule of its own beside the link's.
+    from orbito_hw.hw.clock import VirtualClock
+    from orbito_hw.hw.serial_backend import SerialRingDrive
+    from orbito_hw.sim.board import SimBoard
+    from orbito_hw.sim.pico import FakePico
+    from orbito_hw.sim.world import SimRings
+
+    from .common.wait import until
+
+    clock = FakeTime()
+    policy = Reconnect(1.0, 8.0, clock)
+    quick = LinkSettings(heartbeat=0.05)  # the idle worker looks round often
+    with FakePico(SimRings(SimBoard())) as pico:
+        drive = SerialRingDrive(VirtualClock(), pico.path, link_settings=quick, reconnect=policy)
+        try:
+            set_up = drive._setup
+            tries: list[float] = []
+            polls: list[int] = []
+            poll_events = drive.link.poll_events
+
+            def nonsense() -> None:
+                tries.append(clock.t)
+                raise LinkError("the ring controller answered CFG with 'OK PING'")
+
+            def poll() -> None:
+                polls.append(1)
+                poll_events()
+
+            monkeypatch.setattr(drive.link, "poll_events", poll)
+            monkeypatch.setattr(drive, "_setup", nonsense)
+            drive._need_setup = True  # as after a reconnect
+            until(lambda: tries == [0.0], what="the first try, at once")
+            seen = len(polls)
+            until(lambda: len(polls) >= seen + 5, what="the worker idling")
+            assert tries == [0.0]  # not again before the policy's wait
+            assert drive.fault == "the ring controller answered CFG with 'OK PING'"
+            clock.t = policy.next_try
+            assert clock.t == 2.0  # the wait after a failed try: twice the first
+            until(lambda: len(tries) == 2, what="the second try, when due")
+            monkeypatch.setattr(drive, "_setup", set_up)  # the Pico makes sense again
+            clock.t = policy.next_try
+            until(lambda: drive.fault == "", what="the Pico set up")
+            assert not policy.gone and policy.wait == 1.0
+        finally:
+            drive.close()

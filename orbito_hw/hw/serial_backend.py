@@ -11,7 +11,9 @@ rings are homed and the move is reported with a fault for the referee to check t
 Between moves the link's heartbeat watches the Pico: unplugged or silent, the drive tells
 its watchers (``watch``: the referee) at once that the ring controller is gone, and once
 the link is back, the Pico set up and the rings homed, that it works again (``""``). A job
-asked for while the link is lost fails at once with the same words.
+asked for while the link is lost fails at once with the same words. A set-up that fails (no
+answer, nonsense) is a failed try to get the Pico back: the next one comes when the link's
+one reconnect policy says (``hw/reconnect.py``), or at once for a job.
 
 Whoever hears that the Pico is back, or that the rings were homed, reads the board next
 (the referee's start-up check), so the squares the drive reports must be the board's by
@@ -49,6 +51,7 @@ from orbito_fw.protocol import MAX_SEQ, fields
 from orbito_hw.hw.analog_front import PICO_FULL_COUNT, FrontEnd, SquareColours, pico_volts
 from orbito_hw.hw.hall import Calibration
 from orbito_hw.hw.interfaces import Clock, FaultListener, MoveListener, MoveReport, SquareListener
+from orbito_hw.hw.reconnect import Reconnect
 from orbito_hw.hw.serial_link import (
     ControllerRestartedError,
     JobKind,
@@ -76,7 +79,6 @@ SQUARES = 16
 ALL_SQUARES = (1 << SQUARES) - 1
 STATES = (fw.IDLE, fw.MOVING, fw.HOMING, fw.FAULT)
 MAX_COUNT = 999_999_999  # the firmware's numbers are below 10 digits (device._int)
-RETRY_PAUSE = 0.1  # seconds between two tries to set up the Pico, when one failed
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +111,7 @@ class SerialRingDrive:
         poll_interval: float = 0.003,
         move_timeout: float = 60.0,
         colour: tuple[FrontEnd, Calibration] | None = None,
+        reconnect: Reconnect | None = None,
     ) -> None:
         self.clock = clock
         self.settings = dict(settings or {})
@@ -117,7 +120,7 @@ class SerialRingDrive:
         self.sensors: SerialSquareSensors = (
             SerialSquareSensors(self) if colour is None else SerialColourSensors(self, *colour)
         )
-        self.link = SerialLink(port, link_settings, on_event=self.sensors.on_event)
+        self.link = SerialLink(port, link_settings, self.sensors.on_event, reconnect)
         self.on_close: list[Callable[[], None]] = []
         self._jobs: queue.Queue[_Job | None] = queue.Queue()
         self._busy = 0  # jobs queued or running
@@ -217,6 +220,8 @@ class SerialRingDrive:
             self._check_reconnect()
             if not self.link.lost:
                 if self._need_setup:
+                    if not self.link.reconnect.due():
+                        return  # a set-up that failed: tried again when the policy says
                     self._setup()
                 elif self.sensors.stale:
                     self._resync_squares()
@@ -230,9 +235,13 @@ class SerialRingDrive:
         self._tell(self.link.lost or "")
 
     def _setup_failed(self, fault: str) -> None:
+        """Setting the Pico up failed (no answer, nonsense): a failed try to get it back,
+        the next when the link's one reconnect policy says (a job asked for meanwhile tries
+        at once). A link lost meanwhile is already on that policy's schedule."""
         self._need_setup = True
         self._tell(self.link.lost or fault)
-        self.link.pause(RETRY_PAUSE)
+        if not self.link.lost:
+            self.link.reconnect.failed()
 
     def _tell(self, fault: str) -> None:
         """Tell the watchers how the drive is, when that changed."""
@@ -372,6 +381,7 @@ class SerialRingDrive:
         # their squares does not count them yet.
         self._read_settled_squares()
         self._need_setup = False
+        self.link.reconnect.succeeded()
         return homed
 
     def _read_settled_squares(self) -> None:
