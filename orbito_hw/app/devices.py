@@ -165,8 +165,11 @@ class Devices:
 
     def _in_background(self) -> None:
         self._timer = None
-        self._lost_meanwhile.clear()
         due = [name for name in self.missing if self.reconnects[name].due()]
+        if not due:  # the loop's timer fired a hair early (its clock's resolution)
+            self._schedule()
+            return
+        self._lost_meanwhile.clear()
         self._trying = self.loop.run_in_executor(None, self._try_all, due)
         self._trying.add_done_callback(self._tried)
 
