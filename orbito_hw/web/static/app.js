@@ -234,7 +234,7 @@ function squareLabel(name, marble, glow) {
   let text = marble === "black" ? t("{square}: black marble", { square: name })
     : marble === "white" ? t("{square}: white marble", { square: name })
       : t("{square}: empty", { square: name });
-  if (glow) text += t("; light: {meaning}", { meaning: glow.meaning }) + (glow.blink ? ` ${t("(blinking)")}` : "");
+  if (glow) text += t("; light: {meaning}", { meaning: glow.meaning }) + (glow.blink ? " " + t("(blinking)") : "");
   return text;
 }
 
@@ -348,7 +348,8 @@ function drawWho(s) {
       span.className = "player";
       span.dataset.colour = colour;
       const me = viewer(archived) === colour;
-      span.textContent = `${Colour(colour)}: ${me ? t("you") : playerWords(archived[colour])}`;
+      const player = me ? t("you") : playerWords(archived[colour]);
+      span.textContent = Colour(colour) + ": " + player;
       if (i) who.append(" · ");
       who.append(span);
     });
@@ -529,7 +530,8 @@ function drawTurns(s) {
       const item = document.createElement("li");
       item.dataset.turn = token;
       const colour = (i % 2 === 0) === (s.first === "black") ? "black" : "white";
-      item.textContent = `${colourWord(colour)} ${token === "*" ? t("* (a press, board full)") : token}`;
+      const shown = token === "*" ? t("* (a press, board full)") : token;
+      item.textContent = colourWord(colour) + " " + shown;
       return item;
     }),
   );

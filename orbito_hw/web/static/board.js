@@ -51,7 +51,7 @@ function buildPositionBoard(board = $("board")) {
       square.dataset.marble = "";
       square.dataset.led = ""; // the archive and the watchers see no LEDs
       square.dataset.glow = "";
-      square.setAttribute("aria-label", `${file}${rank}: empty`);
+      square.setAttribute("aria-label", t("{square}: empty", { square: file + rank }));
       square.innerHTML =
         '<span class="led"></span><span class="marble"></span>' +
         `<span class="name">${file}${rank}</span>`;
@@ -73,8 +73,11 @@ function showBoard(position, board = $("board"), line = []) {
     if (square.dataset.marble !== marble) square.dataset.marble = marble;
     square.dataset.glow = inLine ? "line" : "";
     square.style.setProperty("--glow", inLine ? "#6fd36f" : "transparent");
-    const what = marble ? `${marble} marble` : "empty";
-    square.setAttribute("aria-label", `${square.dataset.square}: ${what}${inLine ? ", in the winning line" : ""}`);
+    const name = square.dataset.square;
+    const what = marble === "black" ? t("{square}: black marble", { square: name })
+      : marble === "white" ? t("{square}: white marble", { square: name })
+        : t("{square}: empty", { square: name });
+    square.setAttribute("aria-label", what + (inLine ? t(", in the winning line") : ""));
   }
 }
 
@@ -86,8 +89,8 @@ function showResult(result, lines = []) {
   box.textContent = !result
     ? ""
     : result === "draw"
-      ? "Draw" + (where ? `: both have a line (${where})` : "")
-      : `${result[0].toUpperCase()}${result.slice(1)} wins` + (where ? `: ${where}` : "");
+      ? t("Draw") + (where ? t(": both have a line ({lines})", { lines: where }) : "")
+      : (result === "black" ? t("Black wins") : t("White wins")) + (where ? `: ${where}` : "");
 }
 
 function playerWords(player) {

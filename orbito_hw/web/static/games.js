@@ -8,17 +8,17 @@ async function listGames() {
   try {
     answer = await fetchJson("/api/games");
   } catch (error) {
-    status.textContent = `the archive did not answer (${error.message})`;
+    status.textContent = t("the archive did not answer ({why})", { why: error.message });
     return;
   }
   if (!answer.available) {
     status.dataset.archive = "unavailable";
-    status.textContent = "The game archive is not available on this board.";
+    status.textContent = t("The game archive is not available on this board.");
     return;
   }
   if (!answer.games.length) {
     status.dataset.archive = "empty";
-    status.textContent = "No games yet.";
+    status.textContent = t("No games yet.");
     return;
   }
   status.textContent = "";
@@ -28,7 +28,7 @@ async function listGames() {
     const row = document.createElement("tr");
     const link = document.createElement("a");
     link.href = `/games/${encodeURIComponent(game.id)}`;
-    link.textContent = `Game ${game.id}`;
+    link.textContent = t("Game {id}", { id: game.id });
     cell(row, "").append(link);
     cell(row, "").append(timeElement(game.started));
     cell(row, playerWords(game.black));
@@ -43,8 +43,8 @@ async function listGames() {
 }
 
 function resultWords(result) {
-  if (!result) return "not finished";
-  return result === "draw" ? "draw" : `${result} won`;
+  if (!result) return t("not finished");
+  return result === "draw" ? t("draw") : result === "black" ? t("black won") : t("white won");
 }
 
 // --- one game, replayed -------------------------------------------------------------------
@@ -58,7 +58,7 @@ function show(index) {
   for (const item of $("turns").children) {
     item.dataset.current = Number(item.dataset.number) === at;
   }
-  $("where").textContent = at ? `after turn ${at}` : "the start";
+  $("where").textContent = at ? t("after turn {n}", { n: at }) : t("the start");
 }
 
 async function showGame(id) {
@@ -66,23 +66,24 @@ async function showGame(id) {
   try {
     answer = await fetchJson(`/api/games/${encodeURIComponent(id)}`);
   } catch (error) {
-    $("review-status").textContent = `no such game (${error.message})`;
+    $("review-status").textContent = t("no such game ({why})", { why: error.message });
     return;
   }
   const game = answer.game;
-  $("title").textContent = `Game ${game.id}`;
-  document.title = `Orbito game ${game.id}`;
+  $("title").textContent = t("Game {id}", { id: game.id });
+  document.title = t("Orbito game {id}", { id: game.id });
   lines = game.lines || [];
   showResult(game.result, lines);
-  if (!game.result) $("result").textContent = "Not finished";
+  if (!game.result) $("result").textContent = t("Not finished");
+  const first = game.first === "black" ? t("black moved first") : t("white moved first");
   $("game-players").textContent =
-    `Black: ${playerWords(game.black)} · White: ${playerWords(game.white)} · ${game.first} moved first`;
+    t("Black") + ": " + playerWords(game.black) + " · " + t("White") + ": " + playerWords(game.white) + " · " + first;
   const date = $("game-date");
-  date.replaceChildren("Started ", timeElement(game.started));
-  if (game.ended) date.append(", ended ", timeElement(game.ended));
+  date.replaceChildren(t("Started") + " ", timeElement(game.started));
+  if (game.ended) date.append(", " + t("ended") + " ", timeElement(game.ended));
   const marks = {};
   for (const turn of (answer.review && answer.review.turns) || []) marks[turn.number] = turn;
-  if (!answer.review) $("review-status").textContent = "no review for this game";
+  if (!answer.review) $("review-status").textContent = t("no review for this game");
   const tokens = game.moves ? game.moves.split(/\s+/) : [];
   tokens.forEach((token, i) => {
     const item = document.createElement("li");
@@ -94,15 +95,21 @@ async function showGame(id) {
     button.type = "button";
     button.className = "turn-button";
     const colour = (game.turns[i] && game.turns[i].colour) || "";
-    button.textContent = `${i + 1}. ${colour} ${token === "*" ? "* (a press)" : token}`;
+    const named = colour === "black" ? t("black") : colour === "white" ? t("white") : colour;
+    const shown = token === "*" ? t("* (a press)") : token;
+    button.textContent = `${i + 1}. ${named} ` + shown;
     item.append(button);
     if (mark) {
       item.dataset.mistake = mark.mistake;
       const value = document.createElement("span");
       value.className = "value";
-      const change = mark.before === mark.after ? `keeps a ${mark.after}` : `${mark.before} to ${mark.after}`;
+      const before = valueName(mark.before);
+      const after = valueName(mark.after);
+      const change = mark.before === mark.after
+        ? t("keeps a {value}", { value: after })
+        : t("{before} to {after}", { before, after });
       value.textContent = mark.mistake
-        ? ` mistake: ${change}; best was ${mark.best.slice(0, 3).join(" ")}`
+        ? " " + t("mistake: {change}; best was {best}", { change, best: mark.best.slice(0, 3).join(" ") })
         : ` ${change}`;
       item.append(value);
     }
@@ -126,9 +133,9 @@ async function setUpOnBoard(id) {
       method: "POST", headers, body: JSON.stringify({ at: String(at) }),
     });
     if (!response.ok) throw new Error(await errorOf(response));
-    status.textContent = `Asked the board to set up the position after turn ${at}: follow its LEDs.`;
+    status.textContent = t("Asked the board to set up the position after turn {n}: follow its LEDs.", { n: at });
   } catch (error) {
-    status.textContent = `Not set up: ${error.message}`;
+    status.textContent = t("Not set up: {why}", { why: error.message });
   }
 }
 
@@ -143,11 +150,18 @@ function setUpReplay() {
   });
 }
 
-const match = location.pathname.match(/^\/games\/(.+)$/);
-if (match) {
-  setUpReplay();
-  showGame(decodeURIComponent(match[1]));
-  $("set-up").addEventListener("click", () => setUpOnBoard(decodeURIComponent(match[1])));
-} else {
-  listGames();
+function valueName(value) {
+  // A review's value ("win", "draw", "loss") in the page's words.
+  return { win: t("win"), draw: t("draw"), loss: t("loss") }[value] || value;
 }
+
+const match = location.pathname.match(/^\/games\/(.+)$/);
+loadWords().then(() => {
+  if (match) {
+    setUpReplay();
+    showGame(decodeURIComponent(match[1]));
+    $("set-up").addEventListener("click", () => setUpOnBoard(decodeURIComponent(match[1])));
+  } else {
+    listGames();
+  }
+});

@@ -5,19 +5,23 @@
 
 function online(game, colour) {
   const on = game.online[colour];
-  const state = on === undefined ? "not heard from" : on ? "online" : "offline";
-  return `${colour[0].toUpperCase()}${colour.slice(1)}: ${colour}'s board, ${state}`;
+  const state = on === undefined ? t("not heard from") : on ? t("online") : t("offline");
+  return colour === "black"
+    ? t("Black: black's board, {state}", { state })
+    : t("White: white's board, {state}", { state });
 }
 
 function turnWords(game) {
   // Whose turn it is, or how the game ended, in words.
   if (game.result) {
     const lines = (game.lines || []).map((l) => l.join(" ")).join("; ");
-    if (game.result === "draw") return "Draw" + (lines ? `: ${lines}` : "");
-    return `${game.result[0].toUpperCase()}${game.result.slice(1)} wins` + (lines ? `: ${lines}` : "");
+    const won = game.result === "draw" ? t("Draw") : game.result === "black" ? t("Black wins") : t("White wins");
+    return won + (lines ? `: ${lines}` : "");
   }
-  if (!game.to_move) return "No turn yet";
-  return `${game.to_move[0].toUpperCase()}${game.to_move.slice(1)} to move (${game.to_move}'s board)`;
+  if (!game.to_move) return t("No turn yet");
+  return game.to_move === "black"
+    ? t("Black to move (black's board)")
+    : t("White to move (white's board)");
 }
 
 async function listWatched() {
@@ -26,17 +30,17 @@ async function listWatched() {
   try {
     answer = await fetchJson("/api/watch");
   } catch (error) {
-    status.textContent = `the broker did not answer (${error.message})`;
+    status.textContent = t("the broker did not answer ({why})", { why: error.message });
     return;
   }
   if (!answer.available) {
     status.dataset.watch = "unavailable";
-    status.textContent = "This board watches no broker (set [remote] broker in its config).";
+    status.textContent = t("This board watches no broker (set [remote] broker in its config).");
     return;
   }
   if (!answer.games.length) {
     status.dataset.watch = "empty";
-    status.textContent = "No games on the broker.";
+    status.textContent = t("No games on the broker.");
     return;
   }
   status.textContent = "";
@@ -52,12 +56,12 @@ async function listWatched() {
     heading.append(link);
     const board = document.createElement("div");
     board.className = "board small";
-    board.setAttribute("aria-label", `game ${game.game}, the board seen from above`);
+    board.setAttribute("aria-label", t("game {name}, the board seen from above", { name: game.game }));
     buildPositionBoard(board);
     if (game.board) showBoard(game.board, board, game.result ? game.lines.flat() : []);
     const words = document.createElement("p");
     words.dataset.toMove = game.to_move || "";
-    words.textContent = `${turnWords(game)} · ${game.number} turns`;
+    words.textContent = turnWords(game) + " · " + t("{n} turns", { n: game.number });
     const players = document.createElement("p");
     players.className = "who";
     players.textContent = `${online(game, "black")} · ${online(game, "white")}`;
@@ -75,7 +79,7 @@ function addTurn(token) {
 }
 
 async function follow(name) {
-  $("title").textContent = `Watching ${name}`;
+  $("title").textContent = t("Watching {name}", { name });
   $("following").hidden = false;
   buildPositionBoard();
   // Where the game stands now, from the broker's retained records; then live.
@@ -89,9 +93,9 @@ async function follow(name) {
       $("follow-turn").textContent = turnWords(game);
     }
   } catch (error) {
-    $("watch-status").textContent = `the broker did not answer (${error.message})`;
+    $("watch-status").textContent = t("the broker did not answer ({why})", { why: error.message });
   }
-  $("watch-status").textContent = "live";
+  $("watch-status").textContent = t("live");
   const stream = new EventSource(`/watch/events?game=${encodeURIComponent(name)}`);
   stream.onmessage = (message) => {
     const event = readEvent(message);
@@ -113,13 +117,9 @@ async function follow(name) {
       showResult(null);
     }
   };
-  stream.onerror = () => { $("watch-status").textContent = "reconnecting"; };
-  stream.onopen = () => { $("watch-status").textContent = "live"; };
+  stream.onerror = () => { $("watch-status").textContent = t("reconnecting"); };
+  stream.onopen = () => { $("watch-status").textContent = t("live"); };
 }
 
 const wanted = new URLSearchParams(location.search).get("game");
-if (wanted) {
-  follow(wanted);
-} else {
-  listWatched();
-}
+loadWords().then(() => (wanted ? follow(wanted) : listWatched()));
