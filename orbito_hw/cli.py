@@ -17,6 +17,7 @@ from typing import Final
 from orbito_hw import __version__
 from orbito_hw.commands import PROG, Parser, UsageError, fail
 from orbito_hw.errors import OrbitoError, reader_gone
+from orbito_hw.lang import N_, _
 
 # Each module registers its subcommands with ``register(sub)``.
 COMMAND_MODULES = [
@@ -37,7 +38,8 @@ COMMAND_MODULES = [
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(prog=PROG, description="A self-refereeing Orbito board.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    # Not required: ``orbito-hw`` alone prints the overview (``overview``), not a refusal.
+    sub = parser.add_subparsers(dest="command", parser_class=Parser)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     _take_lang(parser, top=True)
@@ -80,10 +82,45 @@ def choose_language(argv: Sequence[str]) -> None:
             raise UsageError(f"--lang: {exc}") from None
 
 
+# (what to type, what it does): where a newcomer starts; the overview's first lines.
+START: Final = (
+    ("orbito-hw run --mock", N_("watch a demo game on the simulated board")),
+    ("orbito-hw run --mock --interactive", N_("play it at a prompt (type help there)")),
+    ("orbito-hw run --mock --web", N_("play it on the board's page, in a browser")),
+    ("orbito-hw puzzles", N_("puzzles from the solved game")),
+    ("orbito-hw config check", N_("on a board: check its config (then doctor)")),
+)
+
+
+def overview(parser: argparse.ArgumentParser) -> str:
+    """``orbito-hw`` alone: where to start, then every command by name (within 80 columns)."""
+    import textwrap
+
+    names: list[str] = []
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            names = list(action.choices)
+    lines = [_("{prog}: a self-refereeing Orbito board ({version}). To start:").format(
+        prog=PROG, version=__version__)]  # fmt: skip
+    width = max(len(command) for command, _what in START)
+    lines += [f"  {command.ljust(width)}  {_(what)}" for command, what in START]
+    lines += textwrap.wrap(
+        _("Every command: {names}. One command's options: {prog} COMMAND --help.").format(
+            names=", ".join(names), prog=PROG
+        ),
+        80,
+    )
+    return "\n".join(lines)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
         choose_language(sys.argv[1:] if argv is None else argv)
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        args = parser.parse_args(argv)
+        if getattr(args, "func", None) is None:  # no command: where to start, exit 0
+            print(overview(parser))
+            return 0
         status: int = args.func(args)
     except OrbitoError as exc:  # UsageError, the engine's, the config's, the hardware's...
         fail(str(exc))

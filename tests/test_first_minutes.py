@@ -88,3 +88,38 @@ def test_a_dry_run_never_says_the_service_runs(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "running" not in done.stdout.splitlines()[-1] and "starts nothing" in done.stdout
+
+
+def orbito(*argv: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "orbito_hw", *argv], capture_output=True,
+                          text=True, timeout=120, cwd=cwd)  # fmt: skip
+
+
+def test_orbito_hw_alone_prints_where_to_start() -> None:
+    """Issue 36: ``orbito-hw`` alone printed argparse's "the following arguments are
+    required". Now: where to start, and every command by name, exit 0, within 80 columns."""
+    done = orbito()
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "required" not in done.stdout
+    for start in ("orbito-hw run --mock ", "orbito-hw run --mock --interactive", "puzzles"):
+        assert start in done.stdout
+    for command in ("replay", "analyse", "doctor", "games", "web", "config"):
+        assert f" {command}," in done.stdout.replace("\n", " ")
+    assert max(len(line) for line in done.stdout.splitlines()) <= 80
+    assert len(done.stdout.splitlines()) <= 12
+
+
+@pytest.mark.parametrize("argv", [["run"], ["lights", "off"]])
+def test_a_first_run_with_no_config_names_the_simulated_board(
+    tmp_path: Path, argv: list[str]
+) -> None:
+    """Issue 36: ``orbito-hw run`` with no config said only "cannot read the config file"."""
+    missing = tmp_path / "config.toml"
+    done = orbito(*argv, "--config", str(missing))
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert str(missing) in done.stderr
+    assert "orbito-hw run --mock" in done.stderr and "orbito-hw config check" in done.stderr
+    if not Path("/etc/orbito-hw/config.toml").exists():  # the default: no board here either
+        bare = orbito(*argv)
+        assert bare.returncode == 2 and "orbito-hw run --mock" in bare.stderr

@@ -105,9 +105,18 @@ def register(sub: Any) -> None:
 
 
 def _config(path: str | None) -> Any:
+    """The board's config; a missing one (the first run on a machine that is no board yet)
+    is one line naming the way on: the simulated board, or a config and its check."""
     from orbito_hw.app.config import DEFAULT_PATH, load_config
 
-    return load_config(path or DEFAULT_PATH)
+    chosen = Path(path or DEFAULT_PATH)
+    if not chosen.exists():
+        raise UsageError(
+            _("no board config at {path}: try the simulated board with `orbito-hw run --mock`, "
+              "or write a config (`orbito-hw config example`) and check it with `orbito-hw "
+              "config check --config PATH`").format(path=chosen)
+        )  # fmt: skip
+    return load_config(chosen)
 
 
 def cmd_lights(args: argparse.Namespace) -> int:
