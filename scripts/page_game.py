@@ -87,13 +87,15 @@ def make(url: str, turn: Turn, press: bool = True) -> None:
 
 def asked(snapshot: dict[str, Any]) -> Turn:
     """The turn the board asks for: its move's arrow, then the square its glows ask to
-    place on (the square the move left may be the place: its glow is then "place")."""
+    place on (the square the move left may be the place: lit "lift this" first)."""
     kinds = {glow["kind"]: name for name, glow in snapshot["glows"].items()}
-    if "place" not in kinds:
-        return Turn(None)
     if snapshot["arrow"]:
         start, end = snapshot["arrow"]
-        return Turn.from_notation(f"{start}-{end}:{kinds['place']}")
+        # The square the move leaves is lit "lift this" until lifted (control/guide.py), so
+        # a place there shows no "place" light yet: no other square's means that one.
+        return Turn.from_notation(f"{start}-{end}:{kinds.get('place', start)}")
+    if "place" not in kinds:
+        return Turn(None)
     return Turn.from_notation(kinds["place"])
 
 
