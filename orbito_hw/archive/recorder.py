@@ -42,6 +42,7 @@ from orbito_hw.control.events import (
     TurnPlayed,
 )
 from orbito_hw.control.journal import Journal, Saved
+from orbito_hw.lang import _
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import line_names, square_name
 
@@ -57,7 +58,7 @@ def _now() -> datetime:
 
 
 def _log_fault(fault: Fault) -> None:
-    log.error("fault: %s", fault.reason)
+    log.error("%s", _("fault: {reason}").format(reason=fault.reason))
 
 
 class Recorder:
@@ -177,7 +178,7 @@ class Recorder:
             else:
                 self._failed(exc)
         except Exception as exc:  # a bug here must not stop the referee: reported instead
-            log.exception("the game archive failed")
+            log.exception("%s", _("the game archive failed"))
             self._failed(exc)
 
     def _failed(self, exc: Exception) -> None:

@@ -47,6 +47,7 @@ from orbito_hw.control.events import (
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.referee import Referee
 from orbito_hw.errors import echo
+from orbito_hw.lang import _
 from orbito_hw.remote.identity import host_colour_id, own_board_id
 from orbito_hw.remote.protocol import (
     NAME,
@@ -109,12 +110,14 @@ class Kept:
         except FileNotFoundError:
             return None
         except (OSError, ValueError, TypeError) as exc:
-            log.warning("%s unusable (%s): the remote game starts afresh", path, exc)
+            text = _("{path} unusable ({reason}): the remote game starts afresh")
+            log.warning("%s", text.format(path=path, reason=exc))
             return None
         if kept.board is not None and not (
             isinstance(kept.board, str) and NAME.fullmatch(kept.board)
         ):  # a hand's edit: read as a file from before the board's id was kept
-            log.warning("%s: board %s is not an id: ignored", path, echo(str(kept.board)))
+            text = _("{path}: board {board} is not an id: ignored")
+            log.warning("%s", text.format(path=path, board=echo(str(kept.board))))
             kept.board = None
         kept.joined = kept.joined is not False  # only a board refused a seat has not joined
         return kept if kept.game == game else None
@@ -320,7 +323,7 @@ class RemoteGame:
         try:
             self.kept.save(self.path)
         except OSError as exc:  # the journal holds the game: the records will say if it differs
-            log.error("cannot save %s: %s", self.path, exc)
+            log.error("%s", _("cannot save {path}: {reason}").format(path=self.path, reason=exc))
 
     # --- the broker ----------------------------------------------------------------------------
     def hello(self) -> list[tuple[str, bytes]]:
@@ -476,7 +479,7 @@ class RemoteGame:
             log.debug("ignored: %s", decision.why)
         elif isinstance(decision, Agree):
             if self._told is not None:
-                log.info("the boards agree again")
+                log.info("%s", _("the boards agree again"))
             self._told = None
         elif isinstance(decision, Show):
             self._show(decision)
@@ -503,8 +506,12 @@ class RemoteGame:
             or self.referee.snapshot().turns
         ):
             return
-        log.info("game %s: round %d on the broker is history here; this board starts round %d",
-                 self.game, self._past_round, self._past_round + 1)  # fmt: skip
+        text = _(
+            "game {game}: round {past} on the broker is history here; this board starts "
+            "round {round}"
+        )
+        past = self._past_round
+        log.info("%s", text.format(game=self.game, past=past, round=past + 1))
         self.kept.round = self._past_round + 1
         self.kept.takebacks = 0
         self._save()
@@ -543,7 +550,7 @@ class RemoteGame:
     def _disagree(self, where: str) -> None:
         if where != self._told:
             self._told = where
-            log.error("the boards disagree: %s", where)
+            log.error("%s", _("the boards disagree: {where}").format(where=where))
             game = self.referee.snapshot().game if self.referee is not None else None
             self._tell(Fault(game, f"the boards disagree: {where}"))
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
+from orbito_hw.lang import _
 from orbito_hw.remote.game import RemoteGame
 from orbito_hw.remote.protocol import (
     BrokerUrl,
@@ -92,7 +93,8 @@ class MqttLink:
         try:
             self._outbox.put_nowait((topic_text, payload, retained))
         except asyncio.QueueFull:
-            log.warning("the broker is away: a message for %s dropped", topic_text)
+            text = _("the broker is away: a message for {topic} dropped")
+            log.warning("%s", text.format(topic=topic_text))
 
     def start(self, loop: asyncio.AbstractEventLoop | None = None) -> asyncio.Task[None]:
         """Run on ``loop`` (default: the running one)."""
@@ -110,9 +112,9 @@ class MqttLink:
                     await self._session(client)
             except aiomqtt.MqttError as exc:
                 if not self._stopping:
-                    log.warning("the broker %s: %s (again in %gs)", self.url, exc, self.retry)
+                    log.warning("%s", _broker_away(self.url, exc, self.retry))
             except (OSError, ssl.SSLError) as exc:
-                log.warning("the broker %s: %s (again in %gs)", self.url, exc, self.retry)
+                log.warning("%s", _broker_away(self.url, exc, self.retry))
             finally:
                 self._client = None
                 self.game.set_connected(False)
@@ -177,7 +179,7 @@ class MqttLink:
         then taken from the queue as they stand (no read is ever cut off mid-way: a message
         in flight would be lost)."""
         await asyncio.sleep(RETAINED_S)
-        for _ in range(len(client.messages)):
+        for _queued in range(len(client.messages)):
             message = await anext(client.messages)  # queued already: at once
             self.game.on_message(str(message.topic), raw_payload(message.payload),
                                  bool(message.retain))  # fmt: skip
@@ -222,14 +224,20 @@ async def end_task(task: asyncio.Task[None], what: str) -> None:
     """Cancel ``task`` and wait for it, ``STOP_S`` at a time: a client stuck in a goodbye
     the broker never answers (aiomqtt awaits the disconnect with no bound) is cancelled again
     there, so that stopping never hangs, and what it holds is let go (``session``)."""
-    for _ in range(3):
+    for _attempt in range(3):
         task.cancel()
-        done, _ = await asyncio.wait({task}, timeout=STOP_S)
+        done, _pending = await asyncio.wait({task}, timeout=STOP_S)
         if done:
             if not task.cancelled():
                 task.exception()  # retrieved: a failure on the way out is no news
             return
-    log.warning("%s did not stop within %g s", what, 3 * STOP_S)
+    text = _("{what} did not stop within {seconds} s")
+    log.warning("%s", text.format(what=what, seconds=f"{3 * STOP_S:g}"))
+
+
+def _broker_away(url: object, exc: Exception, retry: float) -> str:
+    text = _("the broker {url}: {reason} (again in {seconds} s)")
+    return text.format(url=url, reason=exc, seconds=f"{retry:g}")
 
 
 @contextlib.asynccontextmanager

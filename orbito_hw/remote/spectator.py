@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from orbito_hw.errors import OrbitoError
+from orbito_hw.lang import _
 from orbito_hw.remote.link import (
     RETRY,
     Credentials,
@@ -126,7 +127,8 @@ class Spectator:
                         self.take(str(message.topic), raw_payload(message.payload))
             except aiomqtt.MqttError as exc:
                 if not self._stopping:
-                    log.warning("spectator: the broker %s: %s", self.url, exc)
+                    text = _("spectator: the broker {url}: {reason}")
+                    log.warning("%s", text.format(url=self.url, reason=exc))
             if not self._stopping:
                 await asyncio.sleep(RETRY)
 
