@@ -127,14 +127,16 @@ def board_turn(
     moved = position.colour_at(src) if src is not None else None
     lifted = src is None or now.get(src) is not moved
     put = src is None or (lifted and dst is not None and now.get(dst) is moved)
-    placed = place is not None and put and now.get(place) is mover
+    # Placed once the moved marble has left its square (before: the place came first,
+    # which the board's turn refuses); a marble that then went astray does not undo it.
+    placed = place is not None and lifted and now.get(place) is mover
     allowed: dict[Square, set[Colour | None]] = {}
     if src is not None and dst is not None:
         allowed[src] = {moved, None}
         allowed[dst] = {None, moved} if lifted else {None}
     if place is not None:
         allowed[place] = allowed.get(place, {position.colour_at(place)}) | (
-            {mover} if put else set()
+            {mover} if lifted else set()
         )
     fixes = _fixes(position, now, allowed)
     steps: list[Step] = []
