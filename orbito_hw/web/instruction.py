@@ -301,12 +301,7 @@ def _refused(s: Situation) -> str:
 
 
 def _undo(s: Situation) -> str:
-    view = s.view
-    assert view is not None
-    what = ""
-    if s.memory.taking_back is not None:
-        number, token = s.memory.taking_back
-        what = f" turn {number} ({token})"
+    """A take-back's undoing from its guide: the marbles to take off, then to put back."""
     steps = []
     if off := _left(s, "take-off"):
         where = names([_sq(st) for st in off])
@@ -318,7 +313,10 @@ def _undo(s: Situation) -> str:
         ]
         steps.append(_("put {marbles} back").format(marbles=names(each)))
     todo = _(", then ").join(steps) if steps else _("the board is checked")
-    return _("Undo{what}: {todo}").format(what=what, todo=todo)
+    if s.memory.taking_back is not None:
+        number, token = s.memory.taking_back
+        return _("Undo turn {number} ({turn}): {todo}").format(number=number, turn=token, todo=todo)
+    return _("Undo: {todo}").format(todo=todo)
 
 
 def _hint(s: Situation) -> str:
