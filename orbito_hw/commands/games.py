@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from orbito_hw.commands import Parser, UsageError, emit
 from orbito_hw.errors import echo
-from orbito_hw.rules.words import counted
+from orbito_hw.lang import N_, _, ngettext
 
 if TYPE_CHECKING:
     from orbito_hw.archive.store import Archive, GameRow
@@ -98,12 +98,14 @@ def _game(archive: Archive, text: str) -> GameRow:
     from orbito_hw.archive.store import GAME_ID_DIGITS, NoSuchGameError
 
     if not text.isascii() or not text.isdigit():
-        raise UsageError(f"game id {echo(text)} is not a number (see `orbito-hw games list`)")
+        text = _("game id {id} is not a number (see `orbito-hw games list`)").format(id=echo(text))
+        raise UsageError(text)
+    none = _("no game {id} in the archive {path}")
     if len(text.lstrip("0")) > GAME_ID_DIGITS:
-        raise NoSuchGameError(f"no game {echo(text)} in the archive {archive.path}")
+        raise NoSuchGameError(none.format(id=echo(text), path=archive.path))
     game = archive.game(int(text))
     if game is None:
-        raise NoSuchGameError(f"no game {int(text)} in the archive {archive.path}")
+        raise NoSuchGameError(none.format(id=int(text), path=archive.path))
     return game
 
 
@@ -138,14 +140,17 @@ def cmd_list(args: argparse.Namespace) -> int:
         for g in games
     ]
     header = ["id", "started", "ended", "first", "black", "white", "result", "turns"]
-    _lines(_table(header, rows) if rows else ["no games in the archive yet"])
+    _lines(_table(header, rows) if rows else [_("no games in the archive yet")])
     return 0
 
 
 def _outcome(game: GameRow) -> str:
     if game.result is not None:
-        return "draw" if game.result == "draw" else f"{game.result} won"
-    return "unfinished" if game.ended else "in progress"
+        return _(OUTCOMES.get(game.result, game.result))
+    return _("unfinished") if game.ended else _("in progress")
+
+
+OUTCOMES = {"draw": N_("draw"), "black": N_("black won"), "white": N_("white won")}
 
 
 def _when(stamp: str) -> str:
@@ -178,20 +183,28 @@ def cmd_show(args: argparse.Namespace) -> int:
             }
         )
         return 0
+    first = _("black first") if game.first == "black" else _("white first")
+    text = _("game {id}: {black} (black) against {white} (white), {first}")
+    ended = _("ended {when}").format(when=_when(game.ended)) if game.ended else _("not ended")
     out = [
-        f"game {game.id}: {game.black} (black) against {game.white} (white), {game.first} first",
-        f"started {_when(game.started)}, "
-        + (f"ended {_when(game.ended)}" if game.ended else "not ended")
-        + f": {_outcome(game)}",
+        text.format(id=game.id, black=game.black, white=game.white, first=first),
+        _("started {when}, {ended}: {outcome}").format(
+            when=_when(game.started), ended=ended, outcome=_outcome(game)
+        ),
         "",
     ]
     rows = [[str(t.number), t.colour, t.turn, _when(t.at)] for t in turns]
-    out += _table(["turn", "colour", "played", "at"], rows) if rows else ["no turns"]
+    header = [_("turn"), _("colour"), _("played"), _("at")]
+    out += _table(header, rows) if rows else [_("no turns")]
     if gone:
-        out += ["", "taken back:"]
-        out += [f"  turn {t.number} {t.colour} {t.turn} at {_when(t.at)}" for t in gone]
+        out += ["", _("taken back:")]
+        back = _("turn {number} {colour} {turn} at {when}")
+        out += [
+            "  " + back.format(number=t.number, colour=t.colour, turn=t.turn, when=_when(t.at))
+            for t in gone
+        ]
     if refusals:
-        out += ["", "refused:"]
+        out += ["", _("refused:")]
         out += [f"  {_when(str(r['at']))}: {r['reason']}" for r in refusals]
     out += ["", _drawn(game, [t.turn for t in turns])]
     _lines(out)
@@ -207,7 +220,7 @@ def _drawn(game: GameRow, moves: list[str]) -> str:
     try:
         position = replay(Colour(game.first), moves)
     except ReplayError as exc:
-        return f"(the position cannot be drawn: {exc})"
+        return _("(the position cannot be drawn: {reason})").format(reason=exc)
     frame: list[RGB | None] = [None] * 16
     if position.result is not None:
         for square, rgb in result_frame(
@@ -228,7 +241,8 @@ def cmd_review(args: argparse.Namespace) -> int:
     try:
         result = review(Colour(game.first), moves)
     except (ReplayError, ValueError) as exc:  # an archive edited by hand
-        raise UsageError(f"game {game.id} cannot be reviewed: {exc}") from None
+        text = _("game {id} cannot be reviewed: {reason}")
+        raise UsageError(text.format(id=game.id, reason=exc)) from None
     if args.json:
         emit({"id": game.id, "turns": [t.as_json() for t in result.turns], **result.summary()})
         return 0
@@ -239,30 +253,45 @@ def cmd_review(args: argparse.Namespace) -> int:
 def _review_text(game: GameRow, result: Review) -> list[str]:
     from orbito_hw.rules.game import Colour
 
+    within, over = _("{value} in {plies}"), _("{value} (over)")
     rows = [
         [
             str(t.number),
             t.colour.value,
             t.turn,
-            f"{t.before} in {t.before_plies}",
-            f"{t.after} in {t.after_plies}" if t.after_plies else f"{t.after} (over)",
-            "MISTAKE" if t.mistake else "",
+            within.format(value=t.before, plies=t.before_plies),
+            within.format(value=t.after, plies=t.after_plies)
+            if t.after_plies
+            else over.format(value=t.after),
+            _("MISTAKE") if t.mistake else "",
             _best(t.best) if t.mistake else "",
         ]
         for t in result.turns
     ]
-    header = ["turn", "colour", "played", "before", "after", "", "would have kept it"]
-    out = [f"game {game.id}: {_outcome(game)}; values for the player to move, perfect play", ""]
-    out += _table(header, rows) if rows else ["no turns"]
+    header = [
+        _("turn"),
+        _("colour"),
+        _("played"),
+        _("before"),
+        _("after"),
+        "",
+        _("would have kept it"),
+    ]
+    text = _("game {id}: {outcome}; values for the player to move, perfect play")
+    out = [text.format(id=game.id, outcome=_outcome(game)), ""]
+    out += _table(header, rows) if rows else [_("no turns")]
     out.append("")
     for colour in Colour:
         numbers = result.mistakes(colour)
-        listed = ", ".join(str(n) for n in numbers) if numbers else "none"
+        listed = ", ".join(str(n) for n in numbers) if numbers else _("none")
         who = f"{colour} ({getattr(game, colour.value)})"
-        out.append(f"{who}: {counted(len(numbers), 'mistake')}: {listed}")
+        mistakes = ngettext("{n} mistake", "{n} mistakes", len(numbers)).format(n=len(numbers))
+        out.append(f"{who}: {mistakes}: {listed}")
     decided = result.decided
     out.append(
-        f"decided at turn {decided}" if decided else "no mistake: it went as perfect play says"
+        _("decided at turn {number}").format(number=decided)
+        if decided
+        else _("no mistake: it went as perfect play says")
     )
     return out
 
@@ -326,15 +355,20 @@ def _seat_outcome(result: str | None, colour: str) -> str:
 
 
 def _stats_text(stats: dict[str, Any]) -> list[str]:
-    out = [f"{counted(stats['games'], 'game')}, {stats['finished']} finished", ""]
-    header = ["player", "games", "won", "drawn", "lost", "unfinished"]
-    rows = [[name, *(str(t[k]) for k in header[1:])] for name, t in stats["players"].items()]
-    out += _table(header, rows) if rows else ["no games in the archive yet"]
+    games = ngettext("{n} game", "{n} games", stats["games"]).format(n=stats["games"])
+    out = [_("{games}, {n} finished").format(games=games, n=stats["finished"]), ""]
+    keys = ["games", "won", "drawn", "lost", "unfinished"]
+    header = [_("player"), _("games"), _("won"), _("drawn"), _("lost"), _("unfinished")]
+    rows = [[name, *(str(t[k]) for k in keys)] for name, t in stats["players"].items()]
+    out += _table(header, rows) if rows else [_("no games in the archive yet")]
     if stats["per_day"]:
-        out += ["", *_table(["day", "games"], [[d, str(n)] for d, n in stats["per_day"].items()])]
+        days = [[d, str(n)] for d, n in stats["per_day"].items()]
+        out += ["", *_table([_("day"), _("games")], days)]
     longest = stats["longest"]
     if longest is not None:
-        out += ["", f"longest game: {longest['id']} ({counted(longest['turns'], 'turn')})"]
+        n = longest["turns"]
+        turns = ngettext("{n} turn", "{n} turns", n).format(n=n)
+        out += ["", _("longest game: {id} ({turns})").format(id=longest["id"], turns=turns)]
     return out
 
 
