@@ -366,16 +366,25 @@ class SerialLink:
             return
         if self.closed:
             return
+        with contextlib.suppress(LinkError, OSError):  # the next try when due
+            self._try_once()
+
+    def _try_once(self) -> Hello:
+        """One try to get the Pico back, now, whoever waits for it (the idle link, a
+        request): its hello once back; else why not, raised, and the next try set by the
+        reconnect policy. Firmware of another release is the link's fault until flashed."""
         try:
-            self._attempt()
+            hello = self._attempt()
         except FirmwareVersionError as exc:  # flashed with another release meanwhile
             self._wrong_firmware(exc)
+            self.reconnect.failed()
+            raise
         except (LinkError, OSError):
             self._close_port()
-        else:
-            self._found()
-            return
-        self.reconnect.failed()
+            self.reconnect.failed()
+            raise
+        self._found()
+        return hello
 
     def _found(self) -> None:
         """The link is back (the caller sets the Pico up again: ``reconnects`` counts)."""
@@ -399,21 +408,17 @@ class SerialLink:
             if self.reconnect.pause(self._closed):
                 raise LinkError(f"the link to {self.port} was closed")
             try:
-                hello = self._attempt()
+                hello = self._try_once()
                 break
-            except FirmwareVersionError as exc:
-                self._wrong_firmware(exc)
+            except FirmwareVersionError:
                 raise
             except (LinkError, OSError) as exc:
-                self._close_port()
-                self.reconnect.failed()
                 if clock.now() > deadline:
                     self._lose(str(cause))
                     raise LinkError(
                         f"lost the ring controller on {self.port} ({cause}) and could not "
                         f"reconnect in {s.reconnect_timeout:g} s: {exc}"
                     ) from exc
-        self._found()
         if before is not None and hello.boot != before.boot:
             raise ControllerRestartedError(f"the ring controller on {self.port} restarted")
 
