@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from orbito_hw.control.lights import LightShow, Palette, View, frame_names, result_frame
 from orbito_hw.hw.clock import VirtualClock
-from orbito_hw.hw.interfaces import parse_rgb, rgb_hex
+from orbito_hw.hw.interfaces import RGB, parse_rgb, rgb_hex
 from orbito_hw.rules.game import Colour, Result
 from orbito_hw.rules.squares import LINES, parse_square
 from orbito_hw.sim.board import SimLights
@@ -63,6 +63,37 @@ def test_refused_squares_blink_red_and_the_status_pixel_shows_whose_turn_it_is()
     assert lights.frame == [None] * 16
     _, lights, _ = show(View("play", Colour.BLACK))
     assert lights.status == P.black and lights.frame == [None] * 16
+
+
+def test_the_boards_turn_blinks_the_step_to_do_now_and_dims_the_steps_after_it() -> None:
+    """c1-b1:c1 as far as the hands got (control/guide.py): the step now blinks at full, a
+    step after it is dim and steady, a step done is dark; the status pixel blinks once
+    only the press is left."""
+    from orbito_hw.control.lights import follow
+    from orbito_hw.control.reading import TurnReader
+    from orbito_hw.rules.game import Position
+    from orbito_hw.rules.turn import Turn
+
+    position = Position.start(Colour.BLACK).play(Turn.from_notation("b1"))
+    turn, reader = Turn.from_notation("c1-b1:c1"), TurnReader(position)
+    c1, b1 = parse_square("c1"), parse_square("b1")
+
+    def halves() -> tuple[dict[int, RGB], dict[int, RGB], RGB | None, RGB | None]:
+        view = follow(View("play", Colour.WHITE, board_turn=turn), position, reader.marbles)
+        _, lights, clock = show(view)
+        first = {sq: c for sq, c in enumerate(lights.frame) if c}, lights.status
+        clock.advance(0.5)
+        second = {sq: c for sq, c in enumerate(lights.frame) if c}, lights.status
+        return first[0], second[0], first[1], second[1]
+
+    quarter = (0, 64, 0)  # board_to, a quarter as bright
+    assert halves() == ({c1: P.board_from, b1: quarter}, {b1: quarter}, P.board, P.board)
+    reader.sense(c1, False)
+    assert halves() == ({b1: P.board_to, c1: (64, 64, 64)}, {c1: (64, 64, 64)}, P.board, P.board)
+    reader.sense(b1, True)
+    assert halves() == ({c1: P.white}, {}, P.board, P.board)
+    reader.sense(c1, True)
+    assert halves() == ({}, {}, P.board, None)
 
 
 def test_after_a_won_game_the_board_blinks_the_line_the_result_event_names() -> None:
