@@ -282,3 +282,19 @@ def test_the_log_speaks_the_configs_language(
     over = GameOver(game=3, result=Result.BLACK, lines=(0b1111,))  # a1 b1 c1 d1
     assert describe(over)[1] == "partie 3 terminée : les noirs gagnent (a1 b1 c1 d1)"
     assert describe(Corrected(game=3))[1] == "partie 3 : le plateau correspond de nouveau, jouez"
+
+
+def test_the_prompt_speaks_french_with_lang_fr(capsys: pytest.CaptureFixture[str]) -> None:
+    """The simulated board's prompt: its help in French within 80 columns, a turn typed in the
+    game's notation played (the JSON event stays English), an unknown command refused in
+    French."""
+    status, out, err = run(
+        capsys, "--lang", "fr", "run", "--mock", "--interactive", stdin="help\na1\nbogus\nquit\n"
+    )
+    assert status == 0
+    helped = [line for line in out.splitlines() if not line.startswith("{")]
+    assert helped[0].startswith("commandes (une par ligne")
+    assert "  undo                  reprendre le dernier tour, billes remises en place" in helped
+    assert max(map(len, helped)) <= 80
+    assert '"event": "turn"' in out and '"colour": "black"' in out
+    assert "orbito-hw: commande inconnue 'bogus' : tapez TURN, undo," in err
