@@ -350,8 +350,8 @@ class Archive:
     @classmethod
     def read(cls, directory: str | os.PathLike[str]) -> Archive:
         """The archive in ``directory`` for the ``games`` commands; ArchiveError naming the
-                file for none there, one that cannot be read, or one that is not ours. An archive of
-                an older schema (or an empty file) is read through a copy migrated in memory: a read
+        file for none there, one that cannot be read, or one that is not ours. An archive of
+        an older schema (or an empty file) is read through a copy migrated in memory: a read
         changes nothing on the disk, whatever the file holds (the controller migrates the file
         itself at its next start)."""
         import sqlite3
@@ -583,6 +583,10 @@ def _version(db: sqlite3.Connection) -> int:
         if is_damage(exc):
             raise ArchiveDamageError(f"not an SQLite database ({why(exc)})") from None
         raise
+    except UnicodeDecodeError:
+        # A schema page overwritten with noise: SQLite's own message quotes the bytes it could
+        # not parse, which Python then fails to decode (found by test_pages_overwritten_with_noise)
+        raise ArchiveDamageError("not an SQLite database (its schema is not text)") from None
     if application == version == tables == 0:
         return 0
     if application != APPLICATION_ID:
