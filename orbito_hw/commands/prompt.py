@@ -21,10 +21,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Final, TextIO
 
 from orbito_hw.commands.prompt_hands import Whole, whole_of
-from orbito_hw.control.led_words import view_words
 from orbito_hw.errors import OrbitoError, echo
 from orbito_hw.lang import N_, _
-from orbito_hw.sim.demo import draw
+from orbito_hw.sim.demo import draw_board
 from orbito_hw.sim.script import parse_line
 
 if TYPE_CHECKING:
@@ -117,11 +116,6 @@ def help_text() -> str:
     return "\n".join(lines).replace("\u00a0", " ")
 
 
-def _paint(text: str, rgb: tuple[int, int, int], blinking: bool) -> str:
-    blink = "\x1b[5m" if blinking else ""
-    return f"\x1b[38;2;{rgb[0]};{rgb[1]};{rgb[2]}m{blink}{text}\x1b[0m"
-
-
 class Prompt:
     """What a person at a terminal sees; ``person`` False: a program, JSON lines only.
 
@@ -180,29 +174,10 @@ class Prompt:
         return parse_line(" ".join(words), 0 if self.person else number)
 
     def board(self, run: MockRun) -> None:
-        """The marbles, each lit square on its LED's colour, then every LED in words."""
-        if not self.person:
-            return
-        now = run.referee.snapshot()
-        lit = view_words(now.view, now.palette, self.who)
-        frame: list[tuple[int, int, int] | None] = [None] * 16
-        status = None
-        for item in lit:
-            if item.where == "status":
-                status = item.colour
-            else:
-                from orbito_hw.rules.squares import parse_square
-
-                frame[parse_square(item.where)] = item.colour
-        rows = draw(run.physics.colour_at, frame, status, self.colour).splitlines()[:-1]
-        for item in lit:
-            text = item.text(now.palette)
-            rows.append(
-                "    " + (_paint(text, item.colour, item.blinking) if self.colour else text)
-            )
-        if not lit:
-            rows.append("    LEDs: dark")
-        self.say("\n".join(rows))
+        """The marbles, each lit square on its LED's colour, then every LED in words (the
+        demo draws them the same way)."""
+        if self.person:
+            self.say(draw_board(run, self.colour, self.who))
 
 
 def read_lines(prompt: Prompt) -> None:

@@ -56,6 +56,11 @@ def register(sub: Any) -> None:
         "--seed", type=int, default=None, help="random seed of the demo game and the board's turns"
     )
     p.add_argument(
+        "--fast",
+        action="store_true",
+        help="the demo without its pauses at a terminal (on a pipe it never pauses)",
+    )
+    p.add_argument(
         "--opponent",
         metavar="LEVEL:COLOUR",
         help="the board plays COLOUR at LEVEL (perfect, 5..1, random), e.g. perfect:white",
@@ -151,6 +156,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 ("--puzzle", args.puzzle),
                 ("--plays", args.plays),
                 ("--board-id", args.board_id),
+                ("--fast", args.fast),
             )
             if given
         ]
@@ -165,6 +171,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise UsageError(f"--backend {args.backend!r} is not one of: {', '.join(BACKENDS)}")
     if args.events and args.interactive:
         raise UsageError("--events and --interactive do not go together")
+    if args.fast and (args.events or args.interactive or args.web or args.remote):
+        raise UsageError(_("--fast goes with the demo (run --mock without --events, "
+                           "--interactive, --web or --remote)"))  # fmt: skip
     settings = _mock_settings(args.opponent, args.seed, args.hints)
     # The set-up asked for is left once the simulated controller holds the directory (Asked).
     if args.puzzle is not None:
@@ -193,7 +202,7 @@ def _run_mock(args: argparse.Namespace, settings: Settings | None) -> int:
     try:
         return run_demo(
             seed=args.seed, backend=args.backend, settings=settings, state_dir=args.state_dir,
-            listener=archive, on_boot=args.asked.then(archive.boot),
+            listener=archive, on_boot=args.asked.then(archive.boot), fast=args.fast,
         )  # fmt: skip
     except ControllerFailedError as exc:  # as for --events: its fault was shown as it came
         fail(f"the controller failed: {exc}", status=1)
