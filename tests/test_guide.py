@@ -185,7 +185,7 @@ def test_a_marble_placed_before_the_boards_move_is_lit_to_take_off_first() -> No
         assert status == {P.error}
         assert words(run)["a1"] == "a1: wrong: take this marble off (red, blinking)"
         assert words(run)["status"] == (
-            "status: the board's turn: first put the red squares right (red)"
+            "status: the board's turn: first put right the squares lit at full (red)"
         )
         assert line(run).startswith("The board's turn: take the marble off a1, then move c1 to b1")
         play(run, "lift a1\n")  # back to the start of the turn

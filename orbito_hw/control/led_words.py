@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from orbito_hw.control.guide import Guide, Step
-from orbito_hw.control.lights import Palette, View, guide_of, guide_status, step_light
+from orbito_hw.control.lights import Palette, View, dimmed, guide_of, guide_status, light_of
 from orbito_hw.hw.interfaces import RGB, rgb_hex
 from orbito_hw.lang import N_, _
 from orbito_hw.rules.game import Colour, Result
@@ -49,14 +49,17 @@ class Lit:
     meaning: str
     colour: RGB
     blinking: bool = False
-    dim: bool = False  # a step waiting: its colour, dimly
+    dim: bool = False  # a step waiting: ``colour`` is the LED's, a palette colour dimmed
 
     def colour_name(self, palette: Palette) -> str:
         """The colour's name (the default palette's), or ``#rrggbb`` for one changed in
         the config's ``[lights.colours]``."""
         default = Palette()
         for f in fields(Palette):
-            if getattr(palette, f.name) == self.colour and getattr(default, f.name) == self.colour:
+            ours, theirs = getattr(palette, f.name), getattr(default, f.name)
+            if self.dim:  # named after the colour it dims
+                ours, theirs = dimmed(ours), dimmed(theirs)
+            if ours == self.colour and theirs == self.colour:
                 return _(COLOUR_NAMES[f.name])
         return rgb_hex(self.colour)
 
@@ -133,7 +136,7 @@ def guide_status_words(view: View, guide: Guide, who: str) -> str:
         value = view.value or "?"
         return _("hint: the best turn, worth a {value}").format(value=value)
     if guide.fixes:
-        return _("{who}'s turn: first put the red squares right").format(who=who)
+        return _("{who}'s turn: first put right the squares lit at full").format(who=who)
     if guide.press_now:
         return _("{who}'s turn: made; now press").format(who=who)
     if view.board_turn is not None and view.board_turn.place is None:
@@ -160,10 +163,9 @@ def view_words(view: View | None, palette: Palette, who: str = "the board") -> l
     mode = view.mode
     if guide is not None:
         for sq, step in guide.shown().items():
-            rgb, blinks = step_light(guide.flow, step, p)
-            waiting = step.progress == "waiting"
+            rgb, blinks = light_of(guide.flow, step, p)  # as the LED shows it
             words = step_words(guide.flow, step, view.to_move)
-            light(sq, words, rgb, blinks and not waiting, waiting)
+            light(sq, words, rgb, blinks, step.progress == "waiting")
         colour_now, blinks = guide_status(view, guide, p)
         if colour_now is not None:
             status = Lit("status", guide_status_words(view, guide, who), colour_now, blinks)

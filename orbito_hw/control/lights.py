@@ -326,8 +326,13 @@ def light_of(flow: Flow, step: Step, palette: Palette) -> tuple[RGB, bool]:
     """What the step's square shows: the step's light now, dimmed and steady waiting."""
     colour, blinks = step_light(flow, step, palette)
     if step.progress == "waiting":
-        return _dim(colour, SETUP_LATER), False
+        return dimmed(colour), False
     return colour, blinks
+
+
+def dimmed(colour: RGB) -> RGB:
+    """A colour as a step waiting shows it (and a set-up's square to fill later)."""
+    return _dim(colour, SETUP_LATER)
 
 
 def guide_frame(guide: Guide, palette: Palette, on: bool = True) -> dict[Square, RGB]:

@@ -14,7 +14,7 @@ from typing import Final
 
 from orbito_hw.control.guide import Step
 from orbito_hw.control.led_words import view_words
-from orbito_hw.control.lights import Palette, View, guide_of, light_of
+from orbito_hw.control.lights import Palette, View, guide_of
 from orbito_hw.hw.interfaces import rgb_hex
 from orbito_hw.lang import N_, _
 from orbito_hw.rules.game import Colour, Result
@@ -80,14 +80,11 @@ def glows(view: View | None, palette: Palette) -> dict[str, Glow]:
                          "meaning": _("a draw"), "step": ""}  # fmt: skip
             continue
         assert lit is not None
-        colour, blink, step = lit.colour, lit.blinking, ""
-        if guide is not None and sq in shown:  # as the LED shows it: dim while it waits
-            colour, blink = light_of(guide.flow, shown[sq], palette)
-            step = shown[sq].progress
+        step = shown[sq].progress if sq in shown else ""
         out[name] = {
             "kind": kind,
-            "colour": rgb_hex(colour),
-            "blink": blink,
+            "colour": rgb_hex(lit.colour),  # as the LED shows it: dim while the step waits
+            "blink": lit.blinking,
             "meaning": lit.meaning,
             "step": step,
         }
