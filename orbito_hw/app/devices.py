@@ -48,6 +48,7 @@ from orbito_hw.hw.standby import (
     StandInLights,
     StandInSensors,
 )
+from orbito_hw.lang import _
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +143,10 @@ class Devices:
 
     def _lost(self, name: str, why: str) -> None:
         """A part that was open failed (on the loop): missing again, tried again."""
-        log.warning("the board's %s: lost: %s; trying again", name, why)
+        log.warning(
+            "%s",
+            _("the board's {part}: lost: {reason}; trying again").format(part=name, reason=why),
+        )
         self._lost_meanwhile.add(name)
         # Its words name the part: a strip gone is the strip's fault, not the drive's.
         self._settle({name: f"{part_is(name, 'missing')} ({why})"})
@@ -210,12 +214,13 @@ class Devices:
                 )
             else:
                 found[name] = ""
-                log.info("the board's %s: open", name)
+                log.info("%s", _("the board's {part}: open").format(part=name))
         return found
 
     def _failed(self, name: str, why: str, before: str) -> str:
         if before != why:  # once per new reason: no flood every 8 s
-            log.warning("the board's %s cannot be opened yet: %s; trying again", name, why)
+            text = _("the board's {part} cannot be opened yet: {reason}; trying again")
+            log.warning("%s", text.format(part=name, reason=why))
         return why
 
     def _settle(self, found: dict[str, str]) -> None:
@@ -228,7 +233,7 @@ class Devices:
                 self.health.opened(name)
         self.health.tell()
         if not self.missing:
-            log.info("every part of the board is there")
+            log.info("%s", _("every part of the board is there"))
 
     # -- the parts ---------------------------------------------------------------------
     # Each runs on the worker thread; attaching is safe there: the referee is told only

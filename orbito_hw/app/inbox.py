@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Final
 
 from orbito_hw.control.requests import NAME, POLL
+from orbito_hw.lang import _
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +66,11 @@ class Inbox:
         try:
             self._fd = _watch(self.directory)
         except OSError as exc:
-            log.warning("the state directory %s: no inotify (%s): looking for set-up "
-                        "requests every %g s", self.directory, exc, POLL)  # fmt: skip
+            text = _(
+                "the state directory {path}: no inotify ({reason}): "
+                "looking for set-up requests every {seconds} s"
+            )
+            log.warning("%s", text.format(path=self.directory, reason=exc, seconds=f"{POLL:g}"))
             self._timer = self.loop.call_later(POLL, self._look)
             return
         self.loop.add_reader(self._fd, self._heard)
@@ -94,7 +98,8 @@ class Inbox:
         except BlockingIOError:
             return
         except OSError as exc:  # the watch itself failed: look by the clock from now on
-            log.warning("the state directory's watch failed (%s): looking every %g s", exc, POLL)
+            text = _("the state directory's watch failed ({reason}): looking every {seconds} s")
+            log.warning("%s", text.format(reason=exc, seconds=f"{POLL:g}"))
             self._unwatch()
             self._timer = self.loop.call_later(POLL, self._look)
             return
@@ -114,7 +119,7 @@ def wanted(data: bytes) -> bool:
     if NAME in names(data):
         return True
     if any(mask & IN_Q_OVERFLOW for mask in masks(data)):
-        log.info("the state directory's watch overflowed: looking for a set-up request")
+        log.info("%s", _("the state directory's watch overflowed: looking for a set-up request"))
         return True
     return False
 

@@ -12,6 +12,7 @@ from orbito_hw.app.config import Config, RemoteConfig
 from orbito_hw.app.releases import running_release
 from orbito_hw.archive.reading import ArchiveReads
 from orbito_hw.control.referee import Referee
+from orbito_hw.lang import _
 from orbito_hw.remote.protocol import parse_broker_url
 from orbito_hw.remote.spectator import BrokerWatch
 from orbito_hw.web.access import access_code
@@ -48,8 +49,11 @@ def serve_board(
         loop.run_until_complete(server.start(bind, port))
     except OSError as exc:
         why = exc.strerror or str(exc)
-        log.error("the web page is off: cannot listen on %s port %d (web.bind, web.port): %s",
-                  bind, port, why)  # fmt: skip
+        text = _(
+            "the web page is off: cannot listen on {bind} port {port} "
+            "(web.bind, web.port): {reason}"
+        )
+        log.error("%s", text.format(bind=bind, port=port, reason=why))
         return None
-    log.info("web page on http://%s:%d/", bind, server.port)
+    log.info("%s", _("web page on {url}").format(url=f"http://{bind}:{server.port}/"))
     return server

@@ -29,6 +29,7 @@ from orbito_hw.doctor.calibrate import calibrator
 from orbito_hw.doctor.checks import CheckResult, Doctor, Person, Runner
 from orbito_hw.hw.clock import LoopClock, close_loop
 from orbito_hw.hw.interfaces import Board, Clock, Health
+from orbito_hw.lang import _
 from orbito_hw.rules.game import Colour
 from orbito_hw.solver.opponents import level_opponent, parse_level
 
@@ -128,7 +129,10 @@ def run_board(config: Config) -> int:
         # them in plain sight (a fault), the watchdog fed while the referee works.
         service.start(loop, healthy=lambda: referee.healthy)
         devices.start()
-        log.info("orbito-hw running: %s", config.summary().splitlines()[1])
+        log.info(
+            "%s",
+            _("orbito-hw running: {backends}").format(backends=config.summary().splitlines()[1]),
+        )
         for note in config.notes:
             log.warning("%s: %s", config.source, note)
         loop.run_forever()
@@ -165,8 +169,9 @@ def _whole_again(service: Service, health: Health) -> None:
         for part in health.parts():
             log.warning("%s", part)
         return
-    log.warning("the board is whole again: homing the rings, checking the board")
-    service.status("the board is whole again: homing the rings, checking the board")
+    whole = _("the board is whole again: homing the rings, checking the board")
+    log.warning("%s", whole)
+    service.status(whole)
 
 
 def _both(first: EventListener, second: EventListener) -> EventListener:
@@ -179,11 +184,14 @@ def _both(first: EventListener, second: EventListener) -> EventListener:
 
 def _status(service: Service, event: Event) -> None:
     if isinstance(event, TurnPlayed):
-        service.status(f"game {event.game}, turn {event.number}: {event.turn}")
+        text = _("game {game}, turn {number}: {turn}")
+        service.status(text.format(game=event.game, number=event.number, turn=event.turn))
     elif isinstance(event, GameOver):
-        service.status(f"game {event.game} over: {event.result}")
+        outcome = {None: _("draw"), Colour.BLACK: _("black wins"), Colour.WHITE: _("white wins")}
+        text = _("game {game} over: {outcome}")
+        service.status(text.format(game=event.game, outcome=outcome[event.result.winner]))
     elif isinstance(event, Fault):
-        service.status(f"fault: {event.reason}")
+        service.status(_("fault: {reason}").format(reason=event.reason))
 
 
 def _loop_error(referee: Referee, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:

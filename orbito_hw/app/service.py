@@ -38,6 +38,8 @@ import os
 import socket
 from collections.abc import Callable, Mapping
 
+from orbito_hw.lang import _
+
 log = logging.getLogger(__name__)
 
 
@@ -99,7 +101,8 @@ class Service:
                 sock.sendto(message.encode(), self.address)
         except OSError as exc:
             if not self._warned:  # once: a gone socket would otherwise flood the log
-                log.warning("cannot notify systemd at %s: %s", self.address.lstrip("\0"), exc)
+                text = _("cannot notify systemd at {address}: {reason}")
+                log.warning("%s", text.format(address=self.address.lstrip("\0"), reason=exc))
                 self._warned = True
             return False
         return True
@@ -144,7 +147,8 @@ class Service:
             self.starved = False
         elif not self.starved:
             self.starved = True
-            log.error("the controller cannot work: no more watchdog pings, systemd restarts it")
+            text = _("the controller cannot work: no more watchdog pings, systemd restarts it")
+            log.error("%s", text)
         # The next ping is a timer on the same loop: if the loop hangs, the pings stop.
         self._timer = self._loop.call_later(self.interval, self._ping)
 
@@ -152,5 +156,6 @@ class Service:
         try:
             return self._healthy()
         except Exception as exc:  # a predicate that cannot say is a no
-            log.error("the health check failed: %s: %s", type(exc).__name__, exc)
+            text = _("the health check failed: {error}: {reason}")
+            log.error("%s", text.format(error=type(exc).__name__, reason=exc))
             return False
