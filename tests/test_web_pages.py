@@ -28,10 +28,8 @@ from scripts.page_game import (
     wait_for,
 )
 
-from .common.browser import WAIT_MS, board, free_port, missing
+from .common.browser import DESKTOP, PHONE, WAIT_MS, axe_script, board, free_port
 
-PHONE = {"width": 390, "height": 844}
-DESKTOP = {"width": 1280, "height": 800}
 SIZES = [pytest.param(PHONE, id="phone"), pytest.param(DESKTOP, id="desktop")]
 
 # Each change of the line, recorded in the page: the phases a test could not catch between
@@ -48,14 +46,7 @@ RECORD_PHASES = """() => {
 
 @pytest.fixture(scope="module")
 def axe_source() -> str:
-    try:
-        import axe_playwright_python
-    except ImportError:
-        missing("axe-playwright-python (the test extra)")
-    path = Path(axe_playwright_python.__file__).with_name("axe.min.js")
-    if not path.exists():
-        missing(f"axe-core in {path.parent}")
-    return path.read_text(encoding="utf-8")
+    return axe_script()
 
 
 @pytest.fixture()

@@ -11,10 +11,11 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from scripts.page_game import api, asked, make, play_to_end, state, wait_for
 
-from .common.browser import WAIT_MS, board, free_port
-from .test_web_pages import DESKTOP, PHONE, axe_source  # noqa: F401 (a fixture)
+from .common.browser import DESKTOP, PHONE, WAIT_MS, axe_script, board, free_port
 
 RESULT_WORDS = {
     "en": {"black": "The board wins", "white": "You win", "draw": "Draw"},
@@ -31,6 +32,11 @@ SLIDES_SEEN = """() => {
   }).observe(document.getElementById('board'), { attributes: true, subtree: true,
                                                  attributeFilter: ['data-marble'] });
 }"""
+
+
+@pytest.fixture(scope="module")
+def axe_source() -> str:
+    return axe_script()
 
 
 def open_page(browser: Any, url: str, size: dict[str, int], scheme: str, locale: str) -> Any:
@@ -63,7 +69,7 @@ def previews(page: Any) -> dict[str, str]:
 
 def test_a_game_against_the_board_as_its_player_sees_it(
     browser: Any,
-    axe_source: str,  # noqa: F811
+    axe_source: str,
     tmp_path: Path,
 ) -> None:
     state_dir = str(tmp_path / "s")

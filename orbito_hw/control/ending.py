@@ -10,18 +10,16 @@ at once, the same side first, as a hold of the button after a result would begin
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
 
+from orbito_hw.control.core import Core
 from orbito_hw.control.events import GameOver
-from orbito_hw.rules.game import Result
-
-if TYPE_CHECKING:
-    from orbito_hw.control.referee import Referee
+from orbito_hw.rules.game import Colour, Result
 
 log = logging.getLogger(__name__)
 
 
-def can_end(referee: Referee) -> str:
+def can_end(referee: Core) -> str:
     """Why the game on ``referee`` cannot be resigned or drawn now; "" when it can: a game
     still on, the board waiting for a turn or one in progress (not while the rings turn)."""
     if referee.position.result is not None:
@@ -31,9 +29,10 @@ def can_end(referee: Referee) -> str:
     return ""
 
 
-def end_by_agreement(referee: Referee, result: Result) -> None:
+def end_by_agreement(referee: Core, result: Result, new_game: Callable[[Colour], None]) -> None:
     """End the game with ``result`` (the winner when the other side resigned, or a draw):
-    told once, kept in the history once, then the next game begins."""
+    told once, kept in the history once, then the next game begins (``new_game``, the
+    referee's)."""
     why = can_end(referee)
     if why:
         log.warning("the game was not ended (%s): %s", result.value, why)
@@ -44,4 +43,4 @@ def end_by_agreement(referee: Referee, result: Result) -> None:
     saved.announced = True  # the new game does not keep it again as abandoned
     referee.save()
     log.info("game %d ended by the players: %s", saved.game, result.value)
-    referee.new_game(saved.first)  # the next game if this one had begun
+    new_game(saved.first)  # the next game if this one had begun

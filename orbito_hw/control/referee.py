@@ -479,7 +479,7 @@ class Referee(Core):
     def end_by_agreement(self, result: Result) -> None:
         """A resignation (``result``: the other side wins) or an agreed draw: kept, then a
         new game (ending.py); nothing while ``ending.can_end`` says why not."""
-        end_by_agreement(self, result)
+        end_by_agreement(self, result, self.new_game)
 
     def snapshot(self) -> Snapshot:
         """The referee as the outside sees it, now: a copy (snapshot.py)."""

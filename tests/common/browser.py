@@ -10,16 +10,42 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from orbito_hw.rules.game import Position
 from orbito_hw.rules.squares import square_name
 
 from .needs import free_port, missing
 
-__all__ = ["WAIT_MS", "board", "free_port", "marbles_of", "missing"]
+__all__ = [
+    "DESKTOP",
+    "PHONE",
+    "WAIT_MS",
+    "axe_script",
+    "board",
+    "free_port",
+    "marbles_of",
+    "missing",
+]
 
 WAIT_MS = 10_000
 """How long the browser waits for the page to show something (Playwright's timeouts)."""
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 800}
+"""The two sizes every page is tried at: a phone's and a desktop's (Playwright viewports)."""
+
+
+def axe_script() -> str:
+    """axe-core's script, the copy the ``axe-playwright-python`` package ships (the test
+    extra); a missing one is ``missing`` (a failure under CI=true)."""
+    try:
+        import axe_playwright_python
+    except ImportError:
+        missing("axe-playwright-python (the test extra)")
+    path = Path(axe_playwright_python.__file__).with_name("axe.min.js")
+    if not path.exists():
+        missing(f"axe-core in {path.parent}")
+    return path.read_text(encoding="utf-8")
 
 
 @contextmanager
