@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from orbito_hw import lang
 from orbito_hw.app.logs import describe
-from orbito_hw.control.events import Corrected, GameOver
+from orbito_hw.control.events import Corrected, Fault, GameOver
 from orbito_hw.rules.game import Result
 from scripts import messages
 
@@ -298,3 +298,26 @@ def test_the_prompt_speaks_french_with_lang_fr(capsys: pytest.CaptureFixture[str
     assert max(map(len, helped)) <= 80
     assert '"event": "turn"' in out and '"colour": "black"' in out
     assert "orbito-hw: commande inconnue 'bogus' : tapez TURN, undo," in err
+
+
+def test_the_service_status_line_speaks_the_language() -> None:
+    """``systemctl status orbito-hw``'s line (app/run.py): a result says who won, in French too;
+    a fault's reason stays as the event has it (the JSON events stay English)."""
+    from orbito_hw.app.run import _status
+
+    told: list[str] = []
+
+    class Service:
+        def status(self, text: str) -> None:
+            told.append(text)
+
+    over = GameOver(game=2, result=Result.WHITE, lines=(0b1111,))
+    _status(Service(), over)
+    lang.use("fr")
+    _status(Service(), over)
+    _status(Service(), Fault(game=2, reason="the ring drive is missing"))
+    assert told == [
+        "game 2 over: white wins",
+        "partie 2 terminée : les blancs gagnent",
+        "panne : the ring drive is missing",
+    ]
