@@ -73,7 +73,7 @@ def make(run: MockRun, whole: Whole, first_command: bool = False) -> str | None:
         take_back(run)
         return None
     if whole.name == "new":
-        colour = whole.colour or run.referee.saved.first
+        colour = whole.colour or run.referee.snapshot().first
         run.run(Command("reset", colour=colour), first_command=first_command)
         return None
     return hint(run)
@@ -83,8 +83,8 @@ def _waiting(run: MockRun) -> None:
     """TypedTurnError unless the board waits for a turn with nothing touched."""
     from orbito_hw.control.referee import State
 
-    referee = run.referee
-    if referee.state is State.TURN or referee.reader.touched or referee.reader.hand:
+    referee, now = run.referee, run.referee.snapshot()
+    if referee.state is State.TURN or now.touched:
         raise TypedTurnError(_("a turn is under way on the board: press to play it, or put "
                                "the marbles back (the LEDs say where)"))  # fmt: skip
     if referee.state is State.GAME_OVER or referee.position.result is not None:
@@ -103,7 +103,7 @@ def play(run: MockRun, turn: Turn) -> None:
     from orbito_hw.errors import IllegalTurnError
 
     referee = run.referee
-    if referee.reader.touched and _standing(run) == turn:
+    if referee.snapshot().touched and _standing(run) == turn:
         run.run(Command("press"))
         run.wait_for_rings()
         return
@@ -127,16 +127,23 @@ def play(run: MockRun, turn: Turn) -> None:
         run.run(command)
     run.wait_for_rings()
     warned = any(isinstance(e, BlunderWarning) for e in run.typed_events[heard:])
-    if run.referee.reader.touched and not warned:  # refused at the press: unmade
+    if run.referee.snapshot().touched and not warned:  # refused at the press: unmade
         _unmake(run, turn)
 
 
 def _standing(run: MockRun) -> Turn | None:
-    """The turn the marbles on the board make now, if they make one."""
-    try:
-        return run.referee.reader.turn()
-    except ValueError:
-        return None
+    """The turn the marbles on the board make now, before its press, if they make one."""
+    now = run.referee.snapshot()
+    black = white = 0
+    for square, marble in now.marbles.items():
+        if marble.colour is Colour.BLACK:
+            black |= 1 << square
+        else:
+            white |= 1 << square
+    for turn in now.position.legal_turns():
+        if now.position.before_press(turn) == (black, white):
+            return turn
+    return None
 
 
 def _unmake(run: MockRun, turn: Turn) -> None:
@@ -155,11 +162,11 @@ def take_back(run: MockRun) -> None:
     LEDs ask (against the board, its turn and the person's before it)."""
     from orbito_hw.control.referee import State
 
-    referee = run.referee
-    if referee.reader.touched or referee.reader.hand:
+    now = run.referee.snapshot()
+    if now.touched or now.hand:
         raise TypedTurnError(_("put the marbles of the turn under way back first: a take-back "
                                "starts from the board as the last turn left it"))  # fmt: skip
-    if not referee.snapshot().can_take_back:
+    if not now.can_take_back:
         raise TypedTurnError(_("there is no turn to take back"))
     run.run(Command("hold", seconds=2.5))
     for _round in range(TAKE_BACK_ROUNDS):
@@ -173,7 +180,7 @@ def take_back(run: MockRun) -> None:
 def _put_back(run: MockRun) -> None:
     """The marbles as the position before the turn taken back: the wrong ones lifted off,
     the missing ones put, each of its colour."""
-    target, physics = run.referee.reader.position, run.physics
+    target, physics = run.referee.position, run.physics  # the position before the turn
     for square in range(16):
         there = physics.colour_at(square)
         if there is not None and there is not target.colour_at(square):
