@@ -119,3 +119,30 @@ def test_the_page_words_in_the_browsers_language_or_the_pages_choice() -> None:
         assert odd["lang"] == "fr"
 
     serve(test)
+
+
+def test_a_puzzle_from_the_page_solved_is_told_solved(tmp_path: Path) -> None:
+    from orbito_hw.control.puzzle import defend, puzzle_id
+    from orbito_hw.control.setup import squares_asked
+    from orbito_hw.rules.squares import square_name
+    from orbito_hw.sim.demo import turn_commands
+    from orbito_hw.solver.puzzles import find_puzzle
+    from orbito_hw.solver.table import shipped_solution
+
+    async def test(client: TestClient[Any, Any], run: MockRun) -> None:
+        assert (await client.post("/api/next-puzzle", json={})).status == 200
+        found = puzzle_id(run.referee.saved.origin)
+        assert found is not None
+        puzzle = find_puzzle(found)
+        play(run, *(f"put {square_name(sq)} {c}" for sq, c in squares_asked(puzzle.position())))
+        position, table, rng = puzzle.position(), shipped_solution(), random.Random(2)
+        while position.result is None:  # the person wins as fast as can be, the board defends
+            mine = position.to_move is puzzle.to_move
+            turn = table.analyse(position).move if mine else defend(position)
+            play(run, *(c.text() for c in turn_commands(turn, rng, not mine)))
+            position = position.play(turn)
+        told = await (await client.get("/api/puzzle")).json()
+        assert told == {"id": puzzle.id, "goal": puzzle.goal(), "solved": True,
+                        "plies": puzzle.plies}  # fmt: skip
+
+    serve(test, state_dir=tmp_path)
