@@ -315,7 +315,11 @@ def test_a_set_up_lights_one_colour_then_the_other_and_the_page_draws_it() -> No
             **{n: ("place", "now") for n in whites},
             **{n: ("place", "waiting") for n in blacks},
         }
+        assert words(run)[blacks[0]] == f"{blacks[0]}: then put a black marble here (blue, dim)"
+        assert words(run)[whites[0]] == f"{whites[0]}: put a white marble here (white)"
         play(run, "".join(f"put {n}\n" for n in whites))
+        assert words(run)[blacks[0]] == f"{blacks[0]}: put a black marble here (blue)"
+        assert whites[0] not in words(run)
         assert lights(run)[0] == {n: {P.black} for n in blacks}  # the whites done: dark
         assert line(run) == f"Set the position up: put black on {' and '.join(blacks)} (lit)"
     finally:

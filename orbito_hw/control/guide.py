@@ -40,6 +40,9 @@ FIXES: frozenset[str] = frozenset({"take-off", "put-back", "swap", "undo"})
 
 @dataclass(frozen=True, slots=True)
 class Step:
+    """One thing to do by hand: an ``Action`` on one square (or the press), and whether
+    it is done, to do now, or waiting for a step before it."""
+
     action: Action
     square: Square | None = None  # None: the button
     colour: Colour | None = None  # the colour that goes here (place, put, put-back, swap)
