@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from orbito_hw.app.logs import describe
-from orbito_hw.commands.prompt import HELP, Prompt, commands, help_text
+from orbito_hw.commands.prompt import HELP, Prompt, RemotePrompt, commands, help_text
 from orbito_hw.control import events
 from orbito_hw.control.led_words import view_words
 from orbito_hw.control.lights import Palette, View
@@ -316,3 +316,13 @@ def test_the_remote_prompt_shows_the_board_and_names_the_other_board(
     term.read_until_prompt(timeout=30)
     assert term.end() == 0
     assert black.wait(60) == 0
+
+
+@pytest.mark.parametrize("typed", ["c1-c2:a2", "UNDO", "new white"])
+def test_in_a_remote_game_a_whole_turn_is_made_by_hand(typed: str) -> None:
+    """The other board's turns come in meanwhile: a remote game's turns are made by hand."""
+    remote = RemotePrompt(Prompt(io.StringIO(), person=True, colour=False), lambda: None)
+    with pytest.raises(ValueError, match="in a remote game, make a turn by hand"):
+        remote.interpret(typed, 1)
+    command = remote.interpret("Put B2", 2)
+    assert isinstance(command, Command) and command.square == parse_square("b2")
