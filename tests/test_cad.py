@@ -39,18 +39,22 @@ needs.modules("build123d", "matplotlib")  # the cad extra: fails under CI=true, 
 from orbito_cad import checks, drive, layout, parts, track
 from orbito_cad.params import PARAMS
 
+from .common import cad
+
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One run of ``orbito-hw cad build`` for the whole session (about a minute)."""
+    """One run of ``orbito-hw cad build`` for the whole session, given the printed parts built
+    once for the run (``cad.printed``: byte for byte the parts the command builds)."""
     out = tmp_path_factory.mktemp("cad")
-    assert main(["cad", "build", str(out)]) == 0
+    with cad.prebuilt(cad.printed(tmp_path_factory)):
+        assert main(["cad", "build", str(out)]) == 0
     return out
 
 
 @pytest.fixture(scope="session")
-def assembly() -> list[parts.Placed]:
-    return parts.assembly()
+def assembly(tmp_path_factory: pytest.TempPathFactory) -> list[parts.Placed]:
+    return cad.assembly(tmp_path_factory)
 
 
 def test_the_build_writes_every_part_render_and_the_layout(built: Path) -> None:

@@ -25,37 +25,60 @@ needs.modules("build123d", "manifold3d")  # the cad extra: fails under CI=true, 
 import build123d
 import manifold3d
 import numpy as np
-from orbito_cad import gearing, layout, motion, parts, sweep, track
+from orbito_cad import gearing, layout, motion, sweep, track
 from orbito_cad.params import PARAMS
 from orbito_cad.placed import Placed
 
-POSES = 361  # one place forward, the first at rest and the last at its end (0.28 deg apart)
+from .common import cad
 
 
 @pytest.fixture(scope="module")
-def assembly() -> list[Placed]:
-    return parts.assembly()
+def assembly(tmp_path_factory: pytest.TempPathFactory) -> list[Placed]:
+    return cad.assembly(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def meshes(assembly: list[Placed]) -> dict[str, manifold3d.Manifold]:
-    return {x.name: sweep.mesh(x.solid) for x in assembly}
+    return cad.meshes(assembly)
+
+
+@pytest.mark.parametrize("part", range(cad.SWEEP_PARTS))
+def test_nothing_collides_and_every_gap_holds_at_every_pose(
+    assembly: list[Placed], meshes: dict[str, manifold3d.Manifold], part: int
+) -> None:
+    """Every pose of one place forwards (a quarter of them in each test; the way back is
+    test_mechanism_back's): no two solids share volume unless they touch by design, cups keep
+    0.5 mm from each other and every moving part 0.5 mm from every fixed one."""
+    places, at = cad.swept("forward"), cad.sweep_part("forward", part)
+    found = sweep.sweep(assembly, places, meshes=meshes, measure=0.0, at=at)
+    assert found.poses == len(at) > 0
+    assert found.overlaps == []
+    assert found.close == []
 
 
 @pytest.mark.parametrize("way", ["forward", "back"])
-def test_nothing_collides_and_every_gap_holds_at_every_pose(
-    assembly: list[Placed], meshes: dict[str, manifold3d.Manifold], way: str
+def test_the_sweeps_parts_check_every_pose_once(way: str) -> None:
+    assert cad.swept(way)[0] == (0.0 if way == "forward" else 1.0)
+    assert len(cad.swept(way)) == cad.POSES + (way == "back")
+    every = [k for part in range(cad.SWEEP_PARTS) for k in cad.sweep_part(way, part)]
+    assert every == list(range(len(cad.swept(way))))
+
+
+def test_a_sweep_in_parts_follows_the_whole_way(
+    assembly: list[Placed], meshes: dict[str, manifold3d.Manifold]
 ) -> None:
-    """Every pose of one place (forwards, then back from its end): no two solids share
-    volume unless they touch by design, cups keep 0.5 mm from each other and every moving
-    part 0.5 mm from every fixed one."""
-    places = motion.forward(POSES)
-    if way == "back":
-        places = [1.0, *reversed(places)]  # the rings at the end of a place, turned back
-    found = sweep.sweep(assembly, places, meshes=meshes, measure=0.0)
-    assert found.poses == len(places)
-    assert found.overlaps == []
-    assert found.close == []
+    """Checked at one pose near mid-stroke on the way back, a sweep moves the cups as the
+    whole way back to it does (their fingers' play taken up backwards), not as a move
+    straight to that pose from rest would: the corner cups' gap differs by the play."""
+    cups = [x for x in assembly if x.part == "cup"]
+    back = cad.swept("back")
+    k = 3 * cad.POSES // 4  # a quarter of a place from rest: the corner cups pass closest
+    there = sweep.sweep(cups, back, meshes=meshes, at=[k])
+    assert there.poses == 1 and there.least_cup_pair[2] == back[k]
+    upto = sweep.sweep(cups, back[: k + 1], meshes=meshes, at=[k])  # the way back up to it
+    assert there.least_cup_gap == upto.least_cup_gap
+    alone = sweep.sweep(cups, [back[k]], meshes=meshes)
+    assert abs(there.least_cup_gap - alone.least_cup_gap) > 0.005
 
 
 def test_the_sweep_measures_the_least_gaps(

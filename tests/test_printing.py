@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -31,22 +32,39 @@ from build123d import Box, Cylinder, Pos, Rot, Vector
 from orbito_cad import bay, build, case, checks, parts, printing, routing, slicer, testprint
 from orbito_cad.params import PARAMS
 
+from .common import cad
+
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, printing.Print]]:
     """Every printed part and the tolerance test exported as ``cad build`` exports them."""
     out = tmp_path_factory.mktemp("print")
-    pieces = {name: make(PARAMS) for name, make in parts.PRINTED.items()}
+    pieces: dict[str, Any] = {**cad.printed(tmp_path_factory)}
     pieces[build.TEST_PRINT] = testprint.tolerance_test(PARAMS)
     return out, build.export_printed(out, pieces, PARAMS, say=lambda _: None)
 
 
 @pytest.fixture(scope="module")
-def the_case() -> build123d.Part:
-    return case.case()
+def the_case(tmp_path_factory: pytest.TempPathFactory) -> build123d.Part:
+    return cad.printed(tmp_path_factory)["case"]
 
 
 NAMES = [*parts.PRINTED, build.TEST_PRINT]
+
+
+def test_a_part_from_the_runs_cache_is_the_part_built_afresh(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    """The parts the tests share (tests/common/cad.py), read back from their files, export
+    the same STL, byte for byte, as the part built now: what the tests check is what
+    ``cad build`` writes (the quick ones here; every part is built and kept the same way)."""
+    cached = cad.printed(tmp_path_factory)
+    for name in ("cup", "disc", "transfer_bar", "crank_gear", "polarity_jig"):
+        files = []
+        for n, solid in enumerate((cached[name], parts.PRINTED[name](PARAMS))):
+            files.append(tmp_path / f"{name}-{n}.stl")
+            build123d.export_stl(solid, str(files[-1]), build.STL_TOLERANCE, build.STL_ANGULAR)
+        assert files[0].read_bytes() == files[1].read_bytes(), name
 
 
 # --- orientation and supports ----------------------------------------------------------------
@@ -178,11 +196,11 @@ def test_the_openings_are_where_the_pis_connectors_are(the_case: build123d.Part)
     assert checks.shared_volume(plug, the_case) == 0
 
 
-def test_the_face_screws_meet_bosses(the_case: build123d.Part) -> None:
+def test_the_face_screws_meet_bosses(
+    the_case: build123d.Part, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     p = PARAMS
-    from orbito_cad.track import face
-
-    plate = Pos(0, 0, p.z_face) * face(p)
+    plate = Pos(0, 0, p.z_face) * cad.printed(tmp_path_factory)["face"]
     r = p.screw_tap_d / 2
     for x, y in case.face_screw_points(p):
         assert not solid_at(plate, x, y, p.z_face + 1)  # the face's hole

@@ -62,9 +62,14 @@ def sweep(
     p: Params = PARAMS,
     meshes: dict[str, manifold3d.Manifold] | None = None,
     measure: float = MEASURED,
+    at: Sequence[int] | None = None,
 ) -> Sweep:
     """Move the assembly through ``places`` and check every pose. Gaps are measured up to
-    ``GAP + measure`` (0 checks the rule alone, fastest; the benchmark measures more)."""
+    ``GAP + measure`` (0 checks the rule alone, fastest; the benchmark measures more).
+
+    ``at``: the indices of the poses to check, every one when None. A sweep checked in parts
+    (the tests spread one over several processes) still moves through all of ``places``: a
+    cup's place within its fingers' play depends on the way it came."""
     meshes = meshes if meshes is not None else {x.name: mesh(x.solid) for x in placed}
     touching = set(contacts(placed, p))
     moving = {x.name for x in placed if x.moves}
@@ -76,7 +81,8 @@ def sweep(
     index = {n: i for i, n in enumerate(names)}
     boxes = np.array([_box(meshes[n]) for n in names])  # (n, 2, 3)
     moves_any = np.array([n in moving for n in names])
-    for k, t in enumerate(places):
+    for k in range(len(places)) if at is None else at:
+        t = places[k]
         posed: dict[str, manifold3d.Manifold] = {}
         for n in moving:
             m = moves[n][k]
