@@ -234,6 +234,8 @@ function drawResult(s) {
   change($("result-box"), "hidden", !shown);
   if (!shown) {
     archived = null;
+    sought = "";
+    change($("review"), "hidden", true); // the next result's link is looked for afresh
     change(result, "textContent", "");
     return;
   }
@@ -249,13 +251,14 @@ function drawResult(s) {
   if (!archived || archived.ended !== `${shown.game}|${shown.result}`) findArchived(shown, s);
 }
 
-let finding = false;
+let sought = ""; // the result whose record was looked for: once each (the LEDs' blinks redraw)
 
 async function findArchived(shown, s, tries = 6) {
   // The archive's record of the game shown: who played it (a restart without --opponent
   // plays on with two people, but the finished game was the board's) and its review page.
-  if (finding) return;
-  finding = true;
+  const key = `${shown.game}|${shown.result}`;
+  if (sought === key) return;
+  sought = key;
   try {
     for (let i = 0; i < tries; i++) {
       const answer = await fetchJson("/api/games").catch(() => null);
@@ -274,8 +277,8 @@ async function findArchived(shown, s, tries = 6) {
       }
       await new Promise((resolve) => setTimeout(resolve, 300)); // the archive writes a moment later
     }
-  } finally {
-    finding = false;
+  } catch {
+    // no archive to read: the result is told without its review link
   }
 }
 
