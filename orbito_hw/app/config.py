@@ -206,9 +206,43 @@ class Config:
 
     def summary(self) -> str:
         """What ``config check`` prints for a good file: the backends, the pins, the extras."""
-        from orbito_hw.app.config_summary import summary  # its words only, not the schema's
-
-        return summary(self)
+        b = self.backends
+        lines = [
+            _("{source}: ok").format(source=self.source),
+            f"backends: sensors={b.sensors} button={b.button} drive={b.drive} lights={b.lights}",
+            _("first player: {colour}; state directory: {path}").format(
+                colour=self.board.first, path=self.board.state_dir
+            ),
+            _("drive: {steps} steps/place, {speed} steps/s, {acceleration} steps/s^2").format(
+                steps=self.drive.steps_per_place,
+                speed=f"{self.drive.max_speed:g}",
+                acceleration=f"{self.drive.acceleration:g}",
+            ),
+        ]
+        lines += [_("note: {note}").format(note=note) for note in self.notes]
+        if self.web.enabled:
+            lines.append(
+                _("web page: {url}").format(url=f"http://{self.web.bind}:{self.web.port}/")
+            )
+        if self.remote.enabled:
+            r = self.remote
+            lines.append(
+                _("remote game: {game} on {broker}, this board plays {colour}").format(
+                    game=r.game, broker=r.broker, colour=r.plays
+                )
+            )
+        if b.drive == "serial" or b.sensors == "serial":
+            lines.append(
+                _("serial: {port} at {baud} baud").format(
+                    port=self.serial.port, baud=self.serial.baud
+                )
+            )
+        if self.sensors.colour:
+            lines.append(_("colour sensing: {how}").format(how=self.analog.described(b.sensors)))
+        pins = self.gpio_pins()
+        if pins:
+            lines.append(_("GPIO pins in use: {n}").format(n=len(pins)))
+        return "\n".join(lines)
 
 
 def sim_config(state_dir: Path | None = None) -> Config:
@@ -595,32 +629,8 @@ class _Reader:
         )
 
     def order(self, lights: dict[str, Any]) -> tuple[int, ...]:
-        if "order" not in lights:
-            return SERPENTINE
-        order = lights["order"]
-        if not isinstance(order, list) or not all(isinstance(n, str) for n in order):
-            self.problem(
-                "lights.order", _("expected a list of the 16 square names along the strip")
-            )
-            return SERPENTINE
-        bad = [repr(n) for n in order if n not in SQUARE_NAMES]
-        twice = [n for n in SQUARE_NAMES if order.count(n) > 1]
-        absent = [n for n in SQUARE_NAMES if n not in order]
-        trouble = []
-        if bad:
-            trouble.append(_("not squares (a1..d4): {names}").format(names=" ".join(bad)))
-        if twice:
-            trouble.append(_("listed twice: {squares}").format(squares=" ".join(twice)))
-        if absent:
-            trouble.append(_("missing: {squares}").format(squares=" ".join(absent)))
-        if trouble:
-            self.problem(
-                "lights.order",
-                _("must list each square once ({trouble})"),
-                trouble=", ".join(trouble),
-            )
-            return SERPENTINE
-        return tuple(parse_square(n) for n in order)
+        order = self.get(lights, "lights.order", checks.square_order, None)
+        return SERPENTINE if order is None else tuple(parse_square(n) for n in order)
 
     def colours(self, lights: dict[str, Any]) -> Palette:
         names = tuple(f.name for f in fields(Palette))

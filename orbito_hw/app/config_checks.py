@@ -12,6 +12,7 @@ from orbito_hw.errors import shown
 from orbito_hw.hw.interfaces import parse_rgb
 from orbito_hw.lang import _
 from orbito_hw.remote.protocol import check_name, parse_broker_url
+from orbito_hw.rules.squares import SQUARE_NAMES
 from orbito_hw.web.access import WEB_CODE_LENGTH
 
 NAME_MAX: Final = 255  # bytes in one name of a path, and in the whole path, on Linux
@@ -214,3 +215,22 @@ def access_code(value: Any) -> str | None:
 
 def status_pixel(value: Any) -> str | None:
     return None if value == "none" else int_in(0, 1023)(value)
+
+
+def square_order(value: Any) -> str | None:
+    """``lights.order``: the 16 square names, each once, in the strip's order."""
+    if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
+        return _("expected a list of the 16 square names along the strip")
+    bad = [repr(n) for n in value if n not in SQUARE_NAMES]
+    twice = [n for n in SQUARE_NAMES if value.count(n) > 1]
+    absent = [n for n in SQUARE_NAMES if n not in value]
+    trouble = []
+    if bad:
+        trouble.append(_("not squares (a1..d4): {names}").format(names=" ".join(bad)))
+    if twice:
+        trouble.append(_("listed twice: {squares}").format(squares=" ".join(twice)))
+    if absent:
+        trouble.append(_("missing: {squares}").format(squares=" ".join(absent)))
+    if trouble:
+        return _("must list each square once ({trouble})").format(trouble=", ".join(trouble))
+    return None
