@@ -290,8 +290,11 @@ def run_demo(
             say(_("a demo game on the simulated board, {colour} first:").format(
                 colour=colour_word(first)))  # fmt: skip
             for side in Colour:
-                who = _("the board") if names[side] == "the board" else _("a simulated person")
-                say(f"  {colour_word(side)}: {who}, {level_words(levels[side])}")
+                mine = board is not None and board.colour is side
+                who = _("the board") if mine else _("a simulated person")
+                level = level_words(levels[side])
+                say(_("  {colour}: {who}, {level}").format(
+                    colour=colour_word(side), who=who, level=level))  # fmt: skip
             if board is not None:
                 say(_("the person makes the board's turns too, by hand, as its LEDs show them"))
             pause()
