@@ -4,6 +4,7 @@ the rules' reason, the board untouched."""
 
 from __future__ import annotations
 
+import io
 import re
 import subprocess
 import sys
@@ -160,3 +161,22 @@ def test_at_the_prompt_on_a_pipe_a_turn_in_notation_is_json_events() -> None:
     assert [line.split('"turn": "')[1].split('"')[0] for line in done.stdout.splitlines()
             if '"event": "turn"' in line] == ["a1", "b1-c1:a2"]  # fmt: skip
     assert "c1-c2:a2 is not a legal turn here: c1 is empty" in done.stderr
+
+
+@given(st.text(alphabet=st.sampled_from("abcdABCD1234-:*# \tputliftnewundohint\u00e9\x00"),
+               max_size=24))  # fmt: skip
+@settings(max_examples=400, deadline=None)
+def test_any_typed_line_is_a_command_a_whole_word_nothing_or_a_refusal(line: str) -> None:
+    """The prompt's input boundary: whatever is typed, a Command, a whole-turn word, None
+    (nothing to do) or a one-line ValueError naming it; never another exception."""
+    from orbito_hw.commands.prompt import Prompt, QuitError
+
+    prompt = Prompt(io.StringIO(), person=True, colour=False)
+    try:
+        got = prompt.interpret(line, 1)
+    except QuitError:
+        raise AssertionError(line) from None
+    except ValueError as exc:
+        assert str(exc) and "\n" not in str(exc)
+        return
+    assert got is None or isinstance(got, (Command, Whole))
