@@ -185,14 +185,18 @@ def _read(path: Path, code: str | None = None) -> Catalog:
         return read_po(file, locale=code)
 
 
-def cmd_extract() -> int:
-    for domain in DOMAINS:
+def _chosen(name: str | None) -> tuple[Domain, ...]:
+    return tuple(d for d in DOMAINS if name in (None, d.name))
+
+
+def cmd_extract(name: str | None = None) -> int:
+    for domain in _chosen(name):
         _write(domain.template, template(domain))
     return 0
 
 
-def cmd_update() -> int:
-    for domain in DOMAINS:
+def cmd_update(name: str | None = None) -> int:
+    for domain in _chosen(name):
         fresh = template(domain)
         for code in TRANSLATED:
             path = domain.po(code)
@@ -226,8 +230,8 @@ def compiled(domain: Domain, catalog: Catalog) -> bytes:
     return text.encode("utf-8")
 
 
-def cmd_compile() -> int:
-    for domain in DOMAINS:
+def cmd_compile(name: str | None = None) -> int:
+    for domain in _chosen(name):
         for code in TRANSLATED:
             path = domain.po(code)
             if not path.is_file():
@@ -316,17 +320,17 @@ def template_problems(domain: Domain) -> list[str]:
     return []
 
 
-def all_problems() -> list[str]:
+def all_problems(name: str | None = None) -> list[str]:
     out: list[str] = []
-    for domain in DOMAINS:
+    for domain in _chosen(name):
         out += template_problems(domain)
         for code in TRANSLATED:
             out += problems(domain, code)
     return out
 
 
-def cmd_check() -> int:
-    found = all_problems()
+def cmd_check(name: str | None = None) -> int:
+    found = all_problems(name)
     for line in found:
         print(line)
     counts = {d.name: sum(1 for m in template(d) if m.id) for d in DOMAINS}
@@ -338,13 +342,18 @@ def cmd_check() -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("step", choices=("extract", "update", "compile", "check"))
+    parser.add_argument(
+        "--domain",
+        choices=[d.name for d in DOMAINS],
+        help="only this catalogue (the page's translator and the Python's work apart)",
+    )
     args = parser.parse_args(argv)
     step: int = {
         "extract": cmd_extract,
         "update": cmd_update,
         "compile": cmd_compile,
         "check": cmd_check,
-    }[args.step]()
+    }[args.step](args.domain)
     return step
 
 
