@@ -44,7 +44,8 @@ HTML_TEXT: Final = "data-i18n"
 the browser's textContent gives it, spaces squeezed, or the attribute's own value if it has one."""
 HTML_LABEL: Final = "data-i18n-label"
 """An HTML element whose aria-label is a sentence (or the attribute's own value, if any)."""
-PLACEHOLDER: Final = re.compile(r"\{(\w*)\}")
+PLACEHOLDER: Final = re.compile(r"(?<!\{)\{(\w*)(?:[:!][^{}]*)?\}")
+"""A named placeholder of ``str.format`` (``{square}``, ``{seconds:g}``), not a doubled brace."""
 WIDTH: Final = 100
 PLURALS: Final = {"fr": "nplurals=2; plural=(n > 1);"}
 
@@ -270,10 +271,27 @@ def placeholders_differ(message: Message) -> bool:
     name those of the singular and the plural; each form only some of them)."""
     source = {name for text in _ids(message) for name in PLACEHOLDER.findall(text)}
     found = [set(PLACEHOLDER.findall(form or "")) for form in _forms(message)]
-    forms = found
-    if len(forms) == 1:
+    if len(found) == 1:
         return found[0] != source
     return any(not names <= source for names in found) or set().union(*found) != source
+
+
+def formats_badly(message: Message) -> bool:
+    """The English fills in (``str.format``) but a translation does not: a stray brace, a
+    placeholder's spec mistyped. The game's words are filled in at run time: a translation
+    that cannot be would raise in the middle of a turn."""
+    values = {name: 1 for text in _ids(message) for name in PLACEHOLDER.findall(text)}
+    try:
+        for text in _ids(message):
+            text.format(**values)
+    except (KeyError, ValueError, IndexError):
+        return False  # not a sentence that is filled in: braces of its own
+    try:
+        for form in _forms(message):
+            form.format(**values)
+    except (KeyError, ValueError, IndexError):
+        return True
+    return False
 
 
 def problems(domain: Domain, code: str) -> list[str]:
@@ -297,6 +315,8 @@ def problems(domain: Domain, code: str) -> list[str]:
             out.append(f"{where}: untranslated: {_shown(message)}")
         elif placeholders_differ(mine):
             out.append(f"{where}: placeholders differ from the English: {_shown(message)}")
+        elif formats_badly(mine):
+            out.append(f"{where}: the translation cannot be filled in: {_shown(message)}")
     for message in catalog:
         if message.id and message.id not in wanted:
             out.append(f"{where}: unused (no longer in the code; run update): {_shown(message)}")

@@ -108,6 +108,9 @@ def test_the_check_names_what_is_untranslated_fuzzy_unused_or_stale(toy: Path) -
     translate(po, {"Lift the marble on {square}": "Soulevez la bille en {case}"})
     messages.main(["compile"])
     assert kinds(messages.all_problems()) == ["placeholders differ from the English"]
+    translate(po, {"Lift the marble on {square}": "Soulevez la bille en {square} }"})
+    messages.main(["compile"])
+    assert kinds(messages.all_problems()) == ["the translation cannot be filled in"]
     translate(po, FRENCH, fuzzy="Press the Orbito button")
     messages.main(["compile"])
     assert kinds(messages.all_problems()) == ["fuzzy"]
