@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from orbito_hw.app.logs import describe
 from orbito_hw.control import guide
 from orbito_hw.control.board_player import BoardPlayer
-from orbito_hw.control.events import Rejected
+from orbito_hw.control.events import Rejected, TakenBack
 from orbito_hw.control.led_words import view_words
 from orbito_hw.control.lights import LightShow, Palette, View, follow, guide_frame
 from orbito_hw.control.reading import TurnReader
@@ -89,7 +89,8 @@ def test_a_take_back_lifts_first_then_puts_back_the_moved_marble() -> None:
         ("put-back", "c1", "waiting"),
     ]
     after = guide.undo(target, {parse_square("b1"): B})  # the white lifted off c1
-    assert progress(after) == [("take-off", "b1", "now"), ("put-back", "c1", "now")]
+    assert progress(after) == [("take-off", "b1", "now"), ("put-back", "c1", "waiting")]
+    assert progress(guide.undo(target, {})) == [("put-back", "c1", "now")]  # b1 lifted
 
 
 # --- through the referee -----------------------------------------------------------------
@@ -252,6 +253,38 @@ def test_a_wrong_execution_of_the_boards_turn_names_only_where_something_was_don
         run.close()
 
 
+def test_a_take_back_refused_mid_turn_lights_what_to_put_back_and_take_off() -> None:
+    """A hold while a turn is half made is refused until the board stands as the last turn
+    left it: the marble placed is to take off (red), the marble lifted to put back (its
+    colour), each going dark once done; then the hold takes the turn back."""
+    run = MockRun()
+    try:
+        play(run, "put b1\npress\nlift c1\nput b1\nput a1\nhold 2.5\n")
+        refused = run.typed_events[-1]
+        assert isinstance(refused, Rejected)
+        assert [square_name(sq) for sq in refused.squares] == ["a1", "b1", "c1"]
+        lit, status = lights(run)
+        assert lit == {"a1": {P.error, None}, "b1": {P.error, None}, "c1": {dim(P.black)}}
+        assert status == {P.error}
+        assert words(run) == {
+            "a1": "a1: wrong: take this marble off (red, blinking)",
+            "b1": "b1: wrong: take this marble off (red, blinking)",
+            "c1": "c1: then put a black marble back here (blue, dim)",
+            "status": "status: refused: first put the lit squares right (red)",
+        }
+        memory = Memory()
+        memory.hear(refused)
+        assert instruction(read(run.referee.snapshot(), memory))[1] == (
+            "Not accepted: put the board back as the last turn left it, then hold to take it "
+            "back. Take the marble off a1, then take the marble off b1, then put a black "
+            "marble back on c1"
+        )
+        play(run, "lift a1\nlift b1\nput c1\nhold 2.5\n")
+        assert run.referee.state is State.UNDOING
+    finally:
+        run.close()
+
+
 def test_a_remote_boards_turn_follows_the_hands_too() -> None:
     turn = Turn.from_notation("c1-b1:a1")
     remote = BoardPlayer(W, lambda position: turn if position.placed else None, "remote", "remote")
@@ -335,9 +368,15 @@ def test_a_take_back_of_the_boards_turn_lifts_then_puts_back() -> None:
         lit, status = lights(run)
         assert lit == {"b1": {P.undo, None}, "c1": {P.undo, None}} and status == {P.undo, None}
         assert line(run) == "Undo: take the marble off b1 and c1, then put black on c1 back"
-        play(run, "lift c1\n")
-        assert lights(run)[0] == {"b1": {P.undo, None}, "c1": {P.black}}
+        play(run, "lift c1\n")  # the white off: c1 waits for the black from b1
+        assert lights(run)[0] == {"b1": {P.undo, None}, "c1": {dim(P.black)}}
+        assert words(run)["c1"] == "c1: then put a black marble back here (blue, dim)"
+        assert line(run) == "Undo: take the marble off b1, then put black on c1 back"
+        play(run, "lift b1\n")
+        assert lights(run)[0] == {"c1": {P.black}}
         assert words(run)["c1"] == "c1: put a black marble back here (blue)"
+        play(run, "put c1\n")  # turn 2 undone; the person's turn 1 goes back with it
+        assert [e.number for e in run.typed_events if isinstance(e, TakenBack)] == [2]
     finally:
         run.close()
 

@@ -217,10 +217,11 @@ def setup(
     return Guide("setup", tuple(steps), colour)
 
 
-def undo(target: Position, now: Mapping[Square, Colour]) -> Guide:
+def undo(target: Position, now: Mapping[Square, Colour], flow: Flow = "undo") -> Guide:
     """A take-back's undoing, from the marbles as the lifts and puts left them to
-    ``target``: each marble that must go is taken off first; a square that then takes a
-    marble of the other colour (the moved marble's square, placed on before) waits."""
+    ``target``: each marble that must go is taken off first, the marbles to put back wait
+    until then (the one to put back may be one of those taken off: the moved marble).
+    ``flow`` "refused": a take-back refused until the turn half made is undone."""
     off, back = [], []
     for sq in SQUARES:
         have, want = now.get(sq), target.colour_at(sq)
@@ -229,8 +230,10 @@ def undo(target: Position, now: Mapping[Square, Colour]) -> Guide:
             if want is not None:
                 back.append(Step("put-back", sq, want, "waiting"))
         elif have is None and want is not None:
-            back.append(Step("put-back", sq, want))
-    return Guide("undo", tuple(off + back), target.to_move)
+            back.append(Step("put-back", sq, want, "waiting" if off else "now"))
+    if off:
+        back = [replace(step, progress="waiting") for step in back]
+    return Guide(flow, tuple(off + back), target.to_move)
 
 
 def _square(step: Step) -> int:

@@ -121,6 +121,8 @@ def guide_status_words(view: View, guide: Guide, who: str) -> str:
     if flow == "refused":
         if guide.squares(("undo",)):
             return _("refused: the red squares are wrong")
+        if guide.fixes:
+            return _("refused: first put the lit squares right")
         if view.board_turn is not None:
             return _("refused: make {who}'s turn as lit, then press").format(who=who)
         return _("refused: place a marble, then press")

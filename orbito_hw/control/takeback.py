@@ -67,7 +67,10 @@ class TakeBacks:
             squares = tuple(squares_of(off | referee.off()))
             reason = "put the board back as the last turn left it, then hold to take it back"
             referee.emit(Rejected(referee.saved.game, reason, squares))
-            referee.refusal = View("refused", referee.position.to_move, squares)
+            # What to put back, and what to take off, to stand as the last turn left it.
+            now = {sq: m.colour for sq, m in referee.reader.marbles.items()}
+            steps = guide.undo(position, now, "refused")
+            referee.refusal = View("refused", referee.position.to_move, squares, guide=steps)
             referee.draw()
             return
         self.start(Trigger.TAKE_BACK, single)

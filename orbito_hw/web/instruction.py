@@ -288,11 +288,14 @@ def _refused(s: Situation) -> str:
     assert view is not None and guide is not None
     reason = s.memory.rejected or _("that is not a legal turn")
     text = _("Not accepted: {reason}").format(reason=reason)
-    red = guide.squares(FIXES)
+    red = guide.squares(("undo",))
     if red:
         text += _(". Fix the squares ringed red: {squares}").format(
             squares=names([square_name(q) for q in red])
         )
+    others = [step_phrase(st) for st in guide.fixes if st.action != "undo"]
+    if others:  # what to put back or take off, said step by step
+        text += ". " + _capital(_(", then ").join(others))
     if view.board_turn is not None and view.to_move is not None:
         text += _(". {board} asks: {steps}").format(
             board=board_name(s, view.to_move), steps=guide_steps(guide, fixes=False)
