@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -177,9 +176,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     settings = _mock_settings(args.opponent, args.seed, args.hints)
     # The set-up asked for is left once the simulated controller holds the directory (Asked).
     if args.puzzle is not None:
-        with _puzzle_dir(args):
-            args.asked = Asked(args.state_dir, _ask_puzzle(args))
-            return _run_mock(args, settings)
+        _puzzle_dir(args)
+        args.asked = Asked(args.state_dir, _ask_puzzle(args))
+        return _run_mock(args, settings)
     args.asked = Asked(args.state_dir, _ask_resume(args) if args.resume is not None else None)
     return _run_mock(args, settings)
 
@@ -257,8 +256,7 @@ def _ask_resume(args: argparse.Namespace) -> SetupRequest:
     return resume_request(Path(args.state_dir), game_id, at or None)[0]
 
 
-@contextlib.contextmanager
-def _puzzle_dir(args: argparse.Namespace) -> Iterator[None]:
+def _puzzle_dir(args: argparse.Namespace) -> None:
     """``--puzzle`` without ``--state-dir``: the user's own state directory (``puzzles``'
     ``user_state_dir``, made if missing), so the try is archived there and ``puzzles next``
     moves on after a solve."""
@@ -266,7 +264,6 @@ def _puzzle_dir(args: argparse.Namespace) -> Iterator[None]:
         from orbito_hw.commands.puzzles import user_state_dir
 
         args.state_dir = str(user_state_dir(make=True))
-    yield
 
 
 def _ask_puzzle(args: argparse.Namespace) -> SetupRequest:
