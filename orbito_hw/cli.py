@@ -30,6 +30,7 @@ COMMAND_MODULES = [
     "orbito_hw.commands.games",
     "orbito_hw.commands.puzzles",
     "orbito_hw.commands.web",
+    "orbito_hw.commands.seat",
     "orbito_hw.commands.cad",
     "orbito_hw.commands.update",
 ]

@@ -35,7 +35,7 @@ CAD_LIBRARIES = {
 # standard library. "hw.interfaces" is the one module of hw that the control layer may see:
 # the referee knows the hardware only through those protocols (it imports rules only).
 LOW = {"errors", "rules", "solver", "control", "hw"}
-WEB = {"aiohttp"}
+WEB = {"aiohttp", "segno"}
 BROKER = {"aiomqtt", "paho"}
 RULES: dict[str, tuple[set[str], set[str]]] = {
     "errors": (set(), set()),

@@ -96,6 +96,9 @@ class MockControls(BoardControls):
         finally:
             self.clock.wake()
 
+    def settle(self) -> None:
+        self._settle()
+
     def _settle(self) -> None:
         self.run.advance(0.0)
         self.clock.wake()

@@ -62,6 +62,10 @@ class BoardControls:
     def button(self, action: str) -> None:
         raise UnavailableError("the button of a real board is pressed by hand")
 
+    def settle(self) -> None:
+        """After a change from outside the board's hands (a seat's turn shown): nothing to
+        do on a real board; the simulated one runs its clock (mock/page.py)."""
+
     def new_game(self, first: Colour) -> None:
         self.referee.new_game(first)
 

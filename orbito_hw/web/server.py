@@ -56,6 +56,7 @@ from orbito_hw.web.limits import (
     CappedSite,
     connection_cap,
 )
+from orbito_hw.web.seat import SeatDesk
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -200,6 +201,8 @@ class WebServer:
         post("/api/draw", self._draw)
         post("/api/next-puzzle", self._next_puzzle)
         post("/api/games/{id}/set-up", self._set_up)
+        self.seats = SeatDesk(self, _fields)  # a seat at home: /seat/TOKEN (web/seat.py)
+        self.seats.register(app)
         app.router.add_static("/static/", self.static, append_version=False)
         return app
 

@@ -1,0 +1,126 @@
+"""A seat: a player who is not at the board, playing one colour through the board's LEDs.
+
+A seat is the same kind of player as the other board of ``--remote`` (remote/game.py): a
+``BoardPlayer`` with ``by`` "remote", whose ``choose`` has no turn to give until one arrives.
+Here a turn arrives from a page (web/seat.py) rather than from a broker's record; the checks
+are the referee's side of it and know nothing of HTTP, so a later client (the remote
+protocol, a seat's page over MQTT) can hand its turns to the same ``Seat``.
+
+A turn handed in is checked against the game as the referee keeps it: its number (the next
+turn's, or one already played with the same token: a replay is answered as played, nothing
+done twice), the colour to move, the rules. Accepted, it becomes the seat's choice in that
+position and ``Referee.offer()`` shows it on the LEDs for the person at the board to make,
+exactly as the board's own turns are shown; it counts once the sensors have read it and the
+button is pressed (the ``turn`` event), never before.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from orbito_hw.control.board_player import BoardPlayer
+from orbito_hw.control.referee import Referee
+from orbito_hw.errors import IllegalTurnError, NotationError, OrbitoError, echo
+from orbito_hw.rules.game import Colour, Position, replay
+from orbito_hw.rules.turn import Turn
+
+SEAT_PLAYER: Final = "remote"
+"""The archive's PLAYER for a seat (SPEC.md's ``remote``: a player not at this board)."""
+
+Handed = Literal["shown", "played"]
+"""What became of a turn handed in: shown on the LEDs now (or already, the same turn sent
+again), or played already (a replay of a turn that counts)."""
+
+
+class SeatRefusedError(OrbitoError, ValueError):
+    """A turn from a seat that the game does not take: the reason names the turn."""
+
+
+@dataclass(frozen=True)
+class Standing:
+    """Where the game stands for a seat: its number, the turns that count, whose turn."""
+
+    game: int
+    turns: tuple[str, ...]
+    position: Position
+
+    @property
+    def next_number(self) -> int:
+        return len(self.turns) + 1
+
+
+class Seat:
+    """``colour`` played from away: its turns handed in by number, shown on the LEDs."""
+
+    def __init__(self, colour: Colour) -> None:
+        self.colour = colour
+        self._arrived: tuple[Position, Turn] | None = None
+        self.player = BoardPlayer(colour, self._choose, SEAT_PLAYER, "remote")
+
+    def _choose(self, position: Position) -> Turn | None:
+        """The seat's turn in ``position``: None until it has been handed in."""
+        if self._arrived is not None and self._arrived[0] == position:
+            return self._arrived[1]
+        return None
+
+    @property
+    def shown(self) -> Turn | None:
+        """The turn handed in and waiting to be made at the board, if any."""
+        return self._arrived[1] if self._arrived is not None else None
+
+    def seated(self, referee: Referee) -> bool:
+        """Whether this seat plays its colour on ``referee`` now."""
+        return referee.opponent is self.player
+
+    def sit(self, referee: Referee) -> None:
+        """Play the colour on ``referee`` (a new controller after a power cut too): the
+        turn handed in before is shown again if it is still the position's."""
+        if not self.seated(referee):
+            referee.set_opponent(self.player)
+
+    def leave(self, referee: Referee) -> None:
+        """Stop playing on ``referee``: the colour is the person's at the board again."""
+        self._arrived = None
+        if self.seated(referee):
+            referee.set_opponent(None)
+
+    def hand_in(self, referee: Referee, number: int, token: str) -> Handed:
+        """Turn ``number`` of the game, ``token`` in SPEC.md's notation, from the seat.
+        SeatRefusedError naming why when the game does not take it; the game is untouched."""
+        now = standing(referee)
+        if 1 <= number <= len(now.turns):
+            if now.turns[number - 1] == token:
+                return "played"  # a replay: answered as before, nothing done twice
+            raise SeatRefusedError(f"turn {number} was {now.turns[number - 1]}, not {echo(token)}")
+        if number != now.next_number:
+            raise SeatRefusedError(f"turn {number} is not the next turn ({now.next_number})")
+        position = now.position
+        if position.is_over:
+            raise SeatRefusedError(f"the game is over: turn {echo(token)} not played")
+        if position.to_move is not self.colour:
+            raise SeatRefusedError(
+                f"it is {position.to_move}'s turn, and this seat plays {self.colour}"
+            )
+        try:
+            turn = Turn.from_notation(token)
+            position.check(turn)
+        except (NotationError, IllegalTurnError) as exc:
+            raise SeatRefusedError(str(exc)) from None
+        if self._arrived is not None and self._arrived[0] == position:
+            if self._arrived[1] == turn:
+                return "shown"  # sent twice: shown once
+            shown = self._arrived[1].notation()
+            raise SeatRefusedError(f"turn {number} is {shown}, shown at the board already")
+        if not self.seated(referee):
+            raise SeatRefusedError(f"this seat does not play {self.colour} on the board now")
+        self._arrived = (position, turn)
+        referee.offer()  # on the LEDs now, or when the board is still again
+        return "shown"
+
+
+def standing(referee: Referee) -> Standing:
+    """The game as the referee keeps it (its journal's turns), for a seat's checks."""
+    saved = referee.snapshot().saved
+    turns = tuple(saved.turns)
+    return Standing(saved.game, turns, replay(saved.first, list(turns)))

@@ -1,0 +1,178 @@
+"""The seats' invitations, kept in the state directory (``seats.json``), and their QR codes.
+
+An invitation is a link for one game and one colour: ``/seat/TOKEN``. The token is its own
+(not the access code): 128 random bits, URL-safe, compared in constant time; it is kept in
+the state directory (mode 0600, written atomically), so a restart of the board keeps the
+link working, and ``seat revoke`` withdraws it (kept, marked revoked, so its page can say
+so rather than "unknown"). ``seat invite`` (the CLI) writes an invitation for "the game on
+the board when the link is first opened"; the page's invitation names the game at once.
+
+No aiohttp here: the command line reads and writes the book without loading the server.
+"""
+
+from __future__ import annotations
+
+import hmac
+import io
+import json
+import logging
+import os
+import secrets
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Final
+
+from orbito_hw.errors import OrbitoError, echo
+from orbito_hw.lang import _
+from orbito_hw.rules.game import Colour
+
+log = logging.getLogger(__name__)
+
+SEATS_FILE: Final = "seats.json"
+TOKEN_BYTES: Final = 16  # 128 bits: not guessed, by a page or a flood
+MAX_INVITATIONS: Final = 64  # the oldest revoked or ended ones go first past this
+
+
+class SeatTakenError(OrbitoError, ValueError):
+    """An invitation asked for while another one is live: one seat at a time."""
+
+
+class SeatUnknownError(OrbitoError, LookupError):
+    """A token (or its start) that names no invitation, or more than one."""
+
+
+@dataclass
+class Invitation:
+    """One link: its token, the colour it plays, the game it is for (None: the game on the
+    board when it is first opened), when it was made, revoked (None: not) and whether its
+    game is over on the board (a new game began)."""
+
+    token: str
+    colour: str
+    game: int | None
+    made: str
+    revoked: str | None = None
+    ended: bool = False
+
+    @property
+    def live(self) -> bool:
+        return self.revoked is None and not self.ended
+
+    @property
+    def plays(self) -> Colour:
+        return Colour(self.colour)
+
+    def state(self) -> str:
+        """``live``, ``revoked`` or ``ended``: what its page says."""
+        return "revoked" if self.revoked else "ended" if self.ended else "live"
+
+
+class SeatBook:
+    """``seats.json`` in ``state_dir``: read at each use, so a restart, or ``seat revoke``
+    run beside a running board, is seen at the seat's next request."""
+
+    def __init__(self, state_dir: Path) -> None:
+        self.path = Path(state_dir) / SEATS_FILE
+
+    def read(self) -> list[Invitation]:
+        """Every invitation kept; a damaged file is no invitation (one line in the log):
+        its links stop working, none is made up."""
+        try:
+            raw = json.loads(self.path.read_bytes())
+            return [Invitation(**item) for item in raw["seats"]]
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            text = _("{path} unusable ({reason}): no seat's link works until a new invitation")
+            log.warning("%s", text.format(path=self.path, reason=exc))
+            return []
+
+    def write(self, seats: list[Invitation]) -> None:
+        """Atomically, readable by the board's user only (the tokens are keys)."""
+        seats = _trimmed(seats)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        temporary = self.path.with_name(f".{self.path.name}.tmp")
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            json.dump({"seats": [asdict(s) for s in seats]}, file, indent=1)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, self.path)
+
+    def invite(self, colour: Colour, game: int | None = None) -> Invitation:
+        """A new link for ``colour``; SeatTakenError while another link is live (one seat:
+        the board's person plays the other colour)."""
+        seats = self.read()
+        for seat in seats:
+            if seat.live and (game is None or seat.game in (None, game)):
+                raise SeatTakenError(
+                    f"{seat.colour} has a seat already (link {seat.token[:6]}...): "
+                    "revoke it first (seat revoke)"
+                )
+        made = Invitation(secrets.token_urlsafe(TOKEN_BYTES), colour.value, game, _now())
+        self.write([*seats, made])
+        return made
+
+    def find(self, token: str) -> Invitation | None:
+        """The invitation whose token is ``token`` (every one compared, in constant time)."""
+        found = None
+        offered = token.encode("utf-8", "replace")
+        for seat in self.read():
+            if hmac.compare_digest(seat.token.encode(), offered):
+                found = seat
+        return found
+
+    def update(self, changed: Invitation) -> None:
+        self.write([changed if s.token == changed.token else s for s in self.read()])
+
+    def revoke(self, start: str) -> Invitation:
+        """Withdraw the link whose token is, or starts with, ``start`` (``seat list``
+        shows the starts); SeatUnknownError naming ``start`` for none or several."""
+        seats = self.read()
+        matching = [s for s in seats if start and s.token.startswith(start)]
+        if len(matching) != 1:
+            how = "no" if not matching else "more than one"
+            raise SeatUnknownError(f"{how} seat's link starts with {echo(start)} (seat list)")
+        (seat,) = matching
+        if seat.revoked is None:
+            seat.revoked = _now()
+            self.write(seats)
+        return seat
+
+
+def _trimmed(seats: list[Invitation]) -> list[Invitation]:
+    """At most MAX_INVITATIONS, the live ones kept: a board invites for years."""
+    extra = len(seats) - MAX_INVITATIONS
+    if extra <= 0:
+        return seats
+    old = [s for s in seats if not s.live][:extra]
+    return [s for s in seats if s not in old]
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+def link(base: str, token: str) -> str:
+    """The seat's link on the board at ``base`` (``http://HOST:PORT``)."""
+    return f"{base.rstrip('/')}/seat/{token}"
+
+
+def qr_svg(text: str) -> bytes:
+    """``text`` as a QR code, an SVG image (segno, medium error correction: a phone reads
+    it off a screen)."""
+    import segno
+
+    out = io.BytesIO()
+    segno.make(text, error="m").save(out, kind="svg", xmldecl=False, scale=6, border=2)
+    return out.getvalue()
+
+
+def qr_terminal(text: str) -> str:
+    """``text`` as a QR code drawn in a terminal (segno's compact output: half blocks)."""
+    import segno
+
+    out = io.StringIO()
+    segno.make(text, error="m").terminal(out=out, compact=True, border=2)
+    return out.getvalue()
