@@ -156,6 +156,17 @@ def test_the_wheel_holds_the_web_page(wheel: Path) -> None:
         assert archive.read(f"orbito_hw/web/static/{name}") == (static / name).read_bytes(), name
 
 
+def test_the_wheel_holds_the_compiled_catalogues(wheel: Path) -> None:
+    """``pip install .`` speaks French: each language's .mo and page.json (scripts/messages.py
+    compile, committed) are in the wheel as they are; the .po and .pot sources need not be."""
+    compiled = sorted((ROOT / "orbito_hw/lang").glob("*/LC_MESSAGES/*.[mj][os]*"))
+    assert {p.name for p in compiled} == {"orbito_hw.mo", "page.json"}
+    archive = zipfile.ZipFile(wheel)
+    for path in compiled:
+        name = path.relative_to(ROOT).as_posix()
+        assert archive.read(name) == path.read_bytes(), name
+
+
 def requirements(wheel: Path) -> list[str]:
     """The wheel's ``Requires-Dist`` lines, as its metadata lists them."""
     with zipfile.ZipFile(wheel) as archive:
