@@ -27,6 +27,7 @@ from orbito_hw.doctor.checks import (
 from orbito_hw.errors import ECHO_LIMIT, echo
 from orbito_hw.hw.clock import VirtualClock
 from orbito_hw.hw.interfaces import RGB, Backend, Board, Clock, Frame, Lights
+from orbito_hw.lang import _
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES, Square, parse_square
 from orbito_hw.sim.board import SimBoard, seen
@@ -62,12 +63,12 @@ class Faults:
         """``swap:c3,c4``, ``slip:STEPS``, ``dead-led:SQUARE``; ValueError naming a bad one."""
         swapped, slip, dead = None, 0, None
         for spec in specs:
-            kind, _, arg = spec.partition(":")
+            kind, _sep, arg = spec.partition(":")
             try:
                 if kind == "swap":
                     names = [n.strip() for n in arg.split(",")]
                     if len(names) != 2 or names[0] == names[1]:
-                        raise ValueError("expected two different squares, as in swap:c3,c4")
+                        raise ValueError(_("expected two different squares, as in swap:c3,c4"))
                     a, b = (parse_square(n) for n in names)
                     swapped = (a, b)
                 elif kind == "slip":
@@ -76,11 +77,12 @@ class Faults:
                     except ValueError:
                         slip = 0
                     if slip == 0:
-                        raise ValueError(f"expected a positive number of steps, at most {MAX_SLIP}")
+                        text = _("expected a positive number of steps, at most {most}")
+                        raise ValueError(text.format(most=MAX_SLIP))
                 elif kind == "dead-led":
                     dead = parse_square(arg.strip())
                 else:
-                    raise ValueError("expected swap:SQ,SQ, slip:STEPS or dead-led:SQ")
+                    raise ValueError(_("expected swap:SQ,SQ, slip:STEPS or dead-led:SQ"))
             except ValueError as exc:
                 named = spec if len(spec) <= ECHO_LIMIT else echo(spec)
                 raise ValueError(f"--fault {named}: {exc}") from None
@@ -207,7 +209,8 @@ def mock_doctor(
 ) -> MockDoctor:
     """``pins`` (gpio backend only) wire the mock pins; the simulated wiring by default."""
     if backend not in BACKENDS:
-        raise ValueError(f"--backend {backend!r} is not one of: {', '.join(BACKENDS)}")
+        text = _("--backend {backend} is not one of: {backends}")
+        raise ValueError(text.format(backend=repr(backend), backends=", ".join(BACKENDS)))
     faults = faults or Faults()
     world = SimWorld(backend, pins, crossed=faults.swapped)
     world.physics.slip = faults.slip
