@@ -324,3 +324,27 @@ def test_the_service_status_line_speaks_the_language() -> None:
         "partie 2 terminée : les blancs gagnent",
         "panne : the ring drive is missing",
     ]
+
+
+def test_no_module_that_speaks_rebinds_the_underscore() -> None:
+    """A module that imports ``_`` from orbito_hw.lang binds no ``_`` of its own (a throwaway
+    ``for _ in``, ``a, _ = ``, ``lambda _:``): in a function that also says a sentence, the
+    local shadows it, and the sentence raises UnboundLocalError or calls a string."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "orbito_hw").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        speaks = any(
+            isinstance(node, ast.ImportFrom)
+            and node.module == "orbito_hw.lang"
+            and any(alias.name == "_" and alias.asname is None for alias in node.names)
+            for node in ast.walk(tree)
+        )
+        for node in ast.walk(tree) if speaks else ():
+            bound = (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)) or isinstance(
+                node, ast.arg
+            )
+            if bound and getattr(node, "id", getattr(node, "arg", None)) == "_":
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == []

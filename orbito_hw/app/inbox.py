@@ -128,7 +128,7 @@ def masks(data: bytes) -> list[int]:
     """The masks of the inotify events in ``data``, named or not."""
     found, at = [], 0
     while at + EVENT.size <= len(data):
-        _, mask, _, length = EVENT.unpack_from(data, at)
+        _wd, mask, _cookie, length = EVENT.unpack_from(data, at)
         found.append(mask)
         at += EVENT.size + length
     return found
@@ -138,7 +138,7 @@ def names(data: bytes) -> list[str]:
     """The file names of the inotify events in ``data`` (events with no name left out)."""
     found, at = [], 0
     while at + EVENT.size <= len(data):
-        _, _, _, length = EVENT.unpack_from(data, at)
+        *_fields, length = EVENT.unpack_from(data, at)
         raw = data[at + EVENT.size : at + EVENT.size + length]
         at += EVENT.size + length
         if raw.strip(b"\0"):

@@ -252,7 +252,7 @@ def _ask_resume(args: argparse.Namespace) -> SetupRequest:
         raise UsageError("--resume goes with --events, --interactive or --web")
     from orbito_hw.commands.resume import resume_request
 
-    game_id, _, at = args.resume.partition("@")
+    game_id, _sep, at = args.resume.partition("@")
     return resume_request(Path(args.state_dir), game_id, at or None)[0]
 
 

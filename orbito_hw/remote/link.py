@@ -257,7 +257,7 @@ async def session(client: aiomqtt.Client) -> AsyncIterator[aiomqtt.Client]:
             # timer task). Closing the socket before those land would let them act on a
             # closed descriptor, or on whatever socket reuses its number (the page's, the
             # journal's). The leftovers are closed once the thread is done, after them.
-            connected.add_done_callback(lambda _: _close_leftovers(client))
+            connected.add_done_callback(lambda _done: _close_leftovers(client))
 
 
 def _connect_watched(client: aiomqtt.Client) -> asyncio.Future[None] | None:
