@@ -348,3 +348,13 @@ def test_no_module_that_speaks_rebinds_the_underscore() -> None:
             if bound and getattr(node, "id", getattr(node, "arg", None)) == "_":
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert found == []
+
+
+def test_doctor_speaks_french_to_the_builder(capsys: pytest.CaptureFixture[str]) -> None:
+    """``doctor --mock --lang fr``: the instruction, the check's line and the summary."""
+    status, out, _err = run(capsys, "doctor", "--mock", "--only", "button", "--lang", "fr")
+    assert status == 0
+    lines = out.splitlines()
+    assert "appuyez une fois sur le bouton Orbito" in lines
+    assert "  PASS le bouton s'est enfoncé puis relevé (button.pin)" in lines
+    assert lines[-2:] == ["button: PASS: un appui et un relâchement", "tous les tests sont réussis"]
