@@ -99,6 +99,37 @@ def test_a_supply_marble_in_the_hand_goes_back_a_lifted_one_stays() -> None:
     assert not reader.touched
 
 
+def test_the_last_games_marbles_cleared_off_are_not_in_the_hand() -> None:
+    """A new game on a board that still holds the last game's marbles reads them as placed
+    (the referee's board-not-empty, in the colours seen); lifted off, the other player's go
+    back to the supply: the next put is a marble of the player to move, not the white one
+    lifted last (which the page asked to be put back, and the simulated person put down)."""
+    reader = TurnReader(Position.start(Colour.BLACK))
+    reader.sense(parse_square("b2"), True, Colour.BLACK)
+    reader.sense(parse_square("c3"), True, Colour.WHITE)
+    reader.sense(parse_square("b2"), False)
+    reader.sense(parse_square("c3"), False)
+    assert not reader.touched
+    assert reader.hand == [Marble(Colour.BLACK, None)]
+    reader.sense(parse_square("a1"), True)
+    assert reader.turn() == Turn.from_notation("a1")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.data())
+def test_the_hand_never_holds_a_marble_of_the_other_players_supply(
+    data: st.DataObject,
+) -> None:
+    position = data.draw(played_positions())
+    reader = TurnReader(position)
+    for _ in range(data.draw(st.integers(0, 30))):
+        square = data.draw(st.sampled_from(SQUARES))
+        colour = data.draw(st.sampled_from([None, *Colour]))
+        reader.sense(square, not reader.holds(square), colour)
+        supply = [m.colour for m in reader.hand if m.origin is None]
+        assert position.to_move.other not in supply
+
+
 # --- refusals, with the squares at fault ---------------------------------------------
 
 

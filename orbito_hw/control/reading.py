@@ -60,7 +60,13 @@ class TurnReader:
             self.marbles[square] = self._put(colour)
         elif square in self.marbles:
             marble = self.marbles.pop(square)
-            self.hand.append(marble)
+            if marble.origin is not None or marble.colour is self.position.to_move:
+                self.hand.append(marble)
+            # else a marble of the other player's supply, lifted, went back to it: it is
+            # never the next put (a sensor that tells colours reads a new one of it anyway).
+            # Above all the last game's marbles, cleared off a board the new game found full
+            # (read as placed, in the colours seen): kept in the hand, the page told the
+            # person who cleared them to put a white one back "next to where it was".
             placed = any(m.origin is None for m in self.marbles.values())
             if marble.origin == square and marble.colour is not self.position.to_move:
                 self.placed_first |= placed

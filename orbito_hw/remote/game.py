@@ -276,6 +276,9 @@ class RemoteGame:
             self._taken_back()
             return
         elif isinstance(event, TurnPlayed | FirstChosen):
+            # The other board's turn, made here, is spent: kept, it would be offered again in
+            # the next position like the one it arrived in (a new game's first).
+            self._arrived = None
             self._fresh = False
             self._publish_record()
         if self._postponed and self.last_record is not None:
@@ -532,6 +535,7 @@ class RemoteGame:
             self._postponed = True
             return
         self._follow_round = new.round
+        self._arrived = None  # a turn of the old round, unmade: the new game chooses without it
         # A new round: a new game (the one here archived); who starts: the same game again.
         referee.new_game(new.first, next_game=new.round != self.kept.round)
         if self._follow_round is None:  # it began: the round's record may hold turns
