@@ -144,6 +144,7 @@ def test_a_whole_game_with_a_seat_each_turn_shown_on_the_leds_before_it_counts(
             assert token in board.snapshot()["leds"]
             assert (await board.get(seat))[1]["shown"] == token  # a reload sees it still
             await board.person(token)
+            assert (await board.get(seat))[1]["shown"] is None  # made: nothing waits
         assert board.turns == GAME
         assert board.snapshot()["result"] == "black"
         assert replay(Colour.BLACK, board.turns).result == replay(Colour.BLACK, GAME).result
@@ -222,7 +223,7 @@ def test_forged_turns_are_refused_with_a_reason_and_the_game_is_unharmed(
 
     async def example() -> None:
         for number, turn in requests:
-            shown_before = seats.seat.shown if seats.seat else None
+            shown_before = seats.seat.shown(position) if seats.seat else None
             response = await hostile.client.post(
                 f"/api/seat/{token}/turn", json={"number": number, "turn": turn}
             )

@@ -64,10 +64,10 @@ class Seat:
             return self._arrived[1]
         return None
 
-    @property
-    def shown(self) -> Turn | None:
-        """The turn handed in and waiting to be made at the board, if any."""
-        return self._arrived[1] if self._arrived is not None else None
+    def shown(self, position: Position) -> Turn | None:
+        """The turn handed in for ``position`` (the game's now) and waiting to be made at
+        the board, if any: one handed in for an earlier position has been made."""
+        return self._choose(position)
 
     def seated(self, referee: Referee) -> bool:
         """Whether this seat plays its colour on ``referee`` now."""

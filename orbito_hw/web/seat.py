@@ -154,7 +154,7 @@ class SeatDesk:
             "number": now.next_number,
             "turns": list(now.turns),
             "to_move": None if now.position.is_over else now.position.to_move.value,
-            "shown": seat.shown.notation() if seat.shown else None,
+            "shown": waits.notation() if (waits := seat.shown(now.position)) else None,
             "state": "live",
         })  # fmt: skip
 
