@@ -325,6 +325,25 @@ def test_the_refusals_log_one_line_each_and_no_flood(
     board.do(game())
 
 
+def test_a_new_game_closes_the_link_and_gives_the_colour_back(board: Board) -> None:
+    async def game() -> None:
+        _, invited = await board.post("/api/seat/invite", colour="white")
+        seat = f"/api/seat/{invited['token']}"
+        await board.get(seat)
+        await board.person("b1")
+        assert board.run.referee.opponent is not None
+        assert (await board.post("/api/new-game", first="black"))[0] == 200
+        await until_async(lambda: board.run.referee.opponent is None, what="the seat stood up")
+        assert SeatBook(board.run.state_dir).read()[0].state() == "ended"
+        status, body = await board.get(seat)
+        assert status == 410 and "game 1" in body["error"]
+        await board.person("a1")
+        await board.person("b2")  # white is the person's again: two people at the board
+        assert board.turns == ["a1", "b2"]
+
+    board.do(game())
+
+
 def test_a_second_seat_is_refused_while_one_is_live(board: Board) -> None:
     async def game() -> None:
         assert (await board.post("/api/seat/invite", colour="white"))[0] == 200

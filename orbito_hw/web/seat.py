@@ -16,6 +16,7 @@ refusals never floods the log); each token has its own rate limit.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -25,6 +26,7 @@ from typing import Final, Protocol
 
 from aiohttp import web
 
+from orbito_hw.control.events import Event, NewGame
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.seat import Seat, SeatRefusedError, standing
 from orbito_hw.errors import OrbitoError, shown
@@ -118,6 +120,7 @@ class SeatDesk:
         self.seat: Seat | None = None
         self.token: str | None = None
         self._buckets: dict[str, Bucket] = {}
+        self._heard: Referee | None = None  # the referee whose events this desk hears
 
     @property
     def referee(self) -> Referee:
@@ -253,12 +256,30 @@ class SeatDesk:
             self.seat, self.token = Seat(invitation.plays), invitation.token
         assert self.seat is not None
         if sit:
+            self._listen()
             try:
                 self.seat.sit(self.referee)  # again after a power cut: the new controller's
             except OrbitoError as exc:
                 raise problem(web.HTTPConflict, f"the board cannot seat it: {exc}") from None
             self._settle()
         return invitation, self.seat
+
+    def _listen(self) -> None:
+        """Hear the referee running now (once each: a power cut boots a new one), so that a
+        new game ends the seat's link at once, whether or not its page is open."""
+        referee = self.referee
+        if self._heard is not referee:
+            self._heard = referee
+            referee.subscribe(self._on_event)
+
+    def _on_event(self, event: Event) -> None:
+        if isinstance(event, NewGame) and self.token is not None:
+            invitation = self.book.find(self.token)
+            if invitation is not None and invitation.game != event.game:
+                invitation.ended = True
+                self.book.update(invitation)
+                # After the new game has settled, not inside its announcement.
+                asyncio.get_running_loop().call_soon(self._stand_up)
 
     def _stand_up(self) -> None:
         if self.seat is not None:
