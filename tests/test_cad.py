@@ -57,6 +57,124 @@ def assembly(tmp_path_factory: pytest.TempPathFactory) -> list[parts.Placed]:
     return cad.assembly(tmp_path_factory)
 
 
+# --- the assembly --------------------------------------------------------------------------
+# First in the module: its first test builds the printed parts for the run (cad.printed), so
+# that the build's test after it finds them built and each takes half as long.
+@pytest.fixture(scope="session")
+def rough() -> checks.Rough:
+    """The assembly's rough meshes, made once for the interference checks."""
+    return checks.Rough()
+
+
+def test_the_assembly_has_no_interfering_solids(
+    assembly: list[parts.Placed], rough: checks.Rough
+) -> None:
+    assert checks.interferences(assembly, rough) == []
+
+
+def test_the_interference_check_catches_a_misplaced_cup(
+    assembly: list[parts.Placed], rough: checks.Rough
+) -> None:
+    from build123d import Pos
+
+    cup = next(p for p in assembly if p.name == "cup_a1")
+    moved = parts.Placed("moved", "cup", Pos(PARAMS.pitch / 2, 0, 0) * cup.solid, True, True, 0)
+    names = {a for pair in checks.interferences([*assembly, moved], rough) for a in pair[:2]}
+    assert {"moved", "cup_b1"} <= names
+
+
+def test_the_interference_check_intersects_exactly_only_what_comes_near(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A post standing in the crook of an L, 2 mm clear of it (their boxes overlap), is not
+    intersected exactly; one touching the L is, and so is a block inside another whole,
+    whose surfaces are far apart."""
+    from build123d import Box, Pos
+
+    ell = Box(40, 10, 10) + Pos(-15, 15, 0) * Box(10, 20, 10)
+    asked: list[tuple[str, str]] = []
+    exact = checks.shared_volume
+
+    def counted(a: object, b: object) -> float:
+        asked.append((names[id(a)], names[id(b)]))
+        return exact(a, b)
+
+    monkeypatch.setattr(checks, "shared_volume", counted)
+    clear, touching = Pos(12, 12, 0) * Box(10, 10, 10), Pos(0, 10, 0) * Box(10, 10, 10)
+    big, inside = Pos(100, 0, 0) * Box(30, 30, 30), Pos(100, 0, 0) * Box(5, 5, 5)
+    solids = {"ell": ell, "clear": clear, "touching": touching, "big": big, "inside": inside}
+    names = {id(solid): name for name, solid in solids.items()}
+    placed = [parts.Placed(n, "case", solid, True, False, 0) for n, solid in solids.items()]
+    found = checks.interferences(placed)
+    assert ("ell", "clear") not in asked and ("ell", "touching") in asked
+    assert [(a, b) for a, b, _ in found] == [("big", "inside")]
+    assert found[0][2] == pytest.approx(125)
+
+
+def test_each_sensor_and_led_sits_under_its_square(assembly: list[parts.Placed]) -> None:
+    by_name = {p.name: p.solid for p in assembly}
+    for s in SQUARES:
+        name = SQUARE_NAMES[s]
+        x, y = layout.square_centre(s)
+        hall = by_name[f"hall_{name}"].bounding_box().center()
+        led = by_name[f"led_{name}"].bounding_box()
+        # the switch right under the marble, the LED beside it under the cup or the disc,
+        # clear of the switch's pocket
+        assert math.hypot(hall.X - x, hall.Y - y) < 0.01
+        off = math.hypot(led.center().X - x, led.center().Y - y)
+        assert track.sensor_keepout() + PARAMS.led_d / 2 <= off + 1e-6
+        assert off < PARAMS.cup_d / 2  # the light goes up into the cup (or the disc)
+        assert PARAMS.z_floor_top > hall.Z and PARAMS.z_face + 1e-6 >= led.max.Z
+        marble = by_name[f"marble_{name}"].bounding_box()
+        assert marble.min.Z - (hall.Z + PARAMS.hall_t / 2) < 8  # mechanics.md: under 8 mm
+
+
+def test_the_index_sensor_is_under_its_magnet_at_every_rest() -> None:
+    side = parts.index_side()
+    ax, ay = side.crank_axis()
+    for n in range(13):  # every place ends at crank angle 0: the magnet over the switch
+        phi = 2 * math.pi * n
+        r = parts.index_radius()
+        mx = ax - side.along[0] * r * math.cos(phi)
+        my = ay - side.along[1] * r * math.cos(phi)
+        assert math.dist((mx, my), parts.index_sensor_xy()) < 1e-6
+
+
+@pytest.mark.parametrize("places", range(4))
+def test_the_light_from_every_led_reaches_its_square(
+    assembly: list[parts.Placed], places: int
+) -> None:
+    """At each rest position (the moving parts' rest poses repeat every 4 places: the disc
+    has 4-fold symmetry and every cup is alike), each LED's light comes up through its
+    window into the translucent cup or disc over it (and the marble in it), and nothing
+    else that moves (a bar, a finger) stands in the column."""
+    from build123d import Rot
+
+    moving = [p for p in assembly if p.moves]
+    for p in moving:  # turn the disc as the rings would; the cups are all alike
+        if p.part == "disc":
+            moving = [m for m in moving if m is not p] + [
+                parts.Placed("disc", "disc", Rot(0, 0, 90 * places) * p.solid, True, True, 0)
+            ]
+    for s in SQUARES:
+        column = parts.light_path(s)
+        lit = [p.name for p in moving if p.part in ("cup", "disc")
+               and checks.shared_volume(column, p.solid) > 1e-6]  # fmt: skip
+        blocking = [p.name for p in moving if p.part not in ("cup", "disc", "marble")
+                    and checks.shared_volume(column, p.solid) > 1e-6]  # fmt: skip
+        assert len(lit) == 1 and blocking == [], SQUARE_NAMES[s]
+
+
+def test_the_light_check_sees_a_blocked_window(assembly: list[parts.Placed]) -> None:
+    from build123d import Pos
+
+    bar = next(p for p in assembly if p.part == "transfer_bar")
+    x, y = track.led_centre(OUTER_RING[3])
+    finger = Pos(x, y, PARAMS.z_face) * drive.Cylinder(1, 20)
+    assert checks.shared_volume(parts.light_path(OUTER_RING[3]), finger) > 1
+    assert checks.shared_volume(parts.light_path(OUTER_RING[3]), bar.solid) == 0
+
+
 def test_the_build_writes_every_part_render_and_the_layout(built: Path) -> None:
     for name in parts.PRINTED:
         for suffix in (".stl", ".step"):
@@ -199,84 +317,6 @@ def test_one_place_is_the_configs_steps_per_place() -> None:
     assert p.crank_distance == pytest.approx(p.gear_module * (p.central_teeth + p.crank_teeth) / 2)
     for side in layout.sides():
         assert math.hypot(*side.crank_axis(p)) == pytest.approx(p.crank_distance)
-
-
-# --- the assembly --------------------------------------------------------------------------
-def test_the_assembly_has_no_interfering_solids(assembly: list[parts.Placed]) -> None:
-    assert checks.interferences(assembly) == []
-
-
-def test_the_interference_check_catches_a_misplaced_cup(assembly: list[parts.Placed]) -> None:
-    from build123d import Pos
-
-    cup = next(p for p in assembly if p.name == "cup_a1")
-    moved = parts.Placed("moved", "cup", Pos(PARAMS.pitch / 2, 0, 0) * cup.solid, True, True, 0)
-    names = {a for pair in checks.interferences([*assembly, moved]) for a in pair[:2]}
-    assert {"moved", "cup_b1"} <= names
-
-
-def test_each_sensor_and_led_sits_under_its_square(assembly: list[parts.Placed]) -> None:
-    by_name = {p.name: p.solid for p in assembly}
-    for s in SQUARES:
-        name = SQUARE_NAMES[s]
-        x, y = layout.square_centre(s)
-        hall = by_name[f"hall_{name}"].bounding_box().center()
-        led = by_name[f"led_{name}"].bounding_box()
-        # the switch right under the marble, the LED beside it under the cup or the disc,
-        # clear of the switch's pocket
-        assert math.hypot(hall.X - x, hall.Y - y) < 0.01
-        off = math.hypot(led.center().X - x, led.center().Y - y)
-        assert track.sensor_keepout() + PARAMS.led_d / 2 <= off + 1e-6
-        assert off < PARAMS.cup_d / 2  # the light goes up into the cup (or the disc)
-        assert PARAMS.z_floor_top > hall.Z and PARAMS.z_face + 1e-6 >= led.max.Z
-        marble = by_name[f"marble_{name}"].bounding_box()
-        assert marble.min.Z - (hall.Z + PARAMS.hall_t / 2) < 8  # mechanics.md: under 8 mm
-
-
-def test_the_index_sensor_is_under_its_magnet_at_every_rest() -> None:
-    side = parts.index_side()
-    ax, ay = side.crank_axis()
-    for n in range(13):  # every place ends at crank angle 0: the magnet over the switch
-        phi = 2 * math.pi * n
-        r = parts.index_radius()
-        mx = ax - side.along[0] * r * math.cos(phi)
-        my = ay - side.along[1] * r * math.cos(phi)
-        assert math.dist((mx, my), parts.index_sensor_xy()) < 1e-6
-
-
-@pytest.mark.parametrize("places", range(4))
-def test_the_light_from_every_led_reaches_its_square(
-    assembly: list[parts.Placed], places: int
-) -> None:
-    """At each rest position (the moving parts' rest poses repeat every 4 places: the disc
-    has 4-fold symmetry and every cup is alike), each LED's light comes up through its
-    window into the translucent cup or disc over it (and the marble in it), and nothing
-    else that moves (a bar, a finger) stands in the column."""
-    from build123d import Rot
-
-    moving = [p for p in assembly if p.moves]
-    for p in moving:  # turn the disc as the rings would; the cups are all alike
-        if p.part == "disc":
-            moving = [m for m in moving if m is not p] + [
-                parts.Placed("disc", "disc", Rot(0, 0, 90 * places) * p.solid, True, True, 0)
-            ]
-    for s in SQUARES:
-        column = parts.light_path(s)
-        lit = [p.name for p in moving if p.part in ("cup", "disc")
-               and checks.shared_volume(column, p.solid) > 1e-6]  # fmt: skip
-        blocking = [p.name for p in moving if p.part not in ("cup", "disc", "marble")
-                    and checks.shared_volume(column, p.solid) > 1e-6]  # fmt: skip
-        assert len(lit) == 1 and blocking == [], SQUARE_NAMES[s]
-
-
-def test_the_light_check_sees_a_blocked_window(assembly: list[parts.Placed]) -> None:
-    from build123d import Pos
-
-    bar = next(p for p in assembly if p.part == "transfer_bar")
-    x, y = track.led_centre(OUTER_RING[3])
-    finger = Pos(x, y, PARAMS.z_face) * drive.Cylinder(1, 20)
-    assert checks.shared_volume(parts.light_path(OUTER_RING[3]), finger) > 1
-    assert checks.shared_volume(parts.light_path(OUTER_RING[3]), bar.solid) == 0
 
 
 def test_without_the_extra_the_command_says_which_install(
