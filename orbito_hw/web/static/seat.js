@@ -85,8 +85,12 @@ function draw(s) {
     const name = square.dataset.square;
     const led = s.leds[name] || "";
     square.dataset.marble = s.marbles[name] || "";
+    // The board's lights as its page draws them: a ring in the LED's colour while it is on,
+    // a faint dashed one for a step waiting or a blink's off half (style.css).
+    const glow = (s.glows || {})[name] || null;
     square.dataset.led = led;
-    square.style.setProperty("--led", led || "transparent");
+    square.dataset.glow = glow ? glow.kind : led ? "lit" : "";
+    square.style.setProperty("--glow", glow ? glow.colour : led || "transparent");
     square.dataset.pick = name === pick.from ? "from" : name === pick.to ? "to" : "";
     square.dataset.cursor = String(name === cursor);
   }
