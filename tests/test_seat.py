@@ -36,11 +36,8 @@ from orbito_hw.web.seat import BURST
 from orbito_hw.web.seat_book import SeatBook
 from orbito_hw.web.server import WebServer
 
+from .common.seat import GAME
 from .common.wait import until_async
-
-GAME = "b1 b4 c3 a1 c2 c4 a1".split()
-"""A short game, black (the person at the board) first; white (the seat) plays b4, a1, c4;
-black wins on turn 7 (found with the rules, checked below)."""
 
 
 @dataclass

@@ -12,9 +12,9 @@ from typing import Any
 
 from orbito_hw.rules.game import Colour, replay
 
-from .common.browser import PHONE, WAIT_MS, board, free_port
+from .common.browser import PHONE, WAIT_MS, axe_script, board, free_port
+from .common.seat import GAME
 from .common.wait import until
-from .test_seat import GAME
 
 
 def _post(url: str, path: str, **fields: str) -> dict[str, Any]:
@@ -96,7 +96,9 @@ def test_a_whole_game_against_a_seat_on_a_phone_with_reloads(browser: Any, tmp_p
         assert final["result"] == expected.result.value  # type: ignore[union-attr]
         shown = [e.get_attribute("data-turn") for e in seat.locator("#turns [data-turn]").all()]
         assert shown == GAME
-        # A refused turn says why: the game is over.
+        seat.evaluate(axe_script())  # the page as a screen reader meets it: no violation
+        found = seat.evaluate("axe.run(document, {resultTypes: ['violations']})")
+        assert [v["id"] for v in found["violations"]] == []
         _post(url, "/api/seat/revoke", token=invited["token"])
         seat.reload()
         seat.wait_for_selector('body[data-seat="revoked"]', timeout=WAIT_MS)
