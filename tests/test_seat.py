@@ -337,6 +337,12 @@ def test_a_new_game_closes_the_link_and_gives_the_colour_back(board: Board) -> N
         await board.person("a1")
         await board.person("b2")  # white is the person's again: two people at the board
         assert board.turns == ["a1", "b2"]
+        # A link made and never opened ends with its game too: the seat is free again.
+        assert (await board.post("/api/seat/invite", colour="black"))[0] == 200
+        assert (await board.post("/api/new-game", first="white"))[0] == 200
+        await until_async(lambda: SeatBook(board.run.state_dir).read()[-1].state() == "ended",
+                          what="the unopened link ended")  # fmt: skip
+        assert (await board.post("/api/seat/invite", colour="black"))[0] == 200
 
     board.do(game())
 

@@ -190,6 +190,7 @@ class SeatDesk:
         if text is not None and text not in ("black", "white"):
             raise problem(web.HTTPBadRequest, f"colour {shown(text)} is not black or white")
         colour = Colour(text) if text is not None else self.default_colour()
+        self._listen()  # its game's end ends it, opened or not
         try:
             made = self.book.invite(colour, self.referee.snapshot().game)
         except SeatTakenError as exc:
@@ -273,13 +274,20 @@ class SeatDesk:
             referee.subscribe(self._on_event)
 
     def _on_event(self, event: Event) -> None:
-        if isinstance(event, NewGame) and self.token is not None:
-            invitation = self.book.find(self.token)
-            if invitation is not None and invitation.game != event.game:
-                invitation.ended = True
-                self.book.update(invitation)
-                # After the new game has settled, not inside its announcement.
-                asyncio.get_running_loop().call_soon(self._stand_up)
+        """A new game ends every live link of another game (opened or not, so that none
+        keeps the one seat taken); the seat sitting, if its link ended, stands up."""
+        if not isinstance(event, NewGame):
+            return
+        seats = self.book.read()
+        ended = [s for s in seats if s.live and s.game is not None and s.game != event.game]
+        if not ended:
+            return
+        for invitation in ended:
+            invitation.ended = True
+        self.book.write(seats)
+        if self.token in {s.token for s in ended}:
+            # After the new game has settled, not inside its announcement.
+            asyncio.get_running_loop().call_soon(self._stand_up)
 
     def _stand_up(self) -> None:
         if self.seat is not None:
