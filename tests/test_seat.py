@@ -383,6 +383,22 @@ def test_the_same_link_twice_is_the_same_seat_and_a_restart_keeps_it(tmp_path: P
         again.do(after())
 
 
+def test_a_link_from_the_command_line_is_for_the_game_on_the_board_when_opened(
+    board: Board,
+) -> None:
+    async def game() -> None:
+        await board.person("b1")
+        made = SeatBook(board.run.state_dir).invite(Colour.WHITE)  # as `seat invite` does
+        assert made.game is None
+        status, state = await board.get(f"/api/seat/{made.token}")  # the running board reads it
+        assert (status, state["colour"], state["number"]) == (200, "white", 2)
+        assert SeatBook(board.run.state_dir).read()[0].game == 1
+        status, answer = await board.post(f"/api/seat/{made.token}/turn", number="2", turn="b4")
+        assert (status, answer["state"]) == (200, "shown")
+
+    board.do(game())
+
+
 def test_the_qr_code_is_an_svg_of_the_link(board: Board) -> None:
     async def game() -> None:
         _, invited = await board.post("/api/seat/invite")
