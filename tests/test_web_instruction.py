@@ -4,8 +4,12 @@ glows (web/glows.py) that draw the lights as rings, with the move's arrow."""
 
 from __future__ import annotations
 
+import gettext
 from typing import Any
 
+from aiohttp.test_utils import TestClient
+
+from orbito_hw import lang
 from orbito_hw.control.events import (
     BlunderWarning,
     Fault,
@@ -22,6 +26,7 @@ from orbito_hw.control.referee import State
 from orbito_hw.rules.game import Colour, Position, Result
 from orbito_hw.rules.squares import parse_square
 from orbito_hw.rules.turn import Turn
+from orbito_hw.sim.harness import MockRun
 from orbito_hw.web.glows import arrow, glows, kinds_of, legend, status_words
 from orbito_hw.web.instruction import (
     SENTENCES,
@@ -31,6 +36,9 @@ from orbito_hw.web.instruction import (
     phase_of,
     players_text,
 )
+
+from .common.page import serve
+from .common.wait import until_async
 
 B, W = Colour.BLACK, Colour.WHITE
 START_W = Position.start(W)
@@ -279,3 +287,96 @@ def test_the_goal_is_read_off_the_games_origin() -> None:
     puzzle = shipped_puzzles()[0]
     assert goal_of(f"puzzle:{puzzle.id}") == puzzle.goal()
     assert goal_of("archive:3:4") == goal_of(None) == goal_of("puzzle:NOTANID") == ""
+
+
+# --- every sentence marked, a seat named as its player (issue 36) ---------------------------
+class Marked(gettext.NullTranslations):
+    """A catalogue that shows which sentences went through it: each one in ⟨...⟩."""
+
+    def gettext(self, message: str) -> str:
+        return f"⟨{message}⟩"
+
+    def ngettext(self, msgid1: str, msgid2: str, n: int) -> str:
+        return f"⟨{msgid1 if n == 1 else msgid2}⟩"
+
+
+def every_phase() -> list[Situation]:
+    """A situation for each row of SENTENCES (and a few sides of some rows)."""
+    turn = Turn.from_notation("a1")
+    black = Position.start(B)
+    black_line = Position(black=0x000F, white=0x0030, to_move=W, result=Result.BLACK)
+    draw = Position(black=0x00FF, white=0xFF00, to_move=W, extra_presses=5, result=Result.DRAW)
+    full = Position(black=0x00FF, white=0xFF00, to_move=W)
+    fault, warned, remote = Memory(), Memory(), Memory()
+    fault.hear(Fault(1, "homing took too long"))
+    warned.hear(BlunderWarning(1, turn, "loss"))
+    remote.hear(RemoteStatus(1, "disconnected"))
+    waiting = State.WAITING.value
+    return [
+        Situation(waiting, View("play", W), START_W),
+        Situation(waiting, View("play", W), full),
+        Situation(waiting, View("play", W), START_W, hand=(B,)),
+        Situation(waiting, View("play", W), START_W, hand=(W,)),
+        Situation(waiting, View("play", B), black, on_board=("a1", "b2")),
+        Situation(waiting, View("play", B, board_turn=turn), black, opponent=B),
+        Situation(waiting, View("play", B), black, opponent=B),
+        Situation(waiting, View("play", B), black, opponent=B, opponent_by="remote", memory=remote),
+        Situation(waiting, View("play", B), black, opponent=B, opponent_by="remote", seat=True),
+        Situation(waiting, View("hint", W, hint_turn=turn, value="win"), START_W),
+        Situation(waiting, View("warning", W, squares=(0,), value="loss"), START_W, memory=warned),
+        Situation(State.GAME_OVER.value, View("result", None), black_line),
+        Situation(State.GAME_OVER.value, View("result", None), draw),
+        Situation(State.ROTATING.value, View("rotating", W), START_W),
+        Situation(State.STARTING.value, View("starting", W), START_W),
+        Situation(State.FAULT.value, View("fault"), START_W, memory=fault),
+        Situation(State.FAULT.value, View("fault"), START_W),
+        Situation(waiting, View("menu", W, menu=CHOICES[0]), START_W),
+        Situation(waiting, View("menu", W, menu=CHOICES[1]), START_W),
+        Situation(waiting, View("play", W), START_W, goal="White to play and win in 1 turn"),
+    ]
+
+
+def test_every_sentence_of_the_page_goes_through_the_catalogue(monkeypatch: Any) -> None:
+    # Each sentence, as a whole, is the translation of a marked message: no English is left
+    # outside the catalogue's words (a French page read "White to move" before).
+    monkeypatch.setattr(lang, "translation", lambda code, domain=lang.DOMAIN: Marked())
+    for situation in every_phase():
+        phase, text = instruction(situation)
+        assert text.startswith("⟨") and text.endswith("⟩"), (phase, text)
+        who = players_text(situation)
+        assert who.startswith("⟨") and who.endswith("⟩"), who
+        for part in who.split(" · "):
+            assert part.count("⟨") >= 2, f"{part}: the player's words unmarked"
+
+
+def test_a_seat_is_named_as_the_player_on_the_phone_not_a_board() -> None:
+    turn = Turn.from_notation("a1")
+    black = Position.start(B)
+    seat = {"opponent": B, "opponent_by": "remote", "seat": True, "position": black}
+    _, text = said(view=View("play", B, board_turn=turn), **seat)
+    assert text == "The player on the phone plays a1: place a black marble on a1, then press"
+    phase, text = said(view=View("play", B), **seat)
+    assert phase == "waiting-remote"
+    assert text == "Waiting for the player on the phone (black): choosing a turn"
+    s = Situation(State.WAITING.value, None, black, opponent=B, opponent_by="remote", seat=True)
+    assert players_text(s) == "White: you · Black: the player on the phone"
+
+
+def test_the_page_names_a_seated_player_on_the_phone() -> None:
+    async def test(client: TestClient[Any, Any], run: MockRun) -> None:
+        answer = await client.post("/api/seat/invite", json={"colour": "white"})
+        invited = await answer.json()
+        state = await (await client.get("/state")).json()
+        assert "the player on the phone" not in state["who"]  # invited, not seated yet
+        assert (await client.get(f"/api/seat/{invited['token']}")).status == 200  # it sits
+        state = await (await client.get("/state")).json()
+        assert state["who"] == "White: the player on the phone · Black: you"
+        assert (await client.post("/api/square/b1")).status == 200
+        assert (await client.post("/api/press")).status == 200
+        await until_async(lambda: list(run.referee.snapshot().saved.turns) == ["b1"], what="b1")
+        state = await (await client.get("/state")).json()
+        assert (
+            state["instruction"] == "Waiting for the player on the phone (white): choosing a turn"
+        )
+
+    serve(test)

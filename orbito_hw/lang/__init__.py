@@ -27,6 +27,9 @@ from __future__ import annotations
 import gettext
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 
@@ -42,6 +45,9 @@ HERE = Path(__file__).resolve().parent
 _lock = threading.Lock()
 _current: list[str] = [DEFAULT]
 _pinned: list[bool] = [False]  # --lang was given: a config read later does not change it
+_spoken: ContextVar[str | None] = ContextVar("orbito_hw_spoken", default=None)
+"""The language of one context (a web page's viewer), over the process's: a ContextVar, so
+each asyncio task and thread has its own and one viewer's words never leak into another's."""
 
 
 UnknownLanguageError = ValueError
@@ -95,18 +101,31 @@ def reset() -> None:
 
 
 def language() -> str:
-    """The process's language now."""
-    return _current[0]
+    """The language spoken now: the context's (speaking()), else the process's."""
+    return _spoken.get() or _current[0]
+
+
+@contextmanager
+def speaking(code: str) -> Iterator[str]:
+    """Speak ``code`` inside the block, in this context only (this asyncio task or thread):
+    the board's page renders its sentences for each viewer in the viewer's language while the
+    board itself (the prompt, the LEDs in words, the log) keeps the process's. Yields the
+    language as one of LANGUAGES; ValueError for one the product does not speak."""
+    token = _spoken.set(known(code))
+    try:
+        yield _spoken.get() or DEFAULT
+    finally:
+        _spoken.reset(token)
 
 
 def _(message: str) -> str:
-    """``message`` in the process's language."""
-    return translation(_current[0]).gettext(message)
+    """``message`` in the language spoken now (language())."""
+    return translation(language()).gettext(message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
-    """The form of ``singular``/``plural`` for ``n``, in the process's language."""
-    return translation(_current[0]).ngettext(singular, plural, n)
+    """The form of ``singular``/``plural`` for ``n``, in the language spoken now."""
+    return translation(language()).ngettext(singular, plural, n)
 
 
 def N_(message: str) -> str:  # gettext's own name for "mark only"

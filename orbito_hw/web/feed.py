@@ -12,12 +12,14 @@ import asyncio
 import json
 import logging
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Final
 
 from orbito_hw.control.events import Event
 from orbito_hw.control.referee import Referee
+from orbito_hw.control.snapshot import Snapshot
 from orbito_hw.hw.interfaces import rgb_hex
+from orbito_hw.lang import language, speaking
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import (
     PRESS_TO,
@@ -27,7 +29,7 @@ from orbito_hw.rules.squares import (
 )
 from orbito_hw.web.controls import BoardControls
 from orbito_hw.web.glows import arrow, glows, legend, status_words
-from orbito_hw.web.instruction import Memory, instruction, players_text, read
+from orbito_hw.web.instruction import Memory, Situation, instruction, players_text, read
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +49,8 @@ released sooner it is a click (``press``). The page reads it from the snapshot."
 class Page:
     """One page following the board: what is still to be written to it."""
 
-    def __init__(self) -> None:
+    def __init__(self, lang: str | None = None) -> None:
+        self.lang = lang or language()  # the viewer's: its snapshots' sentences are in it
         self.queue: deque[bytes] = deque()
         self.wake = asyncio.Event()
         self.closed = False
@@ -95,13 +98,16 @@ class Feed:
         self.controls = controls
         self.locked = locked
         self.pages: set[Page] = set()
-        self._last: dict[str, object] | None = None
+        self._last: dict[str, dict[str, object]] = {}  # per language: the last one sent
         self._flush_due = False
         self._news: list[bytes] = []  # events since the last flush, in order
         self._heartbeat: asyncio.TimerHandle | None = None
         self._eval: tuple[Position, dict[str, object] | None] | None = None
         self._watched: Referee | None = None
         self.memory = Memory()  # what the instruction line needs of the events
+        # Whether the board's opponent is a seat (a player on a phone, web/seat.py): set by
+        # the server, which keeps the seats; the words then name that player, not a board.
+        self.seated: Callable[[], bool] = lambda: False
 
     def watch(self) -> None:
         """Follow the controls' referee: its events, its lights and its squares."""
@@ -115,11 +121,15 @@ class Feed:
         self.changed()
 
     # --- pages -----------------------------------------------------------------------
-    def join(self) -> Page:
+    def join(self, lang: str | None = None) -> Page:
+        """A page following the board, its sentences in ``lang`` (one of LANGUAGES; None:
+        the board's own)."""
         self._flush()  # the news so far goes to the pages that were there for it
-        page = Page()
+        page = Page(lang)
         page.send(f"retry: {RETRY_MS}\n\n".encode())
-        page.send(sse(self.snapshot()))
+        first = self.snapshot(page.lang)
+        self._last[page.lang] = first  # what every page of its language has now
+        page.send(sse(first))
         self.pages.add(page)
         if self._heartbeat is None:
             self._heartbeat = asyncio.get_running_loop().call_later(HEARTBEAT_S, self._beat)
@@ -142,9 +152,10 @@ class Feed:
         if self.pages:
             self._heartbeat = asyncio.get_running_loop().call_later(HEARTBEAT_S, self._beat)
 
-    def _broadcast(self, chunk: bytes) -> None:
+    def _broadcast(self, chunk: bytes, told: Mapping[str, bytes] | None = None) -> None:
+        """``chunk`` to every page, then what its language is ``told`` (a snapshot)."""
         for page in list(self.pages):
-            page.send(chunk)
+            page.send(chunk + (told or {}).get(page.lang, b""))
             if page.closed:
                 self.pages.discard(page)
 
@@ -166,24 +177,48 @@ class Feed:
     def _flush(self) -> None:
         self._flush_due = False
         chunks, self._news = self._news, []
+        told: dict[str, bytes] = {}
         try:
-            snapshot = self.snapshot()
+            # The board read once, its sentences once per language the pages speak: a
+            # hundred French pages cost one French rendering.
+            rendered = self._render({page.lang for page in self.pages})
         except Exception:
             log.exception("the web page could not draw the board")
         else:
-            if snapshot != self._last:
-                self._last = snapshot
-                chunks.append(sse(snapshot))
-        if chunks:
-            self._broadcast(b"".join(chunks))
+            for code, snapshot in rendered.items():
+                if snapshot != self._last.get(code):
+                    self._last[code] = snapshot
+                    told[code] = sse(snapshot)
+        if chunks or told:
+            self._broadcast(b"".join(chunks), told)
 
-    def snapshot(self) -> dict[str, object]:
-        """The whole board as the page draws it (the ``snapshot`` event)."""
+    def snapshot(self, lang: str | None = None) -> dict[str, object]:
+        """The whole board as the page draws it (the ``snapshot`` event), its sentences in
+        ``lang`` (None: the board's own language)."""
+        code = lang or language()
+        return self._render([code])[code]
+
+    def _render(self, langs: Iterable[str]) -> dict[str, dict[str, object]]:
+        """The snapshot in each of ``langs``: the board read once, the words said in each."""
+        codes = set(langs)
+        if not codes:
+            return {}
         now = self.controls.referee.snapshot()
+        situation = read(now, self.memory, seat=self.seated())
+        evaluation = self._evaluation(now.position) if now.hints else None
+        rendered: dict[str, dict[str, object]] = {}
+        for code in sorted(codes):
+            with speaking(code):
+                rendered[code] = self._said(now, situation, evaluation)
+        return rendered
+
+    def _said(
+        self, now: Snapshot, situation: Situation, evaluation: dict[str, object] | None
+    ) -> dict[str, object]:
+        """The snapshot with its sentences in the language spoken now (lang.speaking)."""
         position, saved, squares, status = now.position, now.saved, now.leds, now.status
         opponent = now.opponent
         result = position.result
-        situation = read(now, self.memory)
         palette = now.palette
         phase, sentence = instruction(situation)
         return {
@@ -204,7 +239,7 @@ class Feed:
                 for c in Colour
             },
             "hints": now.hints,
-            "eval": self._evaluation(position) if now.hints else None,
+            "eval": evaluation,
             "simulated": self.controls.simulated,
             "locked": self.locked,
             "take_back": True,  # the page's control: the referee always takes back

@@ -37,10 +37,9 @@ from orbito_hw.control.menu import CHOICES
 from orbito_hw.control.puzzle import goal_of
 from orbito_hw.control.referee import State
 from orbito_hw.control.snapshot import Snapshot
-from orbito_hw.lang import _
+from orbito_hw.lang import _, ngettext
 from orbito_hw.rules.game import EXTRA_PRESSES, Colour, Position, Result
 from orbito_hw.rules.squares import line_names, square_name
-from orbito_hw.rules.words import counted
 
 
 @dataclass
@@ -94,9 +93,11 @@ class Situation:
     on_board: tuple[str, ...] = ()  # the squares that hold a marble now, as the board reads them
     memory: Memory = field(default_factory=Memory)
     goal: str = ""  # a puzzle's game: its goal ("White to play and win in 3 turns")
+    seat: bool = False  # the remote player is a seat: a person on a phone (web/seat.py)
 
 
-def read(now: Snapshot, memory: Memory) -> Situation:
+def read(now: Snapshot, memory: Memory, seat: bool = False) -> Situation:
+    """The situation now; ``seat``: the board's opponent is a seat (the server knows)."""
     opponent = now.opponent
     level = ""
     if opponent is not None and opponent.player.startswith("board:"):
@@ -112,12 +113,14 @@ def read(now: Snapshot, memory: Memory) -> Situation:
         on_board=tuple(square_name(sq) for sq in sorted(now.marbles)),
         memory=memory,
         goal=goal_of(now.saved.origin),
+        seat=seat and opponent is not None and opponent.by == "remote",
     )
 
 
 # --- words ---------------------------------------------------------------------------------
 def title(colour: Colour) -> str:
-    return colour.value.capitalize()
+    """The colour as a sentence's subject ("Black", "White")."""
+    return _("Black") if colour is Colour.BLACK else _("White")
 
 
 def names(squares: list[str]) -> str:
@@ -177,13 +180,22 @@ def guide_steps(guide: Guide, fixes: bool = True) -> str:
 def level_words(level: str) -> str:
     """``3`` -> "level 3"; "perfect" -> "perfect play"."""
     if level.isdigit():
-        return f"level {level}"
-    return {"perfect": "perfect play", "random": "random turns"}.get(level, level)
+        return _("level {level}").format(level=level)
+    if level == "perfect":
+        return _("perfect play")
+    if level == "random":
+        return _("random turns")
+    return level
 
 
 def board_name(s: Situation, colour: Colour) -> str:
-    """Who plays ``colour`` when it is not the person here: "The board" or "Black's board"."""
-    return f"{title(colour)}'s board" if s.opponent_by == "remote" else "The board"
+    """Who plays ``colour`` when it is not the person here: "The board", "Black's board"
+    (another board, --remote) or "The player on the phone" (a seat, docs/seat.md)."""
+    if s.seat:
+        return _("The player on the phone")
+    if s.opponent_by == "remote":
+        return _("{colour}'s board").format(colour=title(colour))
+    return _("The board")
 
 
 # --- the sentence of each phase --------------------------------------------------------------
@@ -191,22 +203,26 @@ def _your_turn(s: Situation) -> str:
     colour = s.position.to_move
     if s.position.is_full:
         done = s.position.extra_presses
-        return (
-            f"{title(colour)} to move: the board is full, so just press "
-            f"(extra press {done + 1} of {EXTRA_PRESSES}: the first line wins)"
-        )
+        return _(
+            "{colour} to move: the board is full, so just press "
+            "(extra press {number} of {presses}: the first line wins)"
+        ).format(colour=title(colour), number=done + 1, presses=EXTRA_PRESSES)
     if s.position.placed == 0 and len(s.on_board) > 1:
         # A new game on a board that still holds the last one's marbles (a real board).
-        return f"Clear the board for the new game: take the marbles off {names(list(s.on_board))}"
+        return _("Clear the board for the new game: take the marbles off {squares}").format(
+            squares=names(list(s.on_board))
+        )
     if s.hand:
-        held = s.hand[-1].value
-        if held != colour.value:
-            return (
-                f"{title(colour)} to move: put the {held} marble you lifted on an empty "
-                f"square next to where it was, then place a {colour.value} marble, then press"
-            )
-        return f"{title(colour)} to move: put the {held} marble down, then press"
-    return f"{title(colour)} to move: place a marble, then press"
+        held = s.hand[-1]
+        if held is not colour:
+            return _(
+                "{colour} to move: put the {held} marble you lifted on an empty square next "
+                "to where it was, then place a {marble} marble, then press"
+            ).format(colour=title(colour), held=colour_word(held), marble=colour_word(colour))
+        return _("{colour} to move: put the {held} marble down, then press").format(
+            colour=title(colour), held=colour_word(held)
+        )
+    return _("{colour} to move: place a marble, then press").format(colour=title(colour))
 
 
 def _board_turn(s: Situation) -> str:
@@ -218,6 +234,10 @@ def _board_turn(s: Situation) -> str:
     steps = guide_steps(guide)
     if guide.press_now and not view.board_turn.is_extra_press:
         steps = _("made: now press")
+    if s.seat:  # the player on the phone chose it: make it here
+        return _("The player on the phone plays {turn}: {steps}").format(
+            turn=view.board_turn.notation(), steps=steps
+        )
     if s.opponent_by == "remote":  # the other person chose it at their board: make it here
         return _("{colour}'s board plays {turn}: {steps}").format(
             colour=title(view.to_move), turn=view.board_turn.notation(), steps=steps
@@ -226,16 +246,24 @@ def _board_turn(s: Situation) -> str:
 
 
 def _board_choosing(s: Situation) -> str:
-    return "The board is choosing its turn"
+    return _("The board is choosing its turn")
 
 
 def _waiting_remote(s: Situation) -> str:
-    colour = s.position.to_move
+    colour = colour_word(s.position.to_move)
+    if s.seat:
+        return _("Waiting for the player on the phone ({colour}): choosing a turn").format(
+            colour=colour
+        )
     if s.memory.remote == "opponent-offline":
-        return f"Waiting for {colour.value}'s board: it is offline"
+        return _("Waiting for {colour}'s board: it is offline").format(colour=colour)
     if s.memory.remote == "disconnected":
-        return f"Waiting for {colour.value}'s board: the link to the broker is down"
-    return f"Waiting for {colour.value}'s board: the other player is choosing a turn"
+        return _("Waiting for {colour}'s board: the link to the broker is down").format(
+            colour=colour
+        )
+    return _("Waiting for {colour}'s board: the other player is choosing a turn").format(
+        colour=colour
+    )
 
 
 def _left(s: Situation, action: str) -> list[Step]:
@@ -325,13 +353,19 @@ def _undo(s: Situation) -> str:
 def _hint(s: Situation) -> str:
     view = s.view
     assert view is not None and view.hint_turn is not None and view.to_move is not None
-    worth = {"win": "wins", "draw": "draws", "loss": "loses anyway"}.get(view.value or "", "")
+    worth = {"win": _("wins"), "draw": _("draws"), "loss": _("loses anyway")}.get(
+        view.value or "", ""
+    )
     guide = guide_of(view)
     assert guide is not None
     steps = guide_steps(guide)
-    return (
-        f"Hint for {view.to_move.value}: {steps} ({view.hint_turn.notation()}, best play "
-        f"{worth}); or make your own turn"
+    return _(
+        "Hint for {colour}: {steps} ({turn}, best play {worth}); or make your own turn"
+    ).format(
+        colour=colour_word(view.to_move),
+        steps=steps,
+        turn=view.hint_turn.notation(),
+        worth=worth,
     )
 
 
@@ -339,12 +373,12 @@ def _warning(s: Situation) -> str:
     view = s.view
     assert view is not None
     value = view.value or (s.memory.warned[1] if s.memory.warned else "")
-    token = s.memory.warned[0] if s.memory.warned else "this turn"
-    lost = {"draw": "only a draw", "loss": "a loss"}.get(value, "worse")
-    return (
-        f"Careful: {token} turns your game into {lost}. Press again to play it anyway, "
+    token = s.memory.warned[0] if s.memory.warned else _("this turn")
+    lost = {"draw": _("only a draw"), "loss": _("a loss")}.get(value) or _("worse")
+    return _(
+        "Careful: {turn} turns your game into {lost}. Press again to play it anyway, "
         "or change it first"
-    )
+    ).format(turn=token, lost=lost)
 
 
 def _result(s: Situation) -> str:
@@ -354,21 +388,21 @@ def _result(s: Situation) -> str:
         result = view.result
     lines = line_names(s.position.lines())
     if result is None:
-        return "The game is over"
+        return _("The game is over")
+    both = "; ".join(" ".join(line) for line in lines)
     if result is Result.DRAW:
-        both = "; ".join(" ".join(line) for line in lines)
-        return (
-            f"Draw: both have a line ({both})" if lines else "Draw: no line after the extra presses"
-        )
+        if lines:
+            return _("Draw: both have a line ({lines})").format(lines=both)
+        return _("Draw: no line after the extra presses")
     winner = result.winner
     assert winner is not None
-    return f"{title(winner)} wins: " + "; ".join(" ".join(line) for line in lines)
+    return _("{colour} wins: {lines}").format(colour=title(winner), lines=both)
 
 
 def _by_colour(steps: list[Step]) -> str:
     """``black on a1 and c3, white on b2``: the squares of each colour, in the given order."""
     colours = list(dict.fromkeys(st.colour for st in steps))
-    return ", ".join(
+    return _(", ").join(
         _("{colour} on {squares}").format(
             colour=colour_word(c), squares=names([_sq(st) for st in steps if st.colour is c])
         )
@@ -398,37 +432,42 @@ def _setup(s: Situation) -> str:
 
 def _rotating(s: Situation) -> str:
     if s.state == State.TAKING_BACK.value:
-        return "Hands off: the rings turn back one place for the take-back"
+        return _("Hands off: the rings turn back one place for the take-back")
     if s.state == State.VERIFYING.value:
-        return "Hands off: the board checks the marbles"
-    return "Hands off: the rings are turning"
+        return _("Hands off: the board checks the marbles")
+    return _("Hands off: the rings are turning")
 
 
 def _starting(s: Situation) -> str:
-    return "Hands off: the board is getting ready (the rings find their place)"
+    return _("Hands off: the board is getting ready (the rings find their place)")
 
 
 def _fault(s: Situation) -> str:
-    reason = s.memory.fault
+    reason = s.memory.fault  # the fault event's reason: English data (SPEC's events)
     if "ring controller" in reason and ("gone" in reason or "lost" in reason):
-        return (
+        return _(
             "The ring controller is unplugged or silent: plug it back in "
-            f"(the board goes on by itself once it answers). {reason}"
-        )
+            "(the board goes on by itself once it answers). {reason}"
+        ).format(reason=reason)
     if reason:
-        return f"The board has stopped: {reason}. Fix it, then press to try again"
-    return "The board has stopped on a fault: see its log, then press to try again"
+        return _("The board has stopped: {reason}. Fix it, then press to try again").format(
+            reason=reason
+        )
+    return _("The board has stopped on a fault: see its log, then press to try again")
 
 
 def _menu(s: Situation) -> str:
     view = s.view
     choice = view.menu if view is not None and view.menu is not None else CHOICES[0]
-    shown = (
-        "two people"
-        if choice.colour is None
-        else f"the board plays {choice.colour.value} ({level_words(choice.level or '')})"
+    if choice.colour is None:
+        shown = _("two people")
+    else:
+        shown = _("the board plays {colour} ({level})").format(
+            colour=colour_word(choice.colour), level=level_words(choice.level or "")
+        )
+    return _("Opponent menu: {choice}. Press for the next choice, hold to take this one").format(
+        choice=shown
     )
-    return f"Opponent menu: {shown}. Press for the next choice, hold to take this one"
 
 
 SENTENCES: Final[dict[str, Callable[[Situation], str]]] = {
@@ -485,33 +524,33 @@ def instruction(s: Situation) -> tuple[str, str]:
     sentence = SENTENCES[phase](s)
     if not s.goal:
         return phase, sentence
-    return phase, f"{puzzle_words(s)}. {sentence}"
+    return phase, _("{puzzle}. {sentence}").format(puzzle=puzzle_words(s), sentence=sentence)
 
 
 def puzzle_words(s: Situation) -> str:
     """A puzzle's goal while the try is on, its result once it ended."""
     done = s.memory.puzzle
     if done is None:
-        return f"Puzzle: {s.goal}"
+        return _("Puzzle: {goal}").format(goal=s.goal)
     solved, plies = done
     if solved:
-        return f"Solved in {counted(plies, 'turn')}"
-    return "Not solved: try again with a take-back, or a new puzzle"
+        return ngettext("Solved in {n} turn", "Solved in {n} turns", plies).format(n=plies)
+    return _("Not solved: try again with a take-back, or a new puzzle")
 
 
 def players_text(s: Situation) -> str:
     """Who plays what, in words: ``White: you · Black: the board (level 3)``."""
     parts = []
     for colour in (Colour.WHITE, Colour.BLACK):
-        if s.opponent is colour:
-            who = (
-                f"{colour.value}'s board (the other player)"
-                if s.opponent_by == "remote"
-                else f"the board ({level_words(s.level)})"
-            )
+        if s.opponent is colour and s.seat:
+            who = _("the player on the phone")
+        elif s.opponent is colour and s.opponent_by == "remote":
+            who = _("{colour}'s board (the other player)").format(colour=colour_word(colour))
+        elif s.opponent is colour:
+            who = _("the board ({level})").format(level=level_words(s.level))
         elif s.opponent is None:
-            who = "a person"
+            who = _("a person")
         else:
-            who = "you"
-        parts.append(f"{title(colour)}: {who}")
+            who = _("you")
+        parts.append(_("{colour}: {who}").format(colour=title(colour), who=who))
     return " · ".join(parts)

@@ -203,8 +203,15 @@ class WebServer:
         post("/api/games/{id}/set-up", self._set_up)
         self.seats = SeatDesk(self, _fields)  # a seat at home: /seat/TOKEN (web/seat.py)
         self.seats.register(app)
+        # The page's words name a seat's player ("the player on the phone"), not a board.
+        self.feed.seated = self._seated
         app.router.add_static("/static/", self.static, append_version=False)
         return app
+
+    def _seated(self) -> bool:
+        """Whether the board's opponent now is a seat's player (web/seat.py)."""
+        seat = self.seats.seat
+        return seat is not None and seat.seated(self.controls.referee)
 
     # --- life ---------------------------------------------------------------------------
     async def start(self, bind: str, port: int) -> None:
@@ -256,7 +263,7 @@ class WebServer:
             headers={"Content-Type": "text/event-stream", "X-Accel-Buffering": "no"}
         )
         await response.prepare(request)
-        page = self.feed.join()
+        page = self.feed.join(viewer_language(request))
         try:
             while (chunk := await page.next()) is not None:
                 await _write(response, chunk)
@@ -327,11 +334,7 @@ class WebServer:
     async def _words(self, request: web.Request) -> web.Response:
         """The page's words in the viewer's language: ``?lang=`` (the page's own choice),
         else the browser's ``Accept-Language``; {English: translation} (lang/)."""
-        wanted = request.query.get("lang", "")
-        try:
-            code = known(wanted) if wanted else best(request.headers.get("Accept-Language"))
-        except ValueError:  # a language the product does not speak: the browser's
-            code = best(request.headers.get("Accept-Language"))
+        code = viewer_language(request)
         return web.json_response(
             {"lang": code, "languages": list(LANGUAGES), "words": page_words(code)}
         )
@@ -350,7 +353,7 @@ class WebServer:
         })  # fmt: skip
 
     async def _state(self, request: web.Request) -> web.Response:
-        return web.json_response(self.feed.snapshot())
+        return web.json_response(self.feed.snapshot(viewer_language(request)))
 
     async def _read(self, read: Callable[..., T], *args: str) -> T:
         """An archive read, in a thread off the referee's loop, at most MAX_ARCHIVE_READS
@@ -486,6 +489,23 @@ class WebServer:
             raise problem(web.HTTPConflict, str(exc)) from None
         self.feed.watch()  # a new controller after a power cut: follow it
         return web.json_response({"ok": True})
+
+
+LANG_COOKIE: Final = "orbito-hw-lang"
+"""The cookie a page may keep its language in (as ``?lang=``)."""
+
+
+def viewer_language(request: web.Request) -> str:
+    """The language a page is answered in: ``?lang=`` (the page's own choice), else the
+    ``orbito-hw-lang`` cookie, else the browser's ``Accept-Language``; a language the product
+    does not speak is passed over for the next."""
+    for wanted in (request.query.get("lang", ""), request.cookies.get(LANG_COOKIE, "")):
+        if wanted:
+            try:
+                return known(wanted)
+            except ValueError:
+                continue
+    return best(request.headers.get("Accept-Language"))
 
 
 def standing(game: dict[str, object]) -> dict[str, object]:

@@ -17,16 +17,23 @@ let archived = null; // the archive's record of the game the result is shown for
 let puzzle = null; // /api/puzzle: the game's puzzle and how the try ended
 
 // --- the stream ---------------------------------------------------------------------------
+let stream = null; // the live stream, in the language its sentences come in
 function connect() {
-  const stream = new EventSource("/events");
-  stream.onopen = () => setLink("live");
-  stream.onerror = () => {
+  // The board words its sentences (the instruction, who plays, the legend) in the page's
+  // language: a change of language on the page opens a new stream in the new one.
+  const lang = document.documentElement.lang || "en";
+  if (stream) stream.close();
+  const source = new EventSource(`/events?lang=${encodeURIComponent(lang)}`);
+  source.lang = lang;
+  stream = source;
+  source.onopen = () => setLink("live");
+  source.onerror = () => {
     setLink("reconnecting");
-    if (stream.readyState === EventSource.CLOSED) {
+    if (source.readyState === EventSource.CLOSED && stream === source) {
       setTimeout(connect, 2000); // the browser gave up: start again
     }
   };
-  stream.onmessage = (message) => {
+  source.onmessage = (message) => {
     const event = readEvent(message);
     if (event === null) return;
     if (event.event === "snapshot") {
@@ -567,6 +574,7 @@ function setUpControls() {
     }
   });
   setUpSettings(() => {
+    if (stream && stream.lang !== document.documentElement.lang) connect();
     setLink($("link").dataset.link);
     if (last) draw(last);
     drawPuzzle();
