@@ -63,6 +63,18 @@ def broker(tmp_path: Path) -> Iterator[Broker]:
         running.stop()
 
 
+@pytest.fixture
+def ws_broker(tmp_path: Path) -> Iterator[Broker]:
+    """The ``broker`` fixture's mosquitto with a WebSockets listener too (``ws_url``), for a
+    page in the browser that speaks MQTT (a seat across the internet)."""
+    running = Broker(mosquitto(), tmp_path, websockets=True)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """Debian's chromium under Playwright, one for a test module."""
@@ -88,3 +100,5 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         for tier in ("browser", "broker"):
             if tier in names:
                 item.add_marker(getattr(pytest.mark, tier))
+        if "ws_broker" in names:
+            item.add_marker(pytest.mark.broker)

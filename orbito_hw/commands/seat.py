@@ -40,6 +40,22 @@ def register(sub: Any) -> None:
         help="the board's page as the player reaches it (default: http://HOSTNAME.local:PORT)",
     )
     invite.add_argument("--json", action="store_true", help="one JSON line: token, colour, link")
+    # Across the internet (docs/seat.md): the page plays through the broker, not the board.
+    invite.add_argument(
+        "--broker",
+        metavar="WS_URL",
+        help="a seat across the internet: the broker's WebSocket address as the player's "
+        "browser reaches it (wss://HOST:PORT/PATH, ws:// without TLS)",
+    )
+    invite.add_argument("--game", help="with --broker: the remote game (default: [remote] game)")
+    invite.add_argument("--user", help="with --broker: the seat's user on the broker")
+    invite.add_argument("--password", help="with --broker: the seat's password on the broker")
+    invite.add_argument(
+        "--page",
+        metavar="URL",
+        help="with --broker: where the seat's page is served (default: the board's own, "
+        "BASE/static/seat_remote.html; any web host serving web/static/ will do)",
+    )
     invite.set_defaults(func=cmd_invite)
     listing = seat.add_parser("list", parents=[common], help="the links kept, newest last")
     listing.add_argument("--json", action="store_true", help="one JSON line per link")
@@ -75,6 +91,8 @@ def cmd_invite(args: argparse.Namespace) -> int:
     from orbito_hw.rules.game import Colour
     from orbito_hw.web.seat_book import SeatTakenError, link, qr_terminal
 
+    if args.broker:
+        return _invite_remote(args)
     base = _base(args)
     try:
         made = _book(args).invite(Colour(args.colour))
@@ -91,6 +109,38 @@ def cmd_invite(args: argparse.Namespace) -> int:
     print(text.format(colour=_colour_word(made.colour)))
     print(url)
     print(_("Withdraw it with: orbito-hw seat revoke {token}").format(token=made.token[:8]))
+    return 0
+
+
+def _invite_remote(args: argparse.Namespace) -> int:
+    """A link to the static seat page that plays through the broker (remote/seat_link.py):
+    nothing is kept on the board; the broker's password file is where it is withdrawn."""
+    from orbito_hw.remote.seat_link import PAGE, seat_link
+    from orbito_hw.rules.game import Colour
+    from orbito_hw.web.seat_book import qr_terminal
+
+    game = args.game
+    if game is None:
+        from orbito_hw.app.config import DEFAULT_PATH, load_config
+
+        if args.config or DEFAULT_PATH.exists():
+            game = load_config(args.config or DEFAULT_PATH).remote.game
+    if not game:
+        raise UsageError("--broker needs --game GAME (or a config whose [remote] names the game)")
+    page = args.page or f"{_base(args).rstrip('/')}/{PAGE}"
+    try:
+        made = seat_link(page, args.broker, game, Colour(args.colour), args.user, args.password)
+    except ValueError as exc:
+        raise UsageError(f"--broker: {exc}") from None
+    if args.json:
+        print(json.dumps({"seat": made.seat, "colour": made.colour.value, "game": made.game,
+                          "broker": made.broker, "link": made.link}))  # fmt: skip
+        return 0
+    print(qr_terminal(made.link), end="")
+    text = _("A seat for {colour} in the remote game {game}: open this link on the player's "
+             "phone or computer")  # fmt: skip
+    print(text.format(colour=_colour_word(made.colour.value), game=made.game))
+    print(made.link)
     return 0
 
 

@@ -63,6 +63,12 @@ BURST: Final = 20
 RATE: Final = 4.0
 LOG_WINDOW_S: Final = 10.0
 LOG_LINES: Final = 10
+REMOTE_PAGE: Final = "seat_remote.html"
+REMOTE_POLICY: Final = (
+    # The seat across the internet (docs/seat.md) talks to the broker the link names, over
+    # WebSockets: that one page may connect out; everything else still comes from the board.
+    "default-src 'self'; connect-src 'self' ws: wss:; img-src 'self' data:; frame-ancestors 'none'"
+)
 """Refusals logged at warning per window; past them counted, and said in the next window."""
 
 
@@ -134,6 +140,13 @@ class SeatDesk:
         post("/api/seat/invite", self._invite)
         post("/api/seat/revoke", self._revoke)
         post("/api/seat/{token}/turn", self._turn)
+        get(f"/static/{REMOTE_PAGE}", self._remote_page)  # before the static folder's route
+
+    async def _remote_page(self, request: web.Request) -> web.StreamResponse:
+        """The static page of a seat across the internet, allowed to reach its broker."""
+        page = web.FileResponse(self.server.static / REMOTE_PAGE)
+        page.headers["Content-Security-Policy"] = REMOTE_POLICY
+        return page
 
     # --- the seat's requests ------------------------------------------------------------
     async def _page(self, request: web.Request) -> web.StreamResponse:

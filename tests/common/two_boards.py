@@ -35,12 +35,16 @@ class Broker:
     """A mosquitto of the test's own: loopback only, no persistence (a restart forgets
     every retained message: the boards must say again what they hold)."""
 
-    def __init__(self, program: str, folder: Path) -> None:
+    def __init__(self, program: str, folder: Path, websockets: bool = False) -> None:
         self.program = program
         self.port = free_port()
+        # A second listener for browsers (a seat's page: MQTT over WebSockets), on its own
+        # loopback port; Debian's mosquitto is built with WebSockets.
+        self.ws_port = free_port() if websockets else None
+        ws = f"listener {self.ws_port} 127.0.0.1\nprotocol websockets\n" if websockets else ""
         self.config = folder / "mosquitto.conf"
         self.config.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\n"
+            f"listener {self.port} 127.0.0.1\n{ws}allow_anonymous true\npersistence false\n"
             "log_dest none\n"
         )
         self.process: subprocess.Popen[bytes] | None = None
@@ -58,6 +62,11 @@ class Broker:
             self.process.terminate()
             self.process.wait(10)
             self.process = None
+
+    def ws_url(self) -> str:
+        """The WebSockets listener's address, as a browser's page reaches it."""
+        assert self.ws_port is not None, "Broker(..., websockets=True)"
+        return f"ws://127.0.0.1:{self.ws_port}/mqtt"
 
     def url(self, game: str = GAME) -> BrokerUrl:
         return BrokerUrl("127.0.0.1", self.port, False, game)

@@ -1,0 +1,332 @@
+// A seat across the internet: this page plays one colour of a board's remote game through
+// the MQTT broker the boards use (MQTT over WebSockets, vendor/mqtt.min.js), speaking the
+// remote protocol as a board does (remote/protocol.py): its record, retained, under
+// orbito-hw/GAME/COLOUR/record, and its presence (a last will) under .../online. The board
+// cannot tell it from another board but by its hello's "kind": "seat". The link's fragment
+// (#broker=...&game=...&colour=...&seat=...[&user=...&password=...]) says where and what;
+// it never reaches a web host. The seat's id is the link's: a reload, another tab, a phone
+// that slept, is the same seat. seat_rules.js refuses an illegal click before it is sent;
+// board.js draws; words.js says (t).
+"use strict";
+
+const HERE = new URLSearchParams(location.hash.slice(1));
+const SEAT = {
+  broker: HERE.get("broker") || "",
+  game: HERE.get("game") || "",
+  colour: HERE.get("colour") || "",
+  id: HERE.get("seat") || "",
+  user: HERE.get("user"),
+  password: HERE.get("password"),
+};
+const PREFIX = "orbito-hw";
+const VERSION = 1;
+const RETAINED_MS = 500; // the game's retained records, read before the hello (as link.py)
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+const OTHER = SEAT.colour === "black" ? "white" : "black";
+const KEPT = `orbito-hw-seat:${SEAT.game}:${SEAT.colour}:${SEAT.id}`; // localStorage
+
+let client = null;
+let mine = null; // this seat's record: {round, first, turns, takebacks}
+let theirs = null; // the board's latest record (what is on the board and counted)
+let opponent = null; // the board's id, trusted from the first record seen (as protocol.py)
+let rival = null; // another seat's record of this colour, before this one has joined
+const online = {}; // board id -> whether its presence says online
+let pick = { from: null, to: null };
+let cursor = "a1";
+
+function topicOf(colour, kind) {
+  return `${PREFIX}/${SEAT.game}/${colour}/${kind}`;
+}
+
+function say(text) {
+  $("instruction").textContent = text;
+}
+
+function refuse(text) {
+  $("refusal").textContent = text;
+  $("refusal").dataset.refusal = text ? "yes" : "";
+}
+
+function setLink(state) {
+  $("link").dataset.link = state;
+  $("link").textContent = state === "live" ? t("live") : t("reconnecting");
+}
+
+// --- the records ----------------------------------------------------------------------------
+function kept() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(KEPT) || "null");
+    return saved && typeof saved === "object" ? saved : null;
+  } catch {
+    return null;
+  }
+}
+
+function recordBytes(record) {
+  return JSON.stringify({
+    v: VERSION, game: SEAT.game, round: record.round, board: SEAT.id, colour: SEAT.colour,
+    first: record.first, number: record.turns.length, turns: record.turns,
+    takebacks: record.takebacks, kind: "seat",
+  });
+}
+
+function publishMine() {
+  localStorage.setItem(KEPT, JSON.stringify({ ...mine, joined: true }));
+  if (client && client.connected) {
+    client.publish(topicOf(SEAT.colour, "record"), recordBytes(mine), { qos: 1, retain: true });
+  }
+}
+
+function readRecord(text, colour) {
+  // A record as protocol.py reads one (the same checks, the rules' replay); null if not.
+  let obj;
+  try {
+    obj = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!obj || obj.v !== VERSION || obj.game !== SEAT.game || obj.colour !== colour) return null;
+  if (typeof obj.board !== "string" || !NAME.test(obj.board)) return null;
+  if (!Array.isArray(obj.turns) || obj.turns.length > 21 || obj.number !== obj.turns.length) return null;
+  if (!["black", "white"].includes(obj.first) || !Number.isInteger(obj.round) || obj.round < 1) return null;
+  if (!Number.isInteger(obj.takebacks) || obj.takebacks < 0) return null;
+  try {
+    replayTurns(obj.first, obj.turns);
+  } catch {
+    return null;
+  }
+  return obj;
+}
+
+function startsWith(longer, shorter) {
+  return shorter.length <= longer.length && shorter.every((token, i) => longer[i] === token);
+}
+
+function follow() {
+  // The board's record, taken as this seat's where it is newer: a new round, a take-back,
+  // or the board's person's turn; a turn of this seat's waiting at the board is kept.
+  if (theirs === null) return;
+  const same = mine && mine.round === theirs.round && mine.takebacks === theirs.takebacks;
+  const waits = same && mine.first === theirs.first && mine.turns.length === theirs.turns.length + 1
+    && startsWith(mine.turns, theirs.turns);
+  if (waits) return;
+  const newer = mine === null || theirs.round > mine.round
+    || (theirs.round === mine.round && theirs.takebacks > mine.takebacks)
+    || (same && (mine.first !== theirs.first || startsWith(theirs.turns, mine.turns)));
+  if (!newer) return;
+  const changed = mine === null || JSON.stringify(mine.turns) !== JSON.stringify(theirs.turns)
+    || mine.round !== theirs.round || mine.takebacks !== theirs.takebacks || mine.first !== theirs.first;
+  mine = { round: theirs.round, first: theirs.first, turns: [...theirs.turns], takebacks: theirs.takebacks };
+  if (changed) publishMine();
+}
+
+function onMessage(topic, payload) {
+  const parts = topic.split("/");
+  if (parts.length !== 4 || parts[0] !== PREFIX || parts[1] !== SEAT.game) return;
+  const [, , colour, kind] = parts;
+  const text = new TextDecoder().decode(payload);
+  if (kind === "online") {
+    try {
+      const said = JSON.parse(text);
+      if (said && typeof said.board === "string") online[said.board] = said.online === true;
+    } catch { /* not ours */ }
+  } else if (kind === "record") {
+    const record = readRecord(text, colour);
+    if (record === null) return;
+    if (colour === SEAT.colour) {
+      if (record.board === SEAT.id) { // this seat's, kept by the broker: a reload
+        if (mine === null) mine = { round: record.round, first: record.first, turns: record.turns, takebacks: record.takebacks };
+      } else {
+        rival = record;
+      }
+    } else if (opponent === null || record.board === opponent) {
+      opponent = record.board;
+      theirs = record;
+      follow();
+    }
+  }
+  if (document.body.dataset.seat === "live") draw();
+}
+
+// --- the broker -----------------------------------------------------------------------------
+function connect() {
+  const saved = kept();
+  if (saved && Array.isArray(saved.turns)) mine = { round: saved.round, first: saved.first, turns: saved.turns, takebacks: saved.takebacks };
+  const will = JSON.stringify({ v: VERSION, board: SEAT.id, online: false, kind: "seat" });
+  client = mqtt.connect(SEAT.broker, {
+    clientId: `orbito-hw-seat-${SEAT.id}-${Math.random().toString(36).slice(2, 10)}`,
+    username: SEAT.user || undefined,
+    password: SEAT.password || undefined,
+    keepalive: 10,
+    reconnectPeriod: 1000,
+    timerVariant: "native", // no worker from a blob: the page's policy allows none
+    connectTimeout: 10_000,
+    clean: true,
+    will: { topic: topicOf(SEAT.colour, "online"), payload: will, qos: 1, retain: true },
+  });
+  client.on("connect", () => {
+    setLink("live");
+    client.subscribe(`${PREFIX}/${SEAT.game}/+/+`, { qos: 1 }, () => setTimeout(hello, RETAINED_MS));
+  });
+  client.on("reconnect", () => setLink("reconnecting"));
+  client.on("offline", () => setLink("reconnecting"));
+  client.on("error", (error) => say(t("The broker refused the seat ({why}): ask the person at the board for a new link.", { why: error.message })));
+  client.on("message", onMessage);
+}
+
+function hello() {
+  // As a board says hello (link.py): a colour held by another seat online stays its own.
+  const joined = (kept() || {}).joined === true;
+  if (!joined && rival !== null && online[rival.board]) {
+    document.body.dataset.seat = "taken";
+    say(t("Another player already has this seat: ask the person at the board for a new link."));
+    client.end();
+    return;
+  }
+  client.publish(topicOf(SEAT.colour, "online"),
+    JSON.stringify({ v: VERSION, board: SEAT.id, online: true, kind: "seat" }), { qos: 1, retain: true });
+  if (mine !== null) publishMine(); // said again on every connection: a broker restarted forgets
+  follow();
+  document.body.dataset.seat = "live";
+  draw();
+}
+
+// --- drawing --------------------------------------------------------------------------------
+function shown() {
+  // The board's position (the turns counted) and this seat's turn waiting at the board.
+  const turns = theirs ? theirs.turns : mine ? mine.turns : [];
+  const first = theirs ? theirs.first : mine ? mine.first : "black";
+  const waiting = mine && theirs && mine.turns.length === theirs.turns.length + 1
+    && startsWith(mine.turns, theirs.turns) ? mine.turns[mine.turns.length - 1] : null;
+  return { position: replayTurns(first, turns), turns, waiting };
+}
+
+function myTurn(now) {
+  return theirs !== null && !now.position.result && now.position.toMove === SEAT.colour && now.waiting === null;
+}
+
+function draw() {
+  const now = shown();
+  const marbles = now.position.marbles;
+  for (const square of $("board").querySelectorAll("[data-square]")) {
+    const name = square.dataset.square;
+    square.dataset.marble = marbleOn(now, name);
+    square.dataset.pick = name === pick.from ? "from" : name === pick.to ? "to" : "";
+    square.dataset.cursor = String(name === cursor);
+    const what = marbles[name] === "black" ? t("{square}: black marble", { square: name })
+      : marbles[name] === "white" ? t("{square}: white marble", { square: name })
+        : t("{square}: empty", { square: name });
+    square.setAttribute("aria-label", what);
+  }
+  $("turns").replaceChildren(...now.turns.map((token) => {
+    const item = document.createElement("li");
+    item.dataset.turn = token;
+    item.textContent = token;
+    return item;
+  }));
+  showResult(now.position.result, now.position.lines.map((line) => [...line].sort()));
+  $("press").hidden = !(myTurn(now) && Object.keys(marbles).length === 16);
+  $("cancel").hidden = pick.from === null;
+  $("instruction").dataset.waiting = now.waiting || "";
+  if (theirs === null) say(t("Waiting for the board to join the game…"));
+  else if (now.position.result) say(t("The game is over."));
+  else if (now.waiting) say(t("Your turn {turn} is on the board's lights: the person at the board makes it and presses.", { turn: now.waiting }));
+  else if (myTurn(now)) say(pick.from === null
+    ? t("Your turn: click an empty square to place your marble, or one of the other colour's marbles to move it first.")
+    : pick.to === null ? t("Move {square} to which empty square next to it?", { square: pick.from })
+      : t("Now the empty square to place your marble on."));
+  else say(t("The person at the board is playing {colour}.", { colour: OTHER === "black" ? t("black") : t("white") }));
+}
+
+function marbleOn(now, square) {
+  const marbles = now.position.marbles;
+  if (square === pick.to) return pick.from ? marbles[pick.from] || "" : "";
+  if (square === pick.from && pick.to) return "";
+  return marbles[square] || "";
+}
+
+// --- making a turn --------------------------------------------------------------------------
+function choose(square) {
+  refuse("");
+  const now = shown();
+  if (!myTurn(now)) {
+    refuse(now.waiting ? t("Your turn is being made at the board.") : t("It is not your turn."));
+    return;
+  }
+  const marble = marbleOn(now, square);
+  if (pick.from === null) {
+    if (marble === SEAT.colour) refuse(t("{square} holds your own marble: only one of the other colour's may be moved.", { square }));
+    else if (marble) pick.from = square;
+    else send(square);
+  } else if (pick.to === null) {
+    if (square === pick.from) pick.from = null;
+    else if (!marble && isStep(pick.from, square)) pick.to = square;
+    else refuse(t("{square} is not an empty square next to {from}.", { square, from: pick.from }));
+  } else if (marble) {
+    refuse(t("{square} is taken: place on an empty square.", { square }));
+  } else {
+    send(`${pick.from}-${pick.to}:${square}`);
+  }
+  draw();
+}
+
+function send(token) {
+  // The turn added to this seat's record and published: the board shows it on its LEDs.
+  pick = { from: null, to: null };
+  const fault = turnFault(shown().position, token);
+  if (fault) {
+    refuse(t("Refused: {reason}", { reason: fault }));
+    return;
+  }
+  mine = { round: theirs.round, first: theirs.first, turns: [...theirs.turns, token], takebacks: theirs.takebacks };
+  publishMine();
+}
+
+function key(event) {
+  const file = RULE_FILES.indexOf(cursor[0]);
+  const rank = Number(cursor[1]);
+  const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
+  if (event.key in moves) {
+    const [df, dr] = moves[event.key];
+    cursor = RULE_FILES[Math.min(3, Math.max(0, file + df))] + Math.min(4, Math.max(1, rank + dr));
+    event.preventDefault();
+    draw();
+  } else if (event.key === "Enter" || event.key === " ") {
+    event.preventDefault();
+    choose(cursor);
+  } else if (event.key === "Escape") {
+    pick = { from: null, to: null };
+    draw();
+  }
+}
+
+async function start() {
+  await loadWords();
+  buildPositionBoard($("board"));
+  const broker = /^wss?:\/\/[^/\s]+/.test(SEAT.broker);
+  if (!broker || !NAME.test(SEAT.game) || !NAME.test(SEAT.id) || !["black", "white"].includes(SEAT.colour)) {
+    document.body.dataset.seat = "unknown";
+    say(t("This link is incomplete: ask the person at the board for a new link."));
+    return;
+  }
+  $("colour").dataset.colour = SEAT.colour;
+  $("colour").textContent = SEAT.colour === "black"
+    ? t("You play black, from away: the person at the board makes your turns for you.")
+    : t("You play white, from away: the person at the board makes your turns for you.");
+  $("board").addEventListener("click", (event) => {
+    const square = event.target.closest("[data-square]");
+    if (square && document.body.dataset.seat === "live") {
+      cursor = square.dataset.square;
+      choose(square.dataset.square);
+    }
+  });
+  $("board").addEventListener("keydown", key);
+  $("press").addEventListener("click", () => send("*"));
+  $("cancel").addEventListener("click", () => {
+    pick = { from: null, to: null };
+    draw();
+  });
+  connect();
+}
+
+start();

@@ -1,0 +1,109 @@
+"""A seat across the internet in a real browser (issue 37): ``run --mock --remote ... --web``
+in its own process, a mosquitto of the test's own with a WebSockets listener, and the seat's
+static page (seat_remote.html) on a phone-sized Chromium page speaking the remote protocol
+over MQTT over WebSockets. The person at the board plays through the page's controls; each
+of the seat's turns is lit on the board's LEDs before it counts; the broker restarts and the
+page reloads mid-game, and the seat comes back to the same seat and position."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from orbito_hw.remote.seat_link import PAGE, seat_link
+from orbito_hw.rules.game import Colour, replay
+
+from .common.browser import PHONE, WAIT_MS, board, free_port
+from .common.seat import GAME
+from .common.two_boards import Broker
+from .common.wait import until
+
+REMOTE_GAME = "seat-night"
+
+
+def _post(url: str, path: str) -> None:
+    request = urllib.request.Request(url.rstrip("/") + path, data=b"{}", method="POST",
+                                     headers={"Content-Type": "application/json"})  # fmt: skip
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        answer.read()
+
+
+def _state(url: str) -> dict[str, Any]:
+    with urllib.request.urlopen(url.rstrip("/") + "/state", timeout=10) as answer:
+        result: dict[str, Any] = json.loads(answer.read())
+        return result
+
+
+def _person(url: str, square: str) -> None:
+    """The person at the board puts a marble on ``square`` and presses; until it counts."""
+    count = len(_state(url)["turns"])
+    _post(url, f"/api/square/{square}")
+    _post(url, "/api/press")
+    until(lambda: len(_state(url)["turns"]) == count + 1, what=f"{square} counted")
+
+
+def _turns_shown(seat: Any, count: int) -> None:
+    seat.wait_for_function(
+        f"() => document.querySelectorAll('#turns [data-turn]').length === {count}",
+        timeout=WAIT_MS,
+    )
+
+
+def _open(browser: Any, link: str) -> Any:
+    seat = browser.new_page(viewport=PHONE, locale="en-GB")
+    seat.goto(link)
+    seat.wait_for_selector('body[data-seat="live"]', timeout=WAIT_MS)
+    return seat
+
+
+def test_a_whole_game_against_a_seat_over_the_broker_with_a_restart_and_a_reload(
+    browser: Any, ws_broker: Broker, tmp_path: Path
+) -> None:
+    remote = f"mqtt://127.0.0.1:{ws_broker.port}/{REMOTE_GAME}"
+    argv = ("--state-dir", str(tmp_path), "--remote", remote, "--plays", "black")
+    with board(free_port(), *argv) as url:
+        made = seat_link(f"{url}{PAGE}", ws_broker.ws_url(), REMOTE_GAME, Colour.WHITE)
+        seat = _open(browser, made.link)
+        assert seat.locator("#colour").get_attribute("data-colour") == "white"
+        for number, token in enumerate(GAME, start=1):
+            if number % 2:  # black: the person at the board
+                _person(url, token)
+                _turns_shown(seat, number)
+                continue
+            if number == 4:  # the broker restarts (forgetting every retained record)
+                ws_broker.stop()
+                seat.wait_for_selector('#link[data-link="reconnecting"]', timeout=WAIT_MS)
+                ws_broker.start()
+                seat.wait_for_selector('#link[data-link="live"]', timeout=WAIT_MS)
+            if number == 6:  # the phone reloads: the same seat, the same position
+                seat.reload()
+                seat.wait_for_selector('body[data-seat="live"]', timeout=WAIT_MS)
+                _turns_shown(seat, number - 1)
+            seat.click(f'[data-square="{token}"]')
+            seat.wait_for_selector(f'#instruction[data-waiting="{token}"]', timeout=WAIT_MS)
+            # The board guides its person to the seat's turn before anything counts.
+            until(
+                lambda t=token: bool(_state(url)["leds"].get(t)), what=f"{token} lit at the board"
+            )
+            assert _state(url)["turns"] == GAME[: number - 1]
+            if number == 2:  # reloaded while the turn waits at the board: still waiting
+                seat.reload()
+                seat.wait_for_selector(f'#instruction[data-waiting="{token}"]', timeout=WAIT_MS)
+                seat.click('[data-square="d4"]')  # refused on the page: the turn is being made
+                seat.wait_for_selector('#refusal[data-refusal="yes"]', timeout=WAIT_MS)
+            _person(url, token)
+            seat.wait_for_selector('#instruction[data-waiting=""]', timeout=WAIT_MS)
+        seat.wait_for_selector('#result[data-result="black"]', timeout=WAIT_MS)
+        final = _state(url)
+        assert final["turns"] == GAME
+        expected = replay(Colour.BLACK, GAME)
+        assert final["result"] == expected.result.value  # type: ignore[union-attr]
+        shown = [e.get_attribute("data-turn") for e in seat.locator("#turns [data-turn]").all()]
+        assert shown == GAME
+        # The seat's own record (what it publishes, kept in the page) is the same game.
+        key = f"orbito-hw-seat:{REMOTE_GAME}:white:{made.seat}"
+        kept = json.loads(seat.evaluate(f"localStorage.getItem({json.dumps(key)})"))
+        assert (kept["first"], kept["turns"], kept["round"]) == ("black", GAME, 1)
+        seat.close()
