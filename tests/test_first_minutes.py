@@ -109,6 +109,21 @@ def test_orbito_hw_alone_prints_where_to_start() -> None:
     assert len(done.stdout.splitlines()) <= 12
 
 
+def test_orbito_hw_config_alone_prints_its_actions() -> None:
+    """Issue 36: ``orbito-hw config`` alone printed argparse's "the following arguments are
+    required". Now: the config command's actions, each with what it does, exit 0."""
+    done = orbito("config")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "required" not in done.stdout
+    for action in ("check", "show", "example"):
+        assert f"  orbito-hw config {action} " in done.stdout
+    assert "orbito-hw config ACTION --help" in done.stdout
+    assert max(len(line) for line in done.stdout.splitlines()) <= 80
+    french = orbito("config", "--lang", "fr")
+    assert french.returncode == 0 and french.stdout.count("orbito-hw config ") >= 3
+    assert orbito("config", "example").stdout.startswith("# orbito-hw config")
+
+
 @pytest.mark.parametrize("argv", [["run"], ["lights", "off"]])
 def test_a_first_run_with_no_config_names_the_simulated_board(
     tmp_path: Path, argv: list[str]

@@ -4,25 +4,47 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import Any, Final
+
+from orbito_hw.lang import N_, _
+
+ACTIONS: Final = (
+    ("check", N_("check a config file: a summary, or every problem")),
+    ("show", N_("print a config file with every default filled in")),
+    ("example", N_("print the documented example config")),
+)
+"""The config command's actions and what each does: its help, and its overview."""
 
 
 def register(sub: Any) -> None:
     from orbito_hw.app.config import DEFAULT_PATH
 
+    what = dict(ACTIONS)
     p = sub.add_parser("config", help="check, show or print an example of the config file")
-    actions = p.add_subparsers(dest="action", required=True, parser_class=type(p))
-    for name, func, text in (
-        ("check", cmd_check, "check a config file; print a summary, or every problem"),
-        ("show", cmd_show, "print a config file with every default filled in"),
-    ):
-        q = actions.add_parser(name, help=text)
+    # No action: the command's overview (cmd_overview), not argparse's "the following
+    # arguments are required" (issue 36, as ``orbito-hw`` alone).
+    p.set_defaults(func=cmd_overview)
+    actions = p.add_subparsers(dest="action", parser_class=type(p))
+    for name, func in (("check", cmd_check), ("show", cmd_show)):
+        q = actions.add_parser(name, help=what[name])
         q.add_argument(
             "--config", default=str(DEFAULT_PATH), metavar="PATH", help=f"default {DEFAULT_PATH}"
         )
         q.set_defaults(func=func)
-    q = actions.add_parser("example", help="print the documented example config")
+    q = actions.add_parser("example", help=what["example"])
     q.set_defaults(func=cmd_example)
+
+
+def cmd_overview(args: argparse.Namespace) -> int:
+    """``orbito-hw config`` alone: its actions, one a line, and where their options are."""
+    from orbito_hw.commands import PROG
+
+    width = max(len(name) for name, _what in ACTIONS)
+    lines = [_("{prog} config: the board's config file.").format(prog=PROG)]
+    lines += [f"  {PROG} config {name.ljust(width)}  {_(what)}" for name, what in ACTIONS]
+    lines.append(_("One action's options: {prog} config ACTION --help.").format(prog=PROG))
+    print("\n".join(lines))
+    return 0
 
 
 def cmd_check(args: argparse.Namespace) -> int:
