@@ -9,7 +9,9 @@ the service status shows) is written in English in the code and marked:
   translation may put them in another order;
 - ``N_("...")``: only marked (a module-level constant), translated where it is used with
   ``_(constant)``;
-- ``ngettext("{n} turn", "{n} turns", n).format(n=n)`` for counts.
+- ``ngettext("{n} turn", "{n} turns", n).format(n=n)`` for counts;
+- ``with speaking("fr"):`` for one viewer's words (the web page's sentences made on the board):
+  that language in this context only (asyncio task or thread), the process's elsewhere.
 
 The page (its HTML and JavaScript) has its own catalogue, the domain ``page``, sent to the
 browser as JSON in the viewer's language (``Accept-Language``). The JSON events, board

@@ -194,7 +194,11 @@ function drawWho(s) {
 
 function drawLegend(rows) {
   const legend = $("legend");
-  if (legend.childElementCount || !rows.length) return;
+  // Drawn again only when its words change (the page's language changed: a new stream).
+  const said = rows.map((row) => `${row.key}|${row.colour}|${row.text}`).join("\n");
+  if (legend.dataset.said === said || !rows.length) return;
+  legend.dataset.said = said;
+  legend.replaceChildren();
   for (const row of rows) {
     const item = document.createElement("li");
     item.dataset.legend = row.key;
@@ -465,7 +469,7 @@ function post(path, fields = {}) {
     if (code) headers["X-Orbito-Code"] = code;
     try {
       const response = await fetch(path, { method: "POST", headers, body: JSON.stringify(fields) });
-      if (response.ok) return;
+      if (response.ok) return await response.json().catch(() => ({})); // the board's answer
       const why = await errorOf(response);
       document.body.dataset.refused = response.status;
       if (response.status === 403) refusedCode = true;
@@ -475,9 +479,46 @@ function post(path, fields = {}) {
     } catch (error) {
       notice(t("the board did not answer ({why})", { why: error.message }));
     }
+    return null; // refused, or no answer: said in the notice
   };
   queue = queue.then(send);
   return queue;
+}
+
+// --- a player at home (docs/seat.md) ---------------------------------------------------------
+let invitation = null; // the link made on this page: {token, colour, link, qr}
+
+function showInvitation(made, state) {
+  const box = $("invitation");
+  box.hidden = state === "";
+  box.dataset.invitation = state;
+  if (!made) return;
+  const colour = colourWord(made.colour);
+  $("invitation-text").textContent = state === "revoked"
+    ? t("The link for {colour} is revoked: it opens nothing now.", { colour })
+    : t("The player at home plays {colour}: open this link on their phone, or scan the code.", { colour });
+  $("seat-link").textContent = made.link;
+  $("seat-link").href = made.link;
+  $("seat-qr").hidden = state !== "live";
+  if (state === "live") {
+    $("seat-qr").src = made.qr;
+    $("seat-qr").alt = t("QR code of the link for {colour}", { colour });
+  }
+  $("revoke").hidden = state !== "live";
+}
+
+function setUpInvitation() {
+  $("invite").addEventListener("click", async () => {
+    const made = await control("/api/seat/invite", { colour: $("seat-colour").value });
+    if (!made || !made.token) return;
+    invitation = made;
+    showInvitation(made, "live");
+  });
+  $("revoke").addEventListener("click", async () => {
+    if (!invitation) return;
+    const gone = await control("/api/seat/revoke", { token: invitation.token });
+    if (gone && gone.state === "revoked") showInvitation(invitation, "revoked");
+  });
 }
 
 function control(path, fields) {
@@ -575,6 +616,7 @@ function setUpControls() {
   });
   setUpSettings(() => {
     if (stream && stream.lang !== document.documentElement.lang) connect();
+    if (invitation) showInvitation(invitation, $("invitation").dataset.invitation);
     setLink($("link").dataset.link);
     if (last) draw(last);
     drawPuzzle();
@@ -595,6 +637,7 @@ async function start() {
   setLink("connecting");
   setUpPress();
   setUpControls();
+  setUpInvitation();
   connect();
   showVersion();
 }
