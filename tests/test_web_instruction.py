@@ -378,5 +378,15 @@ def test_the_page_names_a_seated_player_on_the_phone() -> None:
         assert (
             state["instruction"] == "Waiting for the player on the phone (white): choosing a turn"
         )
+        assert state["seat"] == "white"
+        token = invited["token"]
+        turn = await client.post(f"/api/seat/{token}/turn", json={"number": "2", "turn": "b4"})
+        assert turn.status == 200
+        state = await (await client.get("/state")).json()
+        assert state["phase"] == "board-turn"
+        assert state["instruction"].startswith("The player on the phone plays b4: ")
+        assert state["status_text"].startswith("the player on the phone's turn"), state
+        french = await (await client.get("/state?lang=fr")).json()
+        assert french["seat"] == "white" and french["status_text"] != state["status_text"]
 
     serve(test)

@@ -29,7 +29,14 @@ from orbito_hw.rules.squares import (
 )
 from orbito_hw.web.controls import BoardControls
 from orbito_hw.web.glows import arrow, glows, legend, status_words
-from orbito_hw.web.instruction import Memory, Situation, instruction, players_text, read
+from orbito_hw.web.instruction import (
+    Memory,
+    Situation,
+    instruction,
+    players_text,
+    read,
+    turn_owner,
+)
 
 log = logging.getLogger(__name__)
 
@@ -221,6 +228,7 @@ class Feed:
         result = position.result
         palette = now.palette
         phase, sentence = instruction(situation)
+        who = turn_owner(situation)
         return {
             "event": "snapshot",
             "game": saved.game,
@@ -238,6 +246,7 @@ class Feed:
                 c.value: opponent.player if opponent and opponent.colour is c else "person"
                 for c in Colour
             },
+            "seat": situation.opponent.value if situation.seat and situation.opponent else None,
             "hints": now.hints,
             "eval": evaluation,
             "simulated": self.controls.simulated,
@@ -248,9 +257,9 @@ class Feed:
             "instruction": sentence,
             "phase": phase,
             "who": players_text(situation),
-            "glows": glows(situation.view, palette),
+            "glows": glows(situation.view, palette, who),
             "arrow": arrow(situation.view),
-            "status_text": status_words(situation.view, palette),
+            "status_text": status_words(situation.view, palette, who),
             "legend": legend(palette),
         }
 

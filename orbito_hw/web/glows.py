@@ -62,11 +62,12 @@ def kinds_of(view: View | None) -> dict[int, str]:
     return kinds
 
 
-def glows(view: View | None, palette: Palette) -> dict[str, Glow]:
+def glows(view: View | None, palette: Palette, who: str = "") -> dict[str, Glow]:
     """``{square: {"kind", "colour", "blink", "meaning", "step"}}`` for each square the view
     lights; ``step`` is "now" or "waiting" for a guided flow's square (a waiting one shows
-    its colour dimly, steady), "" otherwise."""
-    words = {lit.where: lit for lit in view_words(view, palette)}
+    its colour dimly, steady), "" otherwise. ``who``: whose turn the LEDs show ("the board",
+    "white's board", "the player on the phone"; "": the board)."""
+    words = {lit.where: lit for lit in view_words(view, palette, who or _("the board"))}
     guide = guide_of(view)
     shown = guide.shown() if guide is not None else {}
     out: dict[str, Glow] = {}
@@ -103,9 +104,9 @@ def arrow(view: View | None) -> list[str] | None:
     return None
 
 
-def status_words(view: View | None, palette: Palette) -> str:
-    """What the status pixel says, in words ("" when dark)."""
-    for lit in view_words(view, palette):
+def status_words(view: View | None, palette: Palette, who: str = "") -> str:
+    """What the status pixel says, in words ("" when dark); ``who`` as for glows()."""
+    for lit in view_words(view, palette, who or _("the board")):
         if lit.where == "status":
             return lit.meaning
     return ""

@@ -198,6 +198,16 @@ def board_name(s: Situation, colour: Colour) -> str:
     return _("The board")
 
 
+def turn_owner(s: Situation) -> str:
+    """Whose turn the LEDs show, as the status light's words name it: "the board",
+    "white's board" (another board) or "the player on the phone" (a seat)."""
+    if s.seat:
+        return _("the player on the phone")
+    if s.opponent_by == "remote" and s.opponent is not None:
+        return _("{colour}'s board").format(colour=colour_word(s.opponent))
+    return _("the board")
+
+
 # --- the sentence of each phase --------------------------------------------------------------
 def _your_turn(s: Situation) -> str:
     colour = s.position.to_move

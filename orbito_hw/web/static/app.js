@@ -219,10 +219,11 @@ function viewer(players) {
   return people.length === 1 ? people[0] : null;
 }
 
-function resultWords(result, players) {
+function resultWords(result, players, seat = null) {
   if (result === "draw") return t("Draw");
   const me = viewer(players);
   if (me === result) return t("You win");
+  if (me && seat === result) return t("The player on the phone wins");
   if (me && players[result] === "remote") {
     return t("{colour}'s board wins", { colour: Colour(result) });
   }
@@ -251,12 +252,12 @@ function drawResult(s) {
     return;
   }
   const players = archived ? { black: archived.black, white: archived.white } : s.players;
-  let text = resultWords(shown.result, players);
+  let text = resultWords(shown.result, players, s.seat);
   const lines = (shown.lines || []).map((line) => line.join(" ")).join("; ");
   if (lines) text += ` (${lines})`;
   else if (shown.agreed && shown.result !== "draw") text += t(": the other side resigned");
   change(result, "textContent", text);
-  change(result.dataset, "words", resultWords(shown.result, players));
+  change(result.dataset, "words", resultWords(shown.result, players, s.seat));
   const allowed = s.simulated || !s.locked || code;
   change($("again"), "hidden", !allowed);
   if (!archived || archived.ended !== `${shown.game}|${shown.result}`) findArchived(shown, s);
