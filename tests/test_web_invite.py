@@ -101,6 +101,15 @@ def test_two_pages_read_an_english_board_each_in_its_language(browser: Any) -> N
             english.eval_on_selector_all("#legend li", "all => all.map(e => e.textContent)")
         )
         assert "fix this square: it is wrong" not in " ".join(rows)
+        # The instruction line: the same on both, each in its viewer's language.
+        with urllib.request.urlopen(f"{url}state?lang=en", timeout=10) as answer:
+            told_en = json.load(answer)
+        assert told["phase"] == told_en["phase"] == "your-turn"
+        assert told["instruction"] != told_en["instruction"]
+        for page, said in ((english, told_en), (french, told)):
+            page.wait_for_selector(
+                f'#instruction[data-instruction="{said["instruction"]}"]', timeout=WAIT_MS
+            )
         # French chosen on the English page: its stream opens again, in French.
         english.click("#controls summary")
         english.select_option("#language", "fr")
