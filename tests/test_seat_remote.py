@@ -11,13 +11,14 @@ import json
 import random
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orbito_hw.remote.protocol import Record, parse_message
+from orbito_hw.remote.link import Credentials, with_url_login
+from orbito_hw.remote.protocol import Record, parse_broker_url, parse_message
 from orbito_hw.remote.seat_link import check_ws_url, seat_link
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import SQUARES, square_name
@@ -111,6 +112,34 @@ def test_seat_invite_with_a_broker_prints_the_link(
                             "--config", str(tmp_path / "none.toml"),
                             "--broker", "wss://club.example/mqtt")  # fmt: skip
     assert status != 0
+
+
+# --- a board's credentials in its broker's URL ---------------------------------------------------
+LOGIN = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=20)
+
+
+@given(user=LOGIN.filter(bool), password=LOGIN)
+def test_a_broker_url_carries_any_user_and_password_and_never_says_the_password(
+    user: str, password: str
+) -> None:
+    text = f"mqtts://{quote(user, safe='')}:{quote(password, safe='')}@broker.example/club"
+    url = parse_broker_url(text)
+    assert (url.user, url.password, url.host, url.port, url.game) == (
+        user, password, "broker.example", 8883, "club"
+    )  # fmt: skip
+    assert str(url) == f"mqtts://{quote(user, safe='')}@broker.example:8883/club"
+    assert "password" not in repr(url)
+    login = with_url_login(url, Credentials())
+    assert (login.user, login.password) == (user, password)
+    given_apart = Credentials("config-user", "config-password")
+    assert with_url_login(url, given_apart) == given_apart  # the config's win
+
+
+def test_a_bad_broker_url_never_says_its_password() -> None:
+    for bad in ("mqtts://u:hunter2@h:99999/g", "http://u:hunter2@h/g", "mqtts://:hunter2@h/g"):
+        with pytest.raises(ValueError) as caught:
+            parse_broker_url(bad)
+        assert "hunter2" not in str(caught.value) and "***" in str(caught.value)
 
 
 def test_a_seats_record_is_a_boards_record_to_the_protocol() -> None:

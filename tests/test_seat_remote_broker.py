@@ -27,7 +27,7 @@ from orbito_hw.control.events import BoardTurn, RemoteStatus, TurnPlayed
 from orbito_hw.mock.remote import RemoteMock
 from orbito_hw.remote.game import REFUSALS_TOLD
 from orbito_hw.remote.link import Credentials
-from orbito_hw.remote.protocol import BrokerUrl
+from orbito_hw.remote.protocol import BrokerUrl, parse_broker_url
 from orbito_hw.rules.game import Colour
 
 from .common import wait
@@ -214,12 +214,12 @@ def test_a_clubs_broker_lets_its_players_in_over_tls_and_keeps_others_out(tmp_pa
     broker = _club_broker(tmp_path)
     ca: Path = broker.ca  # type: ignore[attr-defined]
     tls = ssl.create_default_context(cafile=str(ca))
-    url = BrokerUrl("127.0.0.1", broker.port, True, "club-night")
+    # The board's credentials in its URL (a command line with no config), the authority apart.
+    url = parse_broker_url(f"mqtts://club-night.black:b-secret@127.0.0.1:{broker.port}/club-night")
     broker.start()
 
     async def body() -> None:
-        board = _board(url, tmp_path / "board",
-                       Credentials("club-night.black", "b-secret", ca_file=ca))  # fmt: skip
+        board = _board(url, tmp_path / "board", Credentials(ca_file=ca))
         try:
             await _until(lambda: _told(board, RemoteStatus, state="connected"), board, "mqtts")
             assert broker.ws_port is not None

@@ -11,7 +11,7 @@ import logging
 import socket
 import ssl
 from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
@@ -49,6 +49,14 @@ class Credentials:
     key_file: Path | None = None
 
 
+def with_url_login(url: BrokerUrl, credentials: Credentials) -> Credentials:
+    """``credentials``, with the user and password the URL carries where they name none
+    (``mqtts://USER:PASSWORD@HOST/GAME``: a command line with no config)."""
+    if credentials.user is not None or url.user is None:
+        return credentials
+    return replace(credentials, user=url.user, password=url.password)
+
+
 def tls_context(url: BrokerUrl, credentials: Credentials) -> ssl.SSLContext | None:
     """The TLS context for an ``mqtts://`` broker: the system's authorities unless a
     ``ca_file`` is named; the client certificate if one is."""
@@ -78,7 +86,7 @@ class MqttLink:
         self.game = game
         self.after = after  # after each message (the simulated board's clock catches up)
         self.url = url
-        self.credentials = credentials or Credentials()
+        self.credentials = with_url_login(url, credentials or Credentials())
         self.retry = retry
         self._outbox: asyncio.Queue[tuple[str, bytes, bool]] = asyncio.Queue(OUTBOX)
         self._client: aiomqtt.Client | None = None

@@ -21,8 +21,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final, Literal, TypeVar
+from urllib.parse import quote, unquote
 
 from orbito_hw.errors import IllegalTurnError, NotationError, OrbitoError, echo, shown
 from orbito_hw.rules.game import Colour, Position, replay
@@ -50,16 +51,21 @@ class MessageError(OrbitoError, ValueError):
 @dataclass(frozen=True)
 class BrokerUrl:
     """``mqtt://HOST:PORT/GAME`` (``mqtts://`` for TLS); the game is optional where the
-    config names it apart."""
+    config names it apart. ``mqtts://USER:PASSWORD@HOST:PORT/GAME`` carries the board's
+    credentials on the broker (percent-encoded, as in any URL); the password is never
+    written out (``str``, ``repr``: logs and messages)."""
 
     host: str
     port: int
     tls: bool
     game: str | None = None
+    user: str | None = None
+    password: str | None = field(default=None, repr=False)
 
     def __str__(self) -> str:
         scheme = "mqtts" if self.tls else "mqtt"
-        return f"{scheme}://{self.host}:{self.port}/{self.game or ''}"
+        login = f"{quote(self.user, safe='')}@" if self.user is not None else ""
+        return f"{scheme}://{login}{self.host}:{self.port}/{self.game or ''}"
 
 
 def check_name(text: str, what: str) -> str:
@@ -73,11 +79,21 @@ def check_name(text: str, what: str) -> str:
 
 
 def parse_broker_url(text: str, need_game: bool = True) -> BrokerUrl:
-    """The broker (and game) a URL names; ValueError naming the bad part."""
+    """The broker (and game, and credentials) a URL names; ValueError naming the bad part
+    (with the password, if any, masked)."""
     scheme, sep, rest = text.partition("://")
+    where, _, game = rest.partition("/")
+    login, at, where = where.rpartition("@")
+    user = password = None
+    if at:
+        user_text, colon, password_text = login.partition(":")
+        user, password = unquote(user_text), unquote(password_text) if colon else None
+        rest = f"{quote(user, safe='')}{':***' if colon else ''}@{where}/{game}"
+        text = f"{scheme}{sep}{rest}"  # what a message may say: the password masked
+        if not user:
+            raise ValueError(f"{echo(text)}: no user before the '@'")
     if not sep or scheme not in PORTS:
         raise ValueError(f"{echo(text)} is not mqtt://HOST[:PORT]/GAME (or mqtts:// for TLS)")
-    where, _, game = rest.partition("/")
     host, colon, port_text = where.rpartition(":") if "]" not in where[-1:] else ("", "", "")
     if not colon:
         host, port_text = where, ""
@@ -91,7 +107,7 @@ def parse_broker_url(text: str, need_game: bool = True) -> BrokerUrl:
         check_name(game, "game")
     elif need_game:
         raise ValueError(f"{echo(text)} names no game (mqtt://HOST:PORT/GAME)")
-    return BrokerUrl(host, port, scheme == "mqtts", game or None)
+    return BrokerUrl(host, port, scheme == "mqtts", game or None, user, password)
 
 
 # --- topics ------------------------------------------------------------------------------------

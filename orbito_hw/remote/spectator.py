@@ -19,6 +19,7 @@ from orbito_hw.remote.link import (
     raw_payload,
     session,
     tls_context,
+    with_url_login,
 )
 from orbito_hw.remote.protocol import (
     ALL_GAMES,
@@ -82,7 +83,7 @@ class Spectator:
         self.url = url
         self.game = game
         self.on_event = on_event
-        self.credentials = credentials or Credentials()
+        self.credentials = with_url_login(url, credentials or Credentials())
         self.games: dict[str, Seen] = {}
         self._task: asyncio.Task[None] | None = None
         self._stopping = False
