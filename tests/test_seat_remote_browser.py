@@ -107,3 +107,29 @@ def test_a_whole_game_against_a_seat_over_the_broker_with_a_restart_and_a_reload
         kept = json.loads(seat.evaluate(f"localStorage.getItem({json.dumps(key)})"))
         assert (kept["first"], kept["turns"], kept["round"]) == ("black", GAME, 1)
         seat.close()
+
+
+def test_a_second_seat_for_a_taken_colour_stays_out(
+    browser: Any, ws_broker: Broker, tmp_path: Path
+) -> None:
+    remote = f"mqtt://127.0.0.1:{ws_broker.port}/{REMOTE_GAME}"
+    argv = ("--state-dir", str(tmp_path), "--remote", remote, "--plays", "black")
+    with board(free_port(), *argv) as url:
+        page = f"{url}{PAGE}"
+        first = seat_link(page, ws_broker.ws_url(), REMOTE_GAME, Colour.WHITE)
+        seat = _open(browser, first.link)
+        _person(url, "b1")
+        _turns_shown(seat, 1)
+        second = seat_link(page, ws_broker.ws_url(), REMOTE_GAME, Colour.WHITE)
+        other = browser.new_page(viewport=PHONE, locale="en-GB")
+        other.goto(second.link)
+        other.wait_for_selector('body[data-seat="taken"]', timeout=WAIT_MS)
+        assert "Another player" in other.locator("#instruction").inner_text()
+        # The first link, opened again (another tab), is the same seat: it plays on.
+        again = _open(browser, first.link)
+        _turns_shown(again, 1)
+        again.click('[data-square="c4"]')
+        again.wait_for_selector('#instruction[data-waiting="c4"]', timeout=WAIT_MS)
+        until(lambda: bool(_state(url)["leds"].get("c4")), what="c4 lit at the board")
+        for opened in (seat, other, again):
+            opened.close()

@@ -30,6 +30,7 @@ let mine = null; // this seat's record: {round, first, turns, takebacks}
 let theirs = null; // the board's latest record (what is on the board and counted)
 let opponent = null; // the board's id, trusted from the first record seen (as protocol.py)
 let rival = null; // another seat's record of this colour, before this one has joined
+let said = false; // the hello said on this connection (records are published after it only)
 const online = {}; // board id -> whether its presence says online
 let pick = { from: null, to: null };
 let cursor = "a1";
@@ -71,6 +72,8 @@ function recordBytes(record) {
 }
 
 function publishMine() {
+  // Nothing is said before the hello: a seat that finds its colour taken says nothing at all.
+  if (!said) return;
   localStorage.setItem(KEPT, JSON.stringify({ ...mine, joined: true }));
   if (client && client.connected) {
     client.publish(topicOf(SEAT.colour, "record"), recordBytes(mine), { qos: 1, retain: true });
@@ -165,6 +168,7 @@ function connect() {
     will: { topic: topicOf(SEAT.colour, "online"), payload: will, qos: 1, retain: true },
   });
   client.on("connect", () => {
+    said = false;
     setLink("live");
     client.subscribe(`${PREFIX}/${SEAT.game}/+/+`, { qos: 1 }, () => setTimeout(hello, RETAINED_MS));
   });
@@ -183,10 +187,11 @@ function hello() {
     client.end();
     return;
   }
+  said = true;
   client.publish(topicOf(SEAT.colour, "online"),
     JSON.stringify({ v: VERSION, board: SEAT.id, online: true, kind: "seat" }), { qos: 1, retain: true });
-  if (mine !== null) publishMine(); // said again on every connection: a broker restarted forgets
   follow();
+  if (mine !== null) publishMine(); // said again on every connection: a broker restarted forgets
   document.body.dataset.seat = "live";
   draw();
 }
