@@ -15,7 +15,7 @@ from typing import Any
 from orbito_hw.remote.seat_link import PAGE, seat_link
 from orbito_hw.rules.game import Colour, replay
 
-from .common.browser import PHONE, WAIT_MS, board, free_port
+from .common.browser import PHONE, WAIT_MS, axe_script, board, free_port
 from .common.seat import GAME
 from .common.two_boards import Broker
 from .common.wait import until
@@ -106,6 +106,9 @@ def test_a_whole_game_against_a_seat_over_the_broker_with_a_restart_and_a_reload
         key = f"orbito-hw-seat:{REMOTE_GAME}:white:{made.seat}"
         kept = json.loads(seat.evaluate(f"localStorage.getItem({json.dumps(key)})"))
         assert (kept["first"], kept["turns"], kept["round"]) == ("black", GAME, 1)
+        seat.evaluate(axe_script())  # the page as a screen reader meets it: no violation
+        found = seat.evaluate("axe.run(document, {resultTypes: ['violations']})")
+        assert [v["id"] for v in found["violations"]] == []
         seat.close()
 
 
