@@ -136,3 +136,67 @@ def test_a_second_seat_for_a_taken_colour_stays_out(
         until(lambda: bool(_state(url)["leds"].get("c4")), what="c4 lit at the board")
         for opened in (seat, other, again):
             opened.close()
+
+
+def _record(board_id: str, colour: str, turns: list[str], takebacks: int = 0, round_: int = 1,
+            first: str = "black") -> bytes:  # fmt: skip
+    return json.dumps({
+        "v": 1, "game": REMOTE_GAME, "round": round_, "board": board_id, "colour": colour,
+        "first": first, "number": len(turns), "turns": turns, "takebacks": takebacks,
+    }).encode()  # fmt: skip
+
+
+def test_the_seat_follows_the_boards_take_backs_and_new_rounds_and_no_other_board(
+    browser: Any, ws_broker: Broker
+) -> None:
+    """The board's side played by a bare MQTT client (paho), to say exactly what a board
+    says: the page takes the board's record as its own where it is newer (a take-back, a new
+    round), publishes it, and ignores a second board for the board's colour."""
+    import paho.mqtt.client as paho
+
+    heard: list[dict[str, Any]] = []  # the seat's records, as the broker delivers them
+    client = paho.Client(paho.CallbackAPIVersion.VERSION2)
+    client.on_message = lambda _c, _u, m: heard.append(json.loads(m.payload))
+    client.connect("127.0.0.1", ws_broker.port)
+    client.subscribe(f"orbito-hw/{REMOTE_GAME}/white/record", qos=1)
+    client.loop_start()
+    try:
+
+        def board_says(payload: bytes) -> None:
+            topic = f"orbito-hw/{REMOTE_GAME}/black/record"
+            client.publish(topic, payload, qos=1, retain=True).wait_for_publish(10)
+
+        def seat_said(turns: list[str], **fields: int) -> None:
+            until(
+                lambda: any(
+                    r["turns"] == turns and all(r[k] == v for k, v in fields.items()) for r in heard
+                ),
+                what=f"the seat's record {turns} {fields}",
+            )
+
+        board_says(_record("black-board", "black", ["b1"]))
+        made = seat_link("http://127.0.0.1/none", ws_broker.ws_url(), REMOTE_GAME, Colour.WHITE)
+        # The page from the board's folder, served by no board at all: file:// will do.
+        page = Path(__file__).parents[1] / "orbito_hw" / "web" / "static" / "seat_remote.html"
+        seat = _open(browser, page.as_uri() + "#" + made.link.split("#", 1)[1])
+        _turns_shown(seat, 1)
+        seat_said(["b1"])
+        seat.click('[data-square="c4"]')
+        seat_said(["b1", "c4"])
+        board_says(_record("black-board", "black", ["b1", "c4", "a1"]))
+        _turns_shown(seat, 3)
+        board_says(_record("impostor", "black", ["b1", "c4", "a1", "d1"]))  # not the board
+        board_says(_record("black-board", "black", ["b1"], takebacks=1))  # two taken back
+        _turns_shown(seat, 1)
+        seat_said(["b1"], takebacks=1)
+        # Said in order: had the page taken the impostor's record, it would have said it first.
+        assert not any(len(r["turns"]) == 4 for r in heard)
+        assert seat.locator("#turns [data-turn]").all()[0].get_attribute("data-turn") == "b1"
+        board_says(_record("black-board", "black", [], round_=2, first="white"))  # a new game
+        _turns_shown(seat, 0)
+        seat_said([], round=2)
+        seat.wait_for_selector("#instruction:has-text('Your turn')", timeout=WAIT_MS)
+        seat.close()
+    finally:
+        client.loop_stop()
+        client.disconnect()
