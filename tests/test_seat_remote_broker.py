@@ -10,11 +10,9 @@ another game's player."""
 from __future__ import annotations
 
 import asyncio
-import getpass
 import json
 import logging
 import ssl
-import subprocess
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -31,8 +29,8 @@ from orbito_hw.remote.protocol import BrokerUrl, parse_broker_url
 from orbito_hw.rules.game import Colour
 
 from .common import wait
-from .common.needs import tool
-from .common.two_boards import Broker, mosquitto
+from .common.club_broker import club_broker
+from .common.two_boards import Broker
 
 GAME = "seat-club"
 
@@ -130,89 +128,9 @@ def test_hostile_seats_are_refused_and_the_game_goes_on(
     asyncio.run(asyncio.wait_for(body(), 60))
 
 
-# --- a club's broker: TLS, a password file, an ACL ------------------------------------------------
-def _openssl(folder: Path, *argv: str) -> None:
-    program = tool("openssl", "apt-get install openssl", ["/usr/bin/openssl"])
-    subprocess.run([program, *argv], cwd=folder, check=True, capture_output=True)
-
-
-def _certificates(folder: Path) -> Path:
-    """A certificate authority of the test's own and the broker's certificate for 127.0.0.1;
-    the authority's file (what a board's ``ca_file`` names)."""
-    ec = ("-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes")
-    _openssl(folder, "req", "-x509", *ec, "-keyout", "ca.key", "-out", "ca.crt", "-days", "2",
-             "-subj", "/CN=orbito-hw test club CA")  # fmt: skip
-    _openssl(folder, "req", *ec, "-keyout", "server.key", "-out", "server.csr",
-             "-subj", "/CN=127.0.0.1")  # fmt: skip
-    (folder / "san.ext").write_text("subjectAltName=IP:127.0.0.1\n")
-    _openssl(
-        folder,
-        "x509",
-        "-req",
-        "-in",
-        "server.csr",
-        "-CA",
-        "ca.crt",
-        "-CAkey",
-        "ca.key",
-        "-CAcreateserial",
-        "-out",
-        "server.crt",
-        "-days",
-        "2",
-        "-extfile",
-        "san.ext",
-    )
-    return folder / "ca.crt"
-
-
-# docs/broker.md's ACL: each player reads its game and writes its own colour's topics only.
-ACL = """\
-user club-night.black
-topic read orbito-hw/club-night/#
-topic readwrite orbito-hw/club-night/black/#
-
-user club-night.white
-topic read orbito-hw/club-night/#
-topic readwrite orbito-hw/club-night/white/#
-
-user other-game.black
-topic read orbito-hw/other-game/#
-topic readwrite orbito-hw/other-game/black/#
-"""
-PASSWORDS = {"club-night.black": "b-secret", "club-night.white": "w-secret",
-             "other-game.black": "o-secret"}  # fmt: skip
-
-
-def _club_broker(folder: Path) -> Broker:
-    """docs/broker.md's mosquitto.conf, on loopback ports: mqtts and wss behind the
-    certificate, no anonymous client, a password file and the ACL."""
-    ca = _certificates(folder)
-    passwd = tool("mosquitto_passwd", "apt-get install mosquitto", ["/usr/bin/mosquitto_passwd"])
-    passwords = folder / "passwords"
-    for n, (user, password) in enumerate(PASSWORDS.items()):
-        create = ["-c"] if n == 0 else []
-        subprocess.run([passwd, *create, "-b", str(passwords), user, password], check=True)
-    (folder / "acl").write_text(ACL)
-    broker = Broker(mosquitto(), folder, websockets=True)
-    tls = f"certfile {folder / 'server.crt'}\nkeyfile {folder / 'server.key'}\n"
-    broker.config.write_text(
-        # Started as root, mosquitto would become the user ``mosquitto``, who cannot read the
-        # test's folder: it stays the test's own user (ignored when not root).
-        f"user {getpass.getuser()}\n"
-        "per_listener_settings false\nallow_anonymous false\n"
-        f"password_file {passwords}\nacl_file {folder / 'acl'}\n"
-        "persistence false\nlog_dest none\n"
-        f"listener {broker.port} 127.0.0.1\n{tls}"
-        f"listener {broker.ws_port} 127.0.0.1\nprotocol websockets\n{tls}"
-    )
-    broker.ca = ca  # type: ignore[attr-defined]
-    return broker
-
-
+# --- a club's broker: TLS, a password file, an ACL (tests/common/club_broker.py) ------------
 def test_a_clubs_broker_lets_its_players_in_over_tls_and_keeps_others_out(tmp_path: Path) -> None:
-    broker = _club_broker(tmp_path)
-    ca: Path = broker.ca  # type: ignore[attr-defined]
+    broker, ca = club_broker(tmp_path)
     tls = ssl.create_default_context(cafile=str(ca))
     # The board's credentials in its URL (a command line with no config), the authority apart.
     url = parse_broker_url(f"mqtts://club-night.black:b-secret@127.0.0.1:{broker.port}/club-night")

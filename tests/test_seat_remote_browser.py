@@ -12,10 +12,13 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from orbito_hw.remote.seat_link import PAGE, seat_link
 from orbito_hw.rules.game import Colour, replay
 
 from .common.browser import PHONE, WAIT_MS, axe_script, board, free_port
+from .common.club_broker import club_broker
 from .common.seat import GAME
 from .common.two_boards import Broker
 from .common.wait import until
@@ -200,3 +203,34 @@ def test_the_seat_follows_the_boards_take_backs_and_new_rounds_and_no_other_boar
     finally:
         client.loop_stop()
         client.disconnect()
+
+
+def test_on_a_clubs_broker_the_seat_plays_with_its_password_and_stops_without(
+    browser: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/broker.md's broker (its WebSockets plain here: the browser trusts no test
+    authority); a board of the game with its user, the seat's page with the white player's
+    user: the seat plays; a link with a wrong password stops at the broker's refusal."""
+    broker, ca = club_broker(tmp_path, wss=False)
+    broker.start()
+    try:
+        remote = f"mqtts://club-night.black:b-secret@127.0.0.1:{broker.port}/club-night"
+        argv = ("--state-dir", str(tmp_path / "board"), "--remote", remote, "--plays", "black")
+        monkeypatch.setenv("SSL_CERT_FILE", str(ca))  # the board trusts the club's authority
+        with board(free_port(), *argv) as url:
+            page = f"{url}{PAGE}"
+            ws = f"ws://127.0.0.1:{broker.ws_port}/mqtt"
+            wrong = seat_link(page, ws, "club-night", Colour.WHITE, "club-night.white", "guess")
+            refused = browser.new_page(viewport=PHONE, locale="en-GB")
+            refused.goto(wrong.link)
+            refused.wait_for_selector('body[data-seat="revoked"]', timeout=WAIT_MS)
+            made = seat_link(page, ws, "club-night", Colour.WHITE, "club-night.white", "w-secret")
+            seat = _open(browser, made.link)
+            _person(url, "b1")
+            _turns_shown(seat, 1)
+            seat.click('[data-square="c4"]')
+            until(lambda: bool(_state(url)["leds"].get("c4")), what="c4 lit at the board")
+            refused.close()
+            seat.close()
+    finally:
+        broker.stop()

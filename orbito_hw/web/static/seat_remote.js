@@ -174,7 +174,15 @@ function connect() {
   });
   client.on("reconnect", () => setLink("reconnecting"));
   client.on("offline", () => setLink("reconnecting"));
-  client.on("error", (error) => say(t("The broker refused the seat ({why}): ask the person at the board for a new link.", { why: error.message })));
+  client.on("error", (error) => {
+    // Refused by the broker: a wrong or withdrawn user (MQTT 3.1.1 codes 4 and 5, MQTT 5's
+    // 134 and 135) will be refused again: the page stops there instead of knocking each second.
+    if ([4, 5, 134, 135].includes(error.code)) {
+      client.end(true);
+      document.body.dataset.seat = "revoked";
+    }
+    say(t("The broker refused the seat ({why}): ask the person at the board for a new link.", { why: error.message }));
+  });
   client.on("message", onMessage);
 }
 
