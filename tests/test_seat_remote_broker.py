@@ -16,7 +16,7 @@ import ssl
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import aiomqtt
 import pytest
@@ -142,7 +142,11 @@ def test_a_clubs_broker_lets_its_players_in_over_tls_and_keeps_others_out(tmp_pa
             await _until(lambda: _told(board, RemoteStatus, state="connected"), board, "mqtts")
             assert broker.ws_port is not None
             # A wrong password, over mqtts and over wss: refused by the broker.
-            for transport, port in (("tcp", broker.port), ("websockets", broker.ws_port)):
+            ways: list[tuple[Literal["tcp", "websockets"], int]] = [
+                ("tcp", broker.port),
+                ("websockets", broker.ws_port),
+            ]
+            for transport, port in ways:
                 with pytest.raises(aiomqtt.MqttError):
                     async with aiomqtt.Client(
                         "127.0.0.1",

@@ -54,6 +54,11 @@ def _turns_shown(seat: Any, count: int) -> None:
     )
 
 
+def _lit(url: str, square: str) -> None:
+    """Until the board's LEDs light ``square`` (the board guides its person to it)."""
+    until(lambda: bool(_state(url)["leds"].get(square)), what=f"{square} lit at the board")
+
+
 def _open(browser: Any, link: str) -> Any:
     seat = browser.new_page(viewport=PHONE, locale="en-GB")
     seat.goto(link)
@@ -87,9 +92,7 @@ def test_a_whole_game_against_a_seat_over_the_broker_with_a_restart_and_a_reload
             seat.click(f'[data-square="{token}"]')
             seat.wait_for_selector(f'#instruction[data-waiting="{token}"]', timeout=WAIT_MS)
             # The board guides its person to the seat's turn before anything counts.
-            until(
-                lambda t=token: bool(_state(url)["leds"].get(t)), what=f"{token} lit at the board"
-            )
+            _lit(url, token)
             assert _state(url)["turns"] == GAME[: number - 1]
             if number == 2:  # reloaded while the turn waits at the board: still waiting
                 seat.reload()
@@ -156,9 +159,10 @@ def test_the_seat_follows_the_boards_take_backs_and_new_rounds_and_no_other_boar
     says: the page takes the board's record as its own where it is newer (a take-back, a new
     round), publishes it, and ignores a second board for the board's colour."""
     import paho.mqtt.client as paho
+    from paho.mqtt.enums import CallbackAPIVersion
 
     heard: list[dict[str, Any]] = []  # the seat's records, as the broker delivers them
-    client = paho.Client(paho.CallbackAPIVersion.VERSION2)
+    client = paho.Client(CallbackAPIVersion.VERSION2)
     client.on_message = lambda _c, _u, m: heard.append(json.loads(m.payload))
     client.connect("127.0.0.1", ws_broker.port)
     client.subscribe(f"orbito-hw/{REMOTE_GAME}/white/record", qos=1)
