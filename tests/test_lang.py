@@ -358,3 +358,17 @@ def test_doctor_speaks_french_to_the_builder(capsys: pytest.CaptureFixture[str])
     assert "appuyez une fois sur le bouton Orbito" in lines
     assert "  PASS le bouton s'est enfoncé puis relevé (button.pin)" in lines
     assert lines[-2:] == ["button: PASS: un appui et un relâchement", "tous les tests sont réussis"]
+
+
+def test_the_demo_against_the_board_speaks_french_throughout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The board's name and the status pixel's label were English defaults, worded where no
+    language was spoken yet ("tour pour the board", "status : ...")."""
+    state = tmp_path / "state"
+    args = ("--lang", "fr", "run", "--mock", "--fast", "--opponent", "3:white", "--seed", "3")
+    status, out, _ = run(capsys, *args, "--state-dir", str(state))
+    assert status == 0
+    assert "tour pour le plateau" in out and "état :" in out
+    for english in ("the board", "status :", "the person"):
+        assert english not in out

@@ -122,7 +122,7 @@ class Prompt:
     ``who`` names the player whose turns the LEDs show: "the board", or in a remote game
     the other person's board ("white's board")."""
 
-    def __init__(self, out: TextIO, person: bool, colour: bool, who: str = "the board") -> None:
+    def __init__(self, out: TextIO, person: bool, colour: bool, who: str | None = None) -> None:
         self.out = out
         self.person = person
         self.colour = colour

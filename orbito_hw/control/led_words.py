@@ -68,9 +68,9 @@ class Lit:
         name = self.colour_name(palette)
         how = _("{colour}, blinking").format(colour=name) if self.blinking else name
         how = _("{colour}, dim").format(colour=name) if self.dim else how
-        return _("{where}: {meaning} ({how})").format(
-            where=self.where, meaning=self.meaning, how=how
-        )
+        # a square's name is notation (never translated); the status pixel's is a word
+        where = _("status") if self.where == "status" else self.where
+        return _("{where}: {meaning} ({how})").format(where=where, meaning=self.meaning, how=how)
 
 
 def colour_word(colour: Colour | None) -> str:
@@ -146,12 +146,13 @@ def guide_status_words(view: View, guide: Guide, who: str) -> str:
     return _("{who}'s turn: make it for it and press").format(who=who)
 
 
-def view_words(view: View | None, palette: Palette, who: str = "the board") -> list[Lit]:
+def view_words(view: View | None, palette: Palette, who: str | None = None) -> list[Lit]:
     """Every LED that the view lights, in words, squares first (a1 to d4), the status pixel
     last; ``who`` names the player whose turn the LEDs show ("the board", or in a remote game
-    "white's board")."""
+    "white's board"; by default the board, in the language spoken now)."""
     if view is None:
         return []
+    who = _("the board") if who is None else who
     p = palette
     squares: dict[int, Lit] = {}
     status: Lit | None = None

@@ -76,7 +76,7 @@ def paint(text: str, rgb: tuple[int, int, int], blinking: bool) -> str:
     return f"\x1b[38;2;{rgb[0]};{rgb[1]};{rgb[2]}m{blink}{text}\x1b[0m"
 
 
-def draw_board(run: MockRun, colour: bool, who: str = "the board") -> str:
+def draw_board(run: MockRun, colour: bool, who: str | None = None) -> str:
     """The marbles on the simulated board, each lit square on its LED's colour, then every
     lit LED in words, as the prompt tells them (``who`` names the player whose turn the
     LEDs show)."""
@@ -194,12 +194,13 @@ def _set_up(
     board = run.referee.opponent
     person = make_opponent("perfect", seed=seed)
     for side in Colour:
-        names[side], players[side] = "the person (perfect play)", person.choose
+        names[side], players[side] = _("the person (perfect play)"), person.choose
     if board is not None:
-        names[board.colour] = "the board"
+        names[board.colour] = _("the board")
         players[board.colour] = lambda position: _board_turn(run)
     mover = target.to_move
-    say(f"set up: {mover} to play; {names[mover]} against {names[mover.other]}")
+    say(_("set up: {colour} to play; {mover} against {other}").format(
+        colour=colour_word(mover), mover=names[mover], other=names[mover.other]))  # fmt: skip
     return board
 
 
@@ -277,7 +278,7 @@ def run_demo(
     run = MockRun(state_dir, settings, parts=backend, on_event=on_event, seed=seed, on_boot=on_boot)
     board = settings.opponent
     if board is not None:
-        names[board.colour] = "the board"
+        names[board.colour] = _("the board")
         levels[board.colour] = board.player.removeprefix("board:")
         players[board.colour] = lambda position: _board_turn(run)
     try:
