@@ -442,7 +442,7 @@ def test_a_turns_events_and_its_snapshot_reach_a_page_in_one_write() -> None:
 def test_without_an_archive_the_pages_say_so() -> None:
     async def test(client: TestClient[Any, Any], run: MockRun) -> None:
         games = await (await client.get("/api/games")).json()
-        assert games == {"available": False, "games": []}
+        assert games == {"available": False, "games": [], "older": None}
         assert (await client.get("/games")).status == 200
         assert (await client.get("/games/1")).status == 404
 
@@ -475,6 +475,47 @@ def test_an_archived_game_is_listed_and_replayed(tmp_path: Path) -> None:
         assert [t["turn"] for t in game["review"]["turns"]] == ["b2", "a1"]
 
     serve(test, state_dir=tmp_path)
+
+
+@given(count=st.integers(0, 130), limit=st.one_of(st.none(), st.integers(1, 80)))
+@settings(
+    max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+def test_the_games_list_comes_a_page_at_a_time(
+    tmp_path_factory: pytest.TempPathFactory, count: int, limit: int | None
+) -> None:
+    """/api/games answers a page (GAMES_PAGE at most, the newest first asked, oldest first
+    within it) and ``older`` walks back to the first game: every game once, in order, never
+    the whole archive in one answer (its memory grew with every game kept: the soak)."""
+    from orbito_hw.archive.store import Archive
+    from orbito_hw.web.limits import GAMES_PAGE
+
+    state = tmp_path_factory.mktemp("games")
+    with Archive.open(state) as archive, archive.write():
+        for n in range(1, count + 1):
+            archive.new_game(n, Colour.BLACK, ("person", "person"), "2026-11-27T09:00:00")
+
+    async def test(client: TestClient[Any, Any], run: MockRun) -> None:
+        seen: list[int] = []
+        before: int | None = None
+        page_size = min(limit or GAMES_PAGE, GAMES_PAGE)
+        while True:
+            query = {**({"before": str(before)} if before else {}),
+                     **({"limit": str(limit)} if limit else {})}  # fmt: skip
+            answer = await (await client.get("/api/games", params=query)).json()
+            ids = [game["id"] for game in answer["games"]]
+            assert ids == sorted(ids) and len(ids) <= page_size
+            seen[:0] = ids
+            before = answer["older"]
+            if before is None:
+                break
+            assert before == ids[0]
+        assert seen == list(range(1, count + 1))
+        for bad in ("0", "-1", "x", "1e3", "9" * 13):
+            assert (await client.get("/api/games", params={"before": bad})).status == 400
+            assert (await client.get("/api/games", params={"limit": bad})).status == 400
+
+    serve(test, state_dir=state)
 
 
 # --- run --mock --web ---------------------------------------------------------------------

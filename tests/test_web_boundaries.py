@@ -261,7 +261,9 @@ class ThreadedStore:
         self.threads: list[str] = []
         self.go = threading.Event()
 
-    def games(self) -> list[dict[str, object]] | None:
+    def games(
+        self, before: int | None = None, limit: int | None = None
+    ) -> list[dict[str, object]] | None:
         self.threads.append(threading.current_thread().name)
         self.go.wait(10)
         return []

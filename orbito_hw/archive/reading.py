@@ -35,13 +35,17 @@ class ArchiveReads:
             log.debug("the web page has no archive: %s", exc)
             return None
 
-    def games(self) -> list[dict[str, object]] | None:
+    def games(
+        self, before: int | None = None, limit: int | None = None
+    ) -> list[dict[str, object]] | None:
+        """The games as ``games list --json`` has them, oldest first; with ``limit`` the newest
+        ``limit`` before the game ``before`` (a page of the list: Archive.games)."""
         archive = self._open()
         if archive is None:
             return None
         try:
             with archive, damage_told(archive.path):
-                return [game.as_json() for game in archive.games()]
+                return [game.as_json() for game in archive.games(before, limit)]
         except OrbitoError as exc:  # damaged: the page says "not available", the log why
             log.warning("the web page cannot read the archive: %s", exc)
             return None

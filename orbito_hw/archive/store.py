@@ -395,10 +395,16 @@ class Archive:
         return _transaction(self.db)
 
     # --- reading ------------------------------------------------------------------------
-    def games(self) -> list[GameRow]:
-        """Every game, oldest first."""
-        rows = self.db.execute(f"SELECT {_GAME_COLUMNS} FROM games g ORDER BY g.id")
-        return [_game_row(row) for row in rows]
+    def games(self, before: int | None = None, limit: int | None = None) -> list[GameRow]:
+        """Every game, oldest first; with ``limit``, only the newest ``limit`` of them (of
+        those before the game ``before``, if given), still oldest first: a page of the list,
+        read in memory that does not grow with the archive."""
+        where, params = ("", []) if before is None else ("WHERE g.id < ?", [before])
+        if limit is None:
+            sql = f"SELECT {_GAME_COLUMNS} FROM games g {where} ORDER BY g.id"
+            return [_game_row(row) for row in self.db.execute(sql, params)]
+        sql = f"SELECT {_GAME_COLUMNS} FROM games g {where} ORDER BY g.id DESC LIMIT ?"
+        return [_game_row(row) for row in self.db.execute(sql, [*params, limit])][::-1]
 
     def game(self, game_id: int) -> GameRow | None:
         row = self.db.execute(f"SELECT {_GAME_COLUMNS} FROM games g WHERE g.id = ?", (game_id,))

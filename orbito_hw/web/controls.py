@@ -149,8 +149,11 @@ class BoardControls:
 class GameStore(Protocol):
     """The archive as the pages read it (archive/reading.py's ``ArchiveReads``)."""
 
-    def games(self) -> list[dict[str, object]] | None:
-        """Every game (as ``games list --json``); None when there is no archive to read."""
+    def games(
+        self, before: int | None = None, limit: int | None = None
+    ) -> list[dict[str, object]] | None:
+        """The games (as ``games list --json``), oldest first; with ``limit`` only the newest
+        ``limit`` before the game ``before``; None when there is no archive to read."""
         ...
 
     def game(self, game_id: str) -> dict[str, Any] | None:

@@ -36,6 +36,10 @@ IDLE_S: Final = 15.0
 """Seconds a connection may sit without a whole request before it is closed."""
 WRITE_TIMEOUT_S: Final = 10.0
 """Seconds a stream's write may wait on a page that does not read before it is dropped."""
+GAMES_PAGE: Final = 50
+"""Games in one page of ``/api/games`` (at most; the newest first asked): an answer whose
+memory does not grow with the archive (the hostile soak's board kept 2,283 games, and a
+whole list read twice at once left the controller 7 MB larger for good)."""
 MAX_ARCHIVE_READS: Final = 2
 """Archive reads at once, each in a thread off the referee's loop; past it a page gets 503."""
 BUSY: Final = (

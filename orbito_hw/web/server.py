@@ -50,6 +50,7 @@ from orbito_hw.web.controls import (
 )
 from orbito_hw.web.feed import HEARTBEAT_S, QUEUE_LIMIT, RETRY_MS, Feed
 from orbito_hw.web.limits import (
+    GAMES_PAGE,
     IDLE_S,
     MAX_ARCHIVE_READS,
     WRITE_TIMEOUT_S,
@@ -140,7 +141,9 @@ async def _headers(request: web.Request, response: web.StreamResponse) -> None:
 class NoArchive:
     """No archive to read: the pages say "not available"."""
 
-    def games(self) -> list[dict[str, object]] | None:
+    def games(
+        self, before: int | None = None, limit: int | None = None
+    ) -> list[dict[str, object]] | None:
         return None
 
     def game(self, game_id: str) -> dict[str, Any] | None:
@@ -355,7 +358,7 @@ class WebServer:
     async def _state(self, request: web.Request) -> web.Response:
         return web.json_response(self.feed.snapshot(viewer_language(request)))
 
-    async def _read(self, read: Callable[..., T], *args: str) -> T:
+    async def _read(self, read: Callable[..., T], *args: Any) -> T:
         """An archive read, in a thread off the referee's loop, at most MAX_ARCHIVE_READS
         at once: past them the page is told to try later (503)."""
         if self._reading >= MAX_ARCHIVE_READS:
@@ -367,10 +370,23 @@ class WebServer:
             self._reading -= 1
 
     async def _games(self, request: web.Request) -> web.Response:
-        games = await self._read(self.archive.games)
+        """A page of the archive's list: the newest ``limit`` games (GAMES_PAGE by default)
+        before the game ``before`` (the newest when not given), oldest first, and ``older``,
+        the ``before`` of the page after it (null at the first game). Never the whole list at
+        once: its memory and time would grow with every game the board keeps."""
+        before = _count(request, "before")
+        limit = min(_count(request, "limit") or GAMES_PAGE, GAMES_PAGE)
+        games = await self._read(self._games_page, before, limit + 1)  # one more: any older?
         if games is None:
-            return web.json_response({"available": False, "games": []})
-        return web.json_response({"available": True, "games": games})
+            return web.json_response({"available": False, "games": [], "older": None})
+        older = None
+        if len(games) > limit:
+            del games[0]  # the one more, older than this page: the next page starts before
+            older = games[0]["id"]
+        return web.json_response({"available": True, "games": games, "older": older})
+
+    def _games_page(self, before: int | None, limit: int) -> list[dict[str, object]] | None:
+        return self.archive.games(before, limit)
 
     async def _game(self, request: web.Request) -> web.Response:
         game = await self._read(self.archive.game, request.match_info["id"])
@@ -544,6 +560,17 @@ def _colour(fields: Mapping[str, str], key: str, default: Colour | None) -> Colo
     if text not in ("black", "white"):
         raise problem(web.HTTPBadRequest, f"{key} {shown(text)} is not black or white")
     return Colour(text)
+
+
+def _count(request: web.Request, name: str) -> int | None:
+    """The query's ``name`` as a count from 1 (a game's id, a page's length), None when
+    absent; 400 naming it otherwise."""
+    value = request.query.get(name)
+    if value is None:
+        return None
+    if not (value.isascii() and value.isdigit() and 0 < len(value) <= 12 and int(value) > 0):
+        raise problem(web.HTTPBadRequest, f"{name}={shown(value)} is not a count from 1")
+    return int(value)
 
 
 async def _fields(request: web.Request) -> dict[str, str]:

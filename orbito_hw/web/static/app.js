@@ -273,7 +273,7 @@ async function findArchived(shown, s, tries = 6) {
   sought = key;
   try {
     for (let i = 0; i < tries; i++) {
-      const answer = await fetchJson("/api/games").catch(() => null);
+      const answer = await fetchJson("/api/games?limit=5").catch(() => null); // the newest
       const games = answer && answer.available ? answer.games : [];
       const found = games.filter((g) => g.result === shown.result).pop();
       if (found && (shown.agreed || found.turns === s.turns.length || i === tries - 1)) {

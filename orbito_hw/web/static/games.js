@@ -2,11 +2,13 @@
 // review's marks. Both read the archive's JSON (/api/games, /api/games/ID); board.js draws.
 "use strict";
 
-async function listGames() {
+async function listGames(before = null) {
+  // A page of the list at a time, newest first (the board may keep thousands of games):
+  // "Older games" asks for the page before the oldest shown.
   const status = $("archive-status");
   let answer;
   try {
-    answer = await fetchJson("/api/games");
+    answer = await fetchJson(before ? `/api/games?before=${encodeURIComponent(before)}` : "/api/games");
   } catch (error) {
     status.textContent = t("the archive did not answer ({why})", { why: error.message });
     return;
@@ -40,6 +42,9 @@ async function listGames() {
     body.append(row);
   }
   $("games").hidden = false;
+  const older = $("older-games");
+  older.hidden = !answer.older;
+  older.onclick = () => listGames(answer.older);
 }
 
 function resultWords(result) {
