@@ -8,7 +8,6 @@ import asyncio
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,31 +35,13 @@ from orbito_hw.web.server import CODE_HEADER, MAX_BODY, WebServer
 
 from .common.browser import board
 from .common.page import serve
+from .common.sse import next_event, snapshot_after
 
 CODE = "sesame2024"
 
 
 async def post(client: TestClient[Any, Any], path: str, **fields: str) -> ClientResponse:
     return await client.post(path, json=fields)
-
-
-async def next_event(stream: ClientResponse, kind: str | None = None) -> dict[str, Any]:
-    """The next ``data:`` event on ``stream`` (of ``kind`` if given), within 5 s."""
-    async with asyncio.timeout(5):
-        while True:
-            line = await stream.content.readline()
-            assert line, "the stream ended"
-            if line.startswith(b"data: "):
-                event: dict[str, Any] = json.loads(line[6:])
-                if kind is None or event["event"] == kind:
-                    return event
-
-
-async def snapshot_after(stream: ClientResponse, check: Callable[[dict[str, Any]], bool]) -> Any:
-    while True:
-        event = await next_event(stream, "snapshot")
-        if check(event):
-            return event
 
 
 # --- addresses ---------------------------------------------------------------------------
