@@ -130,3 +130,15 @@ def sweep_part(way: str, part: int) -> range:
     of consecutive poses; the parts together are every pose once."""
     count = len(swept(way))
     return range(part * count // SWEEP_PARTS, (part + 1) * count // SWEEP_PARTS)
+
+
+def check_sweep_part(placed: list[Placed], meshes: dict[str, Any], way: str, part: int) -> None:
+    """Test ``part`` of the ``way`` sweep: every one of its poses checked, no two solids sharing
+    volume unless they touch by design, every gap held (``sweep.sweep``'s limits)."""
+    from orbito_cad import sweep
+
+    at = sweep_part(way, part)
+    found = sweep.sweep(placed, swept(way), meshes=meshes, measure=0.0, at=at)
+    assert found.poses == len(at) > 0
+    assert found.overlaps == []
+    assert found.close == []
