@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 from playwright.sync_api import sync_playwright
+
 from web import ARGS, CHROMIUM, cpu_seconds, free_port, post
 
 SQUARES = ["a1", "b2", "c3", "d4", "a4", "b3", "c1", "d2", "a2", "b4", "c4", "d1"]
