@@ -56,7 +56,7 @@ class Seat:
     def __init__(self, colour: Colour) -> None:
         self.colour = colour
         self._arrived: tuple[Position, Turn] | None = None
-        self.player = BoardPlayer(colour, self._choose, SEAT_PLAYER, "remote")
+        self.player = BoardPlayer(colour, self._choose, SEAT_PLAYER, "remote", seat=lambda: True)
 
     def _choose(self, position: Position) -> Turn | None:
         """The seat's turn in ``position``: None until it has been handed in."""
