@@ -12,7 +12,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TextIO
 
 from orbito_hw.control.events import (
@@ -191,8 +191,9 @@ def _colour(colour: Colour) -> str:
     return _(_COLOURS[colour])
 
 
-def describe(event: Event | Mapping[str, object]) -> tuple[int, str]:
-    """One human line for a controller event, and the level it deserves.
+def describe(event: Event | Mapping[str, object], seat: bool = False) -> tuple[int, str]:
+    """One human line for a controller event, and the level it deserves; ``seat``: the
+    remote player is a seat, a person on a phone (docs/seat.md), not a board.
 
     A JSON object is read with ``events.from_json``: KeyError for one that lacks a field
     its kind needs, ValueError for a field that does not parse.
@@ -239,11 +240,23 @@ def describe(event: Event | Mapping[str, object]) -> tuple[int, str]:
             game=game, outcome=outcome[event.result.winner], lines=_lines(event.lines)
         )
     if isinstance(event, BoardTurn):
-        if event.by == "remote":  # the other person's turn, from their board
-            text = f"{game} turn {event.number}: {event.colour}'s board plays {event.turn}"
-            return logging.INFO, f"{text}: make it on this board and press"
-        text = f"{game} turn {event.number}: the board plays {event.colour} {event.turn}"
-        return logging.INFO, f"{text}: make it on the board and press"
+        number, colour, turn = event.number, _colour(event.colour), event.turn
+        if event.by == "remote" and seat:  # a person on a phone: a seat (docs/seat.md)
+            text = _(
+                "{game} turn {number}: the player on the phone plays {colour} {turn}: "
+                "make it on this board and press"
+            )
+        elif event.by == "remote":  # the other person's turn, from their board
+            text = _(
+                "{game} turn {number}: {colour}'s board plays {turn}: "
+                "make it on this board and press"
+            )
+        else:
+            text = _(
+                "{game} turn {number}: the board plays {colour} {turn}: "
+                "make it on the board and press"
+            )
+        return logging.INFO, text.format(game=game, number=number, colour=colour, turn=turn)
     if isinstance(event, Fault):
         return logging.ERROR, _("{game}: fault: {reason}").format(game=game, reason=event.reason)
     if isinstance(event, SetupAsked):
@@ -309,15 +322,19 @@ def _sentence(event: Event) -> str | None:
 class EventLogger:
     """A listener for the controller's events (or their JSON objects): one log line each.
 
-    It never raises: a malformed event is logged as such and the game goes on.
+    It never raises: a malformed event is logged as such and the game goes on. ``seated``
+    says whether the remote player is a seat (app/run.py asks the referee's opponent).
     """
 
-    def __init__(self, logger: logging.Logger | None = None) -> None:
+    def __init__(
+        self, logger: logging.Logger | None = None, seated: Callable[[], bool] | None = None
+    ) -> None:
         self.logger = logger or events_log
+        self.seated = seated or (lambda: False)
 
     def __call__(self, event: Event | Mapping[str, object]) -> None:
         try:
-            level, text = describe(event)
+            level, text = describe(event, self.seated())
         except KeyError as exc:
             text = _("malformed event (no {field}): {event}").format(field=exc, event=repr(event))
             level = logging.WARNING

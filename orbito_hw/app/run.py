@@ -104,6 +104,7 @@ def run_board(config: Config) -> int:
             # The other board plays the other colour: [game]'s opponent does not play here.
             chosen = replace(chosen, first=config.remote.starts, opponent=remote.player)
         referee = Referee(board, journal, chosen)
+        logger.seated = lambda: _seat_plays(referee)  # "the player on the phone plays ..."
         referee.subscribe(logger)
         referee.subscribe(lambda event: _status(service, event))
         referee.subscribe(archive)
@@ -160,6 +161,12 @@ def _take_requests(loop: asyncio.AbstractEventLoop, referee: Referee, directory:
     inbox = Inbox(loop, directory, desk.look)
     inbox.start()
     return inbox
+
+
+def _seat_plays(referee: Referee) -> bool:
+    """Whether the board's opponent now is a seat: a person on a phone (docs/seat.md)."""
+    opponent = referee.opponent
+    return opponent is not None and opponent.seat()
 
 
 def _whole_again(service: Service, health: Health) -> None:

@@ -131,12 +131,13 @@ class Prompt:
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)
 
-    def event(self, event: Event) -> None:
-        """One event: a sentence for a person, a JSON line for a program."""
+    def event(self, event: Event, seat: bool = False) -> None:
+        """One event: a sentence for a person, a JSON line for a program (``seat``: the
+        other side is a seat's page, a person on a phone)."""
         if self.person:
             from orbito_hw.app.logs import describe
 
-            self.say(describe(event)[1])
+            self.say(describe(event, seat)[1])
         else:
             from orbito_hw.commands import emit
 
@@ -206,11 +207,14 @@ class RemotePrompt:
         self._redraw: asyncio.TimerHandle | None = None
 
     def event(self, event: Event) -> None:
+        run = self.run()
+        opponent = run.referee.opponent if run is not None else None
+        seat = opponent is not None and opponent.seat()  # the other side: a phone's page
         if not self.prompt.person or self.handling:
-            self.prompt.event(event)
+            self.prompt.event(event, seat)
             return
         self.prompt.out.write("\r\x1b[K")  # over the prompt and what is typed on it
-        self.prompt.event(event)
+        self.prompt.event(event, seat)
         if self._redraw is None:  # the board once for a burst of events
             loop = asyncio.get_running_loop()
             self._redraw = loop.call_later(0.2, self._draw_again)

@@ -3,7 +3,9 @@
 ``seat invite [--colour C]`` makes a link for one game and one colour and prints it with a
 QR code to scan; ``seat list`` shows the links kept; ``seat revoke TOKEN`` (or the start of
 it, as ``seat list`` shows) withdraws one. The links are kept in the state directory
-(web/seat_book.py), where the running board's page reads them.
+(web/seat_book.py), where the running board's page reads them; the seats across the
+internet (``invite --broker``) beside them (remote/seat_link.py), where the running board's
+side of the remote game reads them.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import socket
 from typing import Any
 
 from orbito_hw.commands import Parser, UsageError
+from orbito_hw.errors import echo
 from orbito_hw.lang import _
 
 
@@ -57,11 +60,18 @@ def register(sub: Any) -> None:
         "BASE/static/seat_remote.html; any web host serving web/static/ will do)",
     )
     invite.set_defaults(func=cmd_invite)
-    listing = seat.add_parser("list", parents=[common], help="the links kept, newest last")
+    listing = seat.add_parser(
+        "list",
+        parents=[common],
+        help="the links kept, newest last; then the seats across the "
+        "internet (its broker, whether its page is online)",
+    )
     listing.add_argument("--json", action="store_true", help="one JSON line per link")
     listing.set_defaults(func=cmd_list)
-    revoke = seat.add_parser("revoke", parents=[common], help="withdraw a link")
-    revoke.add_argument("token", help="the link's token, or its start as seat list shows it")
+    revoke = seat.add_parser("revoke", parents=[common], help="withdraw a link, or a seat across "
+                             "the internet")  # fmt: skip
+    revoke.add_argument("token", help="the link's token, or its start as seat list shows it "
+                        "(a seat across the internet: its id, seat-...)")  # fmt: skip
     revoke.set_defaults(func=cmd_revoke)
 
 
@@ -70,6 +80,14 @@ def _book(args: argparse.Namespace) -> Any:
     from orbito_hw.web.seat_book import SeatBook
 
     return SeatBook(state_dir(args))
+
+
+def _away(args: argparse.Namespace) -> Any:
+    """The seats across the internet invited from this board (remote/seat_link.py)."""
+    from orbito_hw.commands.games import state_dir
+    from orbito_hw.remote.seat_link import AwaySeats
+
+    return AwaySeats(state_dir(args))
 
 
 def _base(args: argparse.Namespace) -> str:
@@ -132,6 +150,10 @@ def _invite_remote(args: argparse.Namespace) -> int:
         made = seat_link(page, args.broker, game, Colour(args.colour), args.user, args.password)
     except ValueError as exc:
         raise UsageError(f"--broker: {exc}") from None
+    try:
+        _away(args).add(made, args.user)  # for seat list and seat revoke (never the password)
+    except OSError as exc:
+        raise UsageError(f"cannot keep the seat: {exc}") from None
     if args.json:
         print(json.dumps({"seat": made.seat, "colour": made.colour.value, "game": made.game,
                           "broker": made.broker, "link": made.link}))  # fmt: skip
@@ -145,13 +167,21 @@ def _invite_remote(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    seats = _book(args).read()
+    seats, away = _book(args).read(), _away(args).read()
     if args.json:
         for seat in seats:
-            print(json.dumps({"token": seat.token, "colour": seat.colour, "game": seat.game,
-                              "made": seat.made, "state": seat.state()}))  # fmt: skip
+            print(json.dumps({
+                "token": seat.token, "colour": seat.colour, "game": seat.game, "made": seat.made,
+                "state": seat.state(), "where": "home",
+            }))  # fmt: skip
+        for far in away:
+            print(json.dumps({
+                "seat": far.seat, "colour": far.colour, "game": far.game, "broker": far.broker,
+                "user": far.user, "made": far.made, "state": far.state(),
+                "page": _page_state(far.online), "heard": far.heard, "where": "broker",
+            }))  # fmt: skip
         return 0
-    if not seats:
+    if not seats and not away:
         print(_("No seat's link is kept (seat invite makes one)."))
         return 0
     states = {"live": _("live"), "revoked": _("revoked"), "ended": _("its game is over")}
@@ -159,12 +189,47 @@ def cmd_list(args: argparse.Namespace) -> int:
         game = _("game {game}").format(game=seat.game) if seat.game else _("the next game opened")
         state = states[seat.state()]
         print(f"{seat.token[:8]}  {_colour_word(seat.colour):6}  {game:22}  {seat.made}  {state}")
+    for far in away:
+        game, state = _("remote game {game}").format(game=far.game), states[far.state()]
+        print(f"{far.seat}  {_colour_word(far.colour):6}  {game}  {far.made}  {state}")
+        print("    " + _away_words(far))
+    if any(far.state() == "live" for far in away):
+        text = _(
+            "A seat across the internet is withdrawn with: orbito-hw seat revoke SEAT (this "
+            "board then refuses its turns), and its user on the broker (docs/broker.md)"
+        )
+        print(text)
     return 0
+
+
+def _page_state(online: bool | None) -> str | None:
+    """A seat's page as the board last heard it: "online", "offline", None (never heard)."""
+    return None if online is None else "online" if online else "offline"
+
+
+def _away_words(far: Any) -> str:
+    """Where a seat across the internet plays, and its page as the board last heard it."""
+    where = _("broker {broker}").format(broker=far.broker)
+    if far.user is not None:
+        where = _("broker {broker} as {user}").format(broker=far.broker, user=far.user)
+    if far.online is None:
+        page = _("its page not heard by this board yet")
+    elif far.online:
+        page = _("its page online (heard {when})").format(when=far.heard)
+    else:
+        page = _("its page offline (since {when})").format(when=far.heard)
+    return f"{where}; {page}"
 
 
 def cmd_revoke(args: argparse.Namespace) -> int:
     from orbito_hw.web.seat_book import SeatUnknownError
 
+    away = _away(args).matching(args.token)
+    if away:
+        home = [s for s in _book(args).read() if s.token.startswith(args.token)]
+        if len(away) + len(home) > 1:
+            raise UsageError(f"more than one seat starts with {echo(args.token)} (seat list)")
+        return _revoke_away(args, away[0].seat)
     try:
         gone = _book(args).revoke(args.token)
     except SeatUnknownError as exc:
@@ -173,6 +238,36 @@ def cmd_revoke(args: argparse.Namespace) -> int:
         raise UsageError(f"cannot withdraw the seat's link: {exc}") from None
     text = _("The link {token} is revoked: its page says it is closed.")
     print(text.format(token=gone.token[:8]))
+    return 0
+
+
+def _revoke_away(args: argparse.Namespace, seat_id: str) -> int:
+    """A seat across the internet: the board refuses its messages from now on; only the
+    broker can close its page (its user there), which the board cannot do."""
+    try:
+        gone = _away(args).revoke(seat_id)
+    except OSError as exc:
+        raise UsageError(f"cannot withdraw the seat: {exc}") from None
+    text = _("The seat {seat} ({colour}, remote game {game}) is revoked: this board refuses "
+             "its turns from now on.")  # fmt: skip
+    print(text.format(seat=gone.seat, colour=_colour_word(gone.colour), game=gone.game))
+    if gone.user is not None:
+        text = _(
+            "Its page still reaches the broker as {user}: remove that user there to close it "
+            "(mosquitto_passwd -D FILE {user}, then reload mosquitto: docs/broker.md)."
+        )
+        print(text.format(user=gone.user))
+    else:
+        text = _(
+            "Its page still reaches the broker, which asks it no password: a club's broker "
+            "gives each seat a user, withdrawn there (docs/broker.md)."
+        )
+        print(text)
+    text = _(
+        "This game's colour stays the revoked seat's: to play on with another player, start "
+        "another remote game (another game name)."
+    )
+    print(text)
     return 0
 
 

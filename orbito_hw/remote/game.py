@@ -68,6 +68,7 @@ from orbito_hw.remote.protocol import (
     parse_message,
     topic,
 )
+from orbito_hw.remote.seat_link import AwaySeats
 from orbito_hw.rules.game import Colour, Position, replay
 from orbito_hw.rules.turn import Turn
 
@@ -189,6 +190,7 @@ class RemoteGame:
     _rivals_online: set[str] = field(default_factory=set)
     _rival_records: set[str] = field(default_factory=set)
     last_record: Record | None = None  # the other board's latest record that was not refused
+    opponent_kind: str = "board"  # what the other side's hello says it is: "seat", a page
     _arrived: tuple[Position, Turn] | None = None  # the other board's turn, in its position
     _follow_round: int | None = None
     _follow_back: TakeBackTo | None = None
@@ -208,7 +210,12 @@ class RemoteGame:
         self.kept = Kept(self.game)
         self.refused = Refusals(log)
         self._stepping = False  # a take-back of the other board's under way here
-        self.player = BoardPlayer(self.plays.other, self._choose, "remote", "remote")
+        self.seats: AwaySeats | None = None  # the seats invited here (seat_link.py), once attached
+        # The other side may be a seat's page (a phone): its hello says so, and the words
+        # name it "the player on the phone" rather than a board.
+        self.player = BoardPlayer(
+            self.plays.other, self._choose, "remote", "remote", seat=self._a_seat
+        )
 
     @property
     def path(self) -> Path:
@@ -227,6 +234,7 @@ class RemoteGame:
         saved = referee.snapshot().saved
         self._stepping = saved.undo is not None and saved.undo_one
         self._show_link()  # the status pixel says when the link is down
+        self.seats = AwaySeats(referee.journal.directory)
         kept = Kept.load(self.path, self.game)
         own = own_board_id(referee.journal.directory)
         self.install_id = own.board_id
@@ -294,6 +302,10 @@ class RemoteGame:
         self._arrived = None
         self._save()
         self._publish_record()
+
+    def _a_seat(self) -> bool:
+        """Whether the other side is a seat's page (its hello says ``"kind": "seat"``)."""
+        return self.opponent_kind == "seat"
 
     def _choose(self, position: Position) -> Turn | None:
         """The other board's turn in ``position``: None until it has arrived."""
@@ -397,6 +409,12 @@ class RemoteGame:
         if self.kept.opponent is not None and presence.board != self.kept.opponent:
             self.refused("board %s is not in the game", presence.board)
             return
+        if self._revoked(presence.board):
+            return
+        if presence.kind == "seat":
+            self._heard(presence)
+        if presence.board == self.kept.opponent:
+            self.opponent_kind = presence.kind
         if presence.online != self.opponent_online:
             self.opponent_online = presence.online
             if self.connected:  # before the hello, told with "connected" (set_connected)
@@ -469,6 +487,8 @@ class RemoteGame:
         if self.referee is None:
             self.last_record = record  # considered once the controller has started
             return
+        if record.colour is not self.plays and self._revoked(record.board):
+            return
         decision = decide(self.local(), record)
         if isinstance(decision, Refuse):
             self.refused("%s", decision.why)
@@ -477,6 +497,8 @@ class RemoteGame:
         if self.kept.opponent is None and record.colour is not self.plays:
             self.kept.opponent = record.board  # the other board, from now on
             self._save()
+        if record.colour is not self.plays:
+            self.opponent_kind = record.kind  # a board, or a seat's page
         self._postponed = False
         if isinstance(decision, Ignore):
             log.debug("ignored: %s", decision.why)
@@ -493,6 +515,24 @@ class RemoteGame:
             self._start_round(decision, record)
         elif isinstance(decision, Disagree):
             self._disagree(decision.where)
+
+    def _revoked(self, board: str) -> bool:
+        """Whether ``board`` is a seat revoked at this board (``seat revoke``): its messages
+        are refused, one line each in the log (throttled)."""
+        if self.seats is None or not self.seats.is_revoked(self.game, board):
+            return False
+        self.refused("seat %s was revoked at this board (seat revoke)", board)
+        return True
+
+    def _heard(self, presence: Presence) -> None:
+        """A seat's page said hello (or its last will): kept for ``seat list``."""
+        if self.seats is None:
+            return
+        try:
+            self.seats.heard(presence.board, self.game, presence.colour, presence.online)
+        except OSError as exc:  # the list only: the game goes on
+            log.error("%s", _("cannot save {path}: {reason}").format(path=self.seats.path,
+                                                                    reason=exc))  # fmt: skip
 
     def _history(self, record: Record) -> bool:
         """Whether the retained ``record`` is of an earlier play of this game's name, which

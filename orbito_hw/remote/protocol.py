@@ -15,6 +15,9 @@ per game, ``orbito-hw/GAME/COLOUR/KIND``, COLOUR the colour the board's person p
   the board's last will, ``{"online": false}``, when it goes without a word.
 - ``events`` (QoS 0, only with publishing on): the board's live events, SPEC.md's JSON,
   for spectators.
+
+A seat's page (a phone or a browser playing one colour, docs/seat.md) says the same, with
+one more field, ``"kind": "seat"``: the board reads it only to name its player in words.
 """
 
 from __future__ import annotations
@@ -158,6 +161,10 @@ class Record:
     first: Colour
     turns: tuple[str, ...] = ()
     takebacks: int = 0  # turns taken back in this round so far: a later record has more
+    # "seat" for a seat's page (a phone or a browser, docs/seat.md), which says it in its
+    # hello; "board" otherwise (a board does not say it). It names the player in words only:
+    # a seat's record is a board's to the protocol.
+    kind: str = field(default="board", compare=False)
 
     @property
     def number(self) -> int:
@@ -191,6 +198,7 @@ class Presence:
     colour: Colour
     board: str
     online: bool
+    kind: str = field(default="board", compare=False)  # "seat": a seat's page (as Record's)
 
     def to_bytes(self) -> bytes:
         return _dump({"v": VERSION, "board": self.board, "online": self.online})
@@ -228,8 +236,14 @@ def parse_message(topic_text: str, payload: bytes) -> Message:
     if not NAME.fullmatch(board):
         raise MessageError(f"{where}: board {echo(board)} is not a board id")
     if address.kind == "online":
-        return Presence(address.game, address.colour, board, _field(obj, "online", bool, where))
+        online = _field(obj, "online", bool, where)
+        return Presence(address.game, address.colour, board, online, _kind(obj))
     return _record(obj, address, board, where)
+
+
+def _kind(obj: dict[str, object]) -> str:
+    """What the sender says it is: "seat" (a seat's page says so), else "board"."""
+    return "seat" if obj.get("kind") == "seat" else "board"
 
 
 def _object(payload: bytes, where: str) -> dict[str, object]:
@@ -286,6 +300,7 @@ def _record(obj: dict[str, object], address: Address, board: str, where: str) ->
         _colour(obj, "first", where),
         tuple(str(t) for t in turns),
         _count(obj, "takebacks", where, 0),
+        _kind(obj),
     )
     if _count(obj, "number", where, 0) != record.number:
         raise MessageError(f"{where}: number {obj['number']} but {record.number} turns")

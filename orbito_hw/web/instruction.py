@@ -97,7 +97,8 @@ class Situation:
 
 
 def read(now: Snapshot, memory: Memory, seat: bool = False) -> Situation:
-    """The situation now; ``seat``: the board's opponent is a seat (the server knows)."""
+    """The situation now; ``seat``: the board's opponent is a seat (the server knows), as
+    it is when the opponent says so itself (a seat across the internet: its hello)."""
     opponent = now.opponent
     level = ""
     if opponent is not None and opponent.player.startswith("board:"):
@@ -113,7 +114,7 @@ def read(now: Snapshot, memory: Memory, seat: bool = False) -> Situation:
         on_board=tuple(square_name(sq) for sq in sorted(now.marbles)),
         memory=memory,
         goal=goal_of(now.saved.origin),
-        seat=seat and opponent is not None and opponent.by == "remote",
+        seat=opponent is not None and opponent.by == "remote" and (seat or opponent.seat()),
     )
 
 
@@ -261,10 +262,16 @@ def _board_choosing(s: Situation) -> str:
 
 def _waiting_remote(s: Situation) -> str:
     colour = colour_word(s.position.to_move)
-    if s.seat:
-        return _("Waiting for the player on the phone ({colour}): choosing a turn").format(
-            colour=colour
-        )
+    if s.seat:  # at home, or across the internet (its page's link to the broker)
+        if s.memory.remote == "opponent-offline":
+            text = _("Waiting for the player on the phone ({colour}): their page is offline")
+        elif s.memory.remote == "disconnected":
+            text = _(
+                "Waiting for the player on the phone ({colour}): the link to the broker is down"
+            )
+        else:
+            text = _("Waiting for the player on the phone ({colour}): choosing a turn")
+        return text.format(colour=colour)
     if s.memory.remote == "opponent-offline":
         return _("Waiting for {colour}'s board: it is offline").format(colour=colour)
     if s.memory.remote == "disconnected":
