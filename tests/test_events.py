@@ -11,6 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orbito_hw.control.events import (
+    Answered,
+    Asked,
     BlunderWarning,
     BoardTurn,
     Corrected,
@@ -117,6 +119,15 @@ WIRE: list[tuple[Event, str]] = [
         TakenBack(1, 4, "..../..W./..../B...", Colour.WHITE),
         '{"event": "taken-back", "game": 1, "number": 4, "board": "..../..W./..../B...", '
         '"to_move": "white"}',
+    ),
+    (
+        Asked(1, "take-back", Colour.WHITE, 4),
+        '{"event": "ask", "game": 1, "what": "take-back", "colour": "white", "number": 4}',
+    ),
+    (
+        Answered(1, "draw", Colour.BLACK, False, "declined by the player away"),
+        '{"event": "answer", "game": 1, "what": "draw", "colour": "black", "agreed": false, '
+        '"reason": "declined by the player away"}',
     ),
     (
         OpponentChosen(2, "board:5", Colour.WHITE),

@@ -258,6 +258,51 @@ class TakenBack:
 
 
 @dataclass(frozen=True)
+class Asked:
+    """A player asks the other side for ``what`` (``"take-back"``, ``"draw"``) in the
+    position after ``number`` turns: a player away (a seat, the other board) a take-back or
+    a draw, the person at the board a draw (control/asks.py). ``Answered`` follows."""
+
+    kind: ClassVar[str] = "ask"
+    game: int
+    what: str
+    colour: Colour  # who asks
+    number: int
+
+    def to_json(self) -> Json:
+        return {
+            "event": self.kind,
+            "game": self.game,
+            "what": self.what,
+            "colour": self.colour.value,
+            "number": self.number,
+        }
+
+
+@dataclass(frozen=True)
+class Answered:
+    """The ask of ``colour`` for ``what`` answered: ``agreed``, or refused and ``reason``
+    says why (by the other side, or because the game went on before an answer)."""
+
+    kind: ClassVar[str] = "answer"
+    game: int
+    what: str
+    colour: Colour  # who asked
+    agreed: bool
+    reason: str = ""
+
+    def to_json(self) -> Json:
+        return {
+            "event": self.kind,
+            "game": self.game,
+            "what": self.what,
+            "colour": self.colour.value,
+            "agreed": self.agreed,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True)
 class SetupAsked:
     """The board asks for a position to be set up (SPEC.md's ``setup`` event): ``squares``
     every square that must hold a marble, with its colour (lowest square first); the others
@@ -370,6 +415,8 @@ Event = (
     | OpponentChosen
     | TakeBack
     | TakenBack
+    | Asked
+    | Answered
     | SetupAsked
     | SetupDone
     | PuzzleDone
@@ -511,6 +558,16 @@ _READERS: dict[str, Callable[[Mapping[str, object]], Event]] = {
     ),
     TakenBack.kind: lambda o: TakenBack(
         _int(o, "game"), _int(o, "number"), _str(o, "board"), Colour.parse(_str(o, "to_move"))
+    ),
+    Asked.kind: lambda o: Asked(
+        _int(o, "game"), _str(o, "what"), Colour.parse(_str(o, "colour")), _int(o, "number")
+    ),
+    Answered.kind: lambda o: Answered(
+        _int(o, "game"),
+        _str(o, "what"),
+        Colour.parse(_str(o, "colour")),
+        _bool(o, "agreed"),
+        _str(o, "reason"),
     ),
     SetupAsked.kind: lambda o: SetupAsked(
         _int(o, "game"), _setup_squares(o["squares"]), Colour.parse(_str(o, "to_move"))

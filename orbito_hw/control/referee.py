@@ -14,6 +14,7 @@ import logging
 from collections.abc import Mapping
 from typing import Literal
 
+from orbito_hw.control.asks import Asks, What
 from orbito_hw.control.core import Core
 from orbito_hw.control.correction import Corrections
 from orbito_hw.control.ending import end_by_agreement
@@ -59,6 +60,7 @@ class Referee(Core):
         self.corrections = Corrections(self, self.players)
         self.setups = SetUps(self, self.players, self.hinter)
         self.opponent_menu = OpponentMenu(self.clock, self.draw)
+        self.asks = Asks(self, self.players, self.take_backs, self.new_game)
         self.sensors.subscribe(self._on_square)
         self.sensors.subscribe(lambda square, present, when: self._changed())
         self.board.button.subscribe(self._on_button)
@@ -222,7 +224,7 @@ class Referee(Core):
         self._hold_timer = None
         if self._hold_action == "new game":
             self.new_game(self.settings.first)
-        elif self._hold_action == "take-back":
+        elif self._hold_action == "take-back" and not self.asks.agree_by_hold():
             self.take_backs.ask()
         elif self._hold_action == "set-up":
             self.setups.again()
@@ -481,6 +483,19 @@ class Referee(Core):
         new game (ending.py); nothing while ``ending.can_end`` says why not."""
         end_by_agreement(self, result, self.new_game)
 
+    # --- asks across the board (asks.py) ------------------------------------------------
+    @guarded("an ask")
+    def ask(self, what: What, colour: Colour) -> None:
+        """``colour`` asks the other side for ``what`` (a player away a take-back or a draw,
+        the person here a draw); nothing while ``asks.refusal`` says why not."""
+        self.asks.ask(what, colour)
+
+    @guarded("an answer")
+    def answer(self, colour: Colour, agreed: bool, reason: str = "") -> None:
+        """``colour`` answers the ask waiting, ``agreed`` or not (``reason``: why not);
+        nothing while ``asks.answer_refusal`` says why not."""
+        self.asks.answer(colour, agreed, reason)
+
     def snapshot(self) -> Snapshot:
         """The referee as the outside sees it, now: a copy (snapshot.py)."""
         leds, status = self.show.lights.shown()
@@ -507,6 +522,8 @@ class Referee(Core):
             palette=self.settings.palette,
             reading=self.sensors.read(),
             blink_period=self.show.blink_period,
+            ask=self.asks.pending,
+            answered=self.asks.last,
         )
 
     # --- lights ------------------------------------------------------------------

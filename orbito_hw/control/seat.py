@@ -12,6 +12,11 @@ done twice), the colour to move, the rules. Accepted, it becomes the seat's choi
 position and ``Referee.offer()`` shows it on the LEDs for the person at the board to make,
 exactly as the board's own turns are shown; it counts once the sensors have read it and the
 button is pressed (the ``turn`` event), never before.
+
+A seat may also ask (asks.py): a take-back of its last turn, which the person at the board
+agrees to or refuses, and a draw, which the other side accepts or declines; it answers the
+person's draw offer. Each ask and answer is checked as a turn is: refused with its reason,
+the game untouched.
 """
 
 from __future__ import annotations
@@ -19,7 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final, Literal
 
+from orbito_hw.control.asks import AskRefusedError, what_of
 from orbito_hw.control.board_player import BoardPlayer
+from orbito_hw.control.events import Event, NewGame, TakeBack
 from orbito_hw.control.referee import Referee
 from orbito_hw.errors import IllegalTurnError, NotationError, OrbitoError, echo
 from orbito_hw.rules.game import Colour, Position, replay
@@ -27,6 +34,13 @@ from orbito_hw.rules.turn import Turn
 
 SEAT_PLAYER: Final = "remote"
 """The archive's PLAYER for a seat (SPEC.md's ``remote``: a player not at this board)."""
+
+DECLINED: Final = "declined by the player away"
+"""The reason a seat's refusal of the person's draw offer gives."""
+
+Asked = Literal["asked", "agreed"]
+"""What became of a seat's ask: waiting for the answer, or agreed at once (a draw offered
+against the other side's draw offer)."""
 
 Handed = Literal["shown", "played"]
 """What became of a turn handed in: shown on the LEDs now (or already, the same turn sent
@@ -57,6 +71,7 @@ class Seat:
         self.colour = colour
         self._arrived: tuple[Position, Turn] | None = None
         self.player = BoardPlayer(colour, self._choose, SEAT_PLAYER, "remote", seat=lambda: True)
+        self._heard: Referee | None = None  # the referee whose take-backs this seat hears
 
     def _choose(self, position: Position) -> Turn | None:
         """The seat's turn in ``position``: None until it has been handed in."""
@@ -76,8 +91,17 @@ class Seat:
     def sit(self, referee: Referee) -> None:
         """Play the colour on ``referee`` (a new controller after a power cut too): the
         turn handed in before is shown again if it is still the position's."""
+        if self._heard is not referee:
+            self._heard = referee
+            referee.subscribe(self._on_event)
         if not self.seated(referee):
             referee.set_opponent(self.player)
+
+    def _on_event(self, event: Event) -> None:
+        """A take-back begun, or a new game: the turn handed in is spent (kept, it would be
+        chosen again when the position it was handed in for came back)."""
+        if isinstance(event, TakeBack | NewGame):
+            self._arrived = None
 
     def leave(self, referee: Referee) -> None:
         """Stop playing on ``referee``: the colour is the person's at the board again."""
@@ -117,6 +141,33 @@ class Seat:
         self._arrived = (position, turn)
         referee.offer()  # on the LEDs now, or when the board is still again
         return "shown"
+
+    # --- asks across the board (asks.py) -------------------------------------------------
+    def ask(self, referee: Referee, what_text: str) -> Asked:
+        """The seat asks for ``what_text`` (``take-back``, ``draw``): "asked", waiting for
+        the person at the board, or "agreed" (a draw offered against the person's own draw
+        offer). SeatRefusedError naming why not; the game is untouched."""
+        try:
+            what = what_of(what_text)
+        except AskRefusedError as exc:
+            raise SeatRefusedError(str(exc)) from None
+        if not self.seated(referee):
+            raise SeatRefusedError(f"this seat does not play {self.colour} on the board now")
+        why = referee.asks.refusal(what, self.colour)
+        if why:
+            raise SeatRefusedError(why)
+        referee.ask(what, self.colour)
+        return "asked" if referee.asks.pending is not None else "agreed"
+
+    def answer(self, referee: Referee, agreed: bool) -> None:
+        """The seat answers the person's ask (a draw offered): accepted, or declined.
+        SeatRefusedError naming why not (nothing asked of it, its own ask)."""
+        if not self.seated(referee):
+            raise SeatRefusedError(f"this seat does not play {self.colour} on the board now")
+        why = referee.asks.answer_refusal(self.colour, agreed)
+        if why:
+            raise SeatRefusedError(why)
+        referee.answer(self.colour, agreed, "" if agreed else DECLINED)
 
 
 def standing(referee: Referee) -> Standing:

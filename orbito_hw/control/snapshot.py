@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from orbito_hw.control.asks import Answer, Ask
 from orbito_hw.control.board_player import BoardPlayer
 from orbito_hw.control.journal import Saved
 from orbito_hw.control.lights import Palette, View
@@ -48,6 +49,8 @@ class Snapshot:
     palette: Palette
     reading: int  # the squares the sensors read a marble on (debounced)
     blink_period: float  # seconds a blink of the lights takes
+    ask: Ask | None = None  # asked across the board, waiting for an answer (asks.py)
+    answered: Answer | None = None  # the game's last ask answered
 
     @property
     def game(self) -> int:

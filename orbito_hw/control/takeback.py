@@ -44,6 +44,9 @@ class TakeBacks:
         self.referee = referee
         self.players = players  # the board's choice forgotten or made again, the turn offered
         self.hints = hints  # a hint shown goes
+        # An agreed take-back (asks.py) goes down to this many turns, one turn at a time;
+        # None: a take-back as the hold makes it. Not journaled: cut, it stops at one turn.
+        self.down_to: int | None = None
 
     @property
     def board_as_it_stands(self) -> bool:
@@ -59,6 +62,7 @@ class TakeBacks:
         stands (the turn in progress undone, nothing missing): else a refusal says what
         to put back, and the next hold asks again."""
         referee = self.referee
+        self.down_to = None  # the hold's (or the page's) own take-back
         if not referee.can_take_back:
             return
         if not self.board_as_it_stands:
@@ -171,8 +175,15 @@ class TakeBacks:
         saved.announced = False  # a finished game taken back is open again
         referee.reader = TurnReader(target)
         referee.refusal = None
-        # Against the board, its own turn taken back: the person's before it goes too.
-        again = self.players.against(target.to_move) and bool(saved.turns) and not one
+        # Against the board, its own turn taken back: the person's before it goes too; an
+        # agreed take-back goes on down to the turns it leaves.
+        if self.down_to is not None:
+            again = len(saved.turns) > self.down_to
+            one = again  # each turn by itself
+            if not again:
+                self.down_to = None
+        else:
+            again = self.players.against(target.to_move) and bool(saved.turns) and not one
         if again:
             self.players.forget_choice()  # the turn before goes too: nothing to choose yet
         else:
@@ -181,7 +192,7 @@ class TakeBacks:
         referee.emit(TakenBack(saved.game, number, target.board(), target.to_move))
         log.info("turn %d (%s) taken back", number, token)
         if again:
-            return self.start(Trigger.TAKE_BACK_TOO)
+            return self.start(Trigger.TAKE_BACK_TOO, single=one)
         referee.go(Trigger.UNDONE)
         self.players.offer()
 

@@ -1,0 +1,276 @@
+"""Asks across the board: a take-back asked by a player away, a draw offered by either side.
+
+A player away (a seat on a phone, control/seat.py; the other board of a remote game,
+remote/game.py) can neither hold the button to take a turn back nor agree a draw beside the
+person at the board. So they *ask*, and the other side answers:
+
+- a **take-back**, asked by the player away, agreed or refused by the person at the board
+  (the page's control, behind the access code; or a hold of the button, the board's own
+  take-back gesture, which agrees). Agreed, the board takes back the turns since the player
+  away's last turn (that turn alone when it was the last, the person's turn and it when the
+  person has played since), one turn at a time, the LEDs guiding the undoing as for any
+  take-back (takeback.py);
+- a **draw**, offered by either side, accepted or declined by the other; accepted, the game
+  ends drawn as an agreed draw at one board does (ending.py), and the next game begins. A
+  draw offered while the other side's draw offer waits accepts it.
+
+One ask at a time, and each side asks each thing at most once a position: a refusal stands
+until a turn is played or taken back, so a flood of asks is a flood of refusals, each with
+its reason, and the board's person is asked once. An ask lapses (refused, saying why) when
+the game goes on before an answer: a turn played, a take-back, a new game, the player away
+gone. Nothing here is journaled: after a power cut nothing is asked (an ask is asked again),
+and an agreed take-back of two turns cut between them stops after the first.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Literal, get_args
+
+from orbito_hw.control.core import Core
+from orbito_hw.control.ending import can_end, end_by_agreement
+from orbito_hw.control.events import (
+    Answered,
+    Asked,
+    Event,
+    NewGame,
+    SetupDone,
+    TakenBack,
+    TurnPlayed,
+)
+from orbito_hw.control.machine import Trigger
+from orbito_hw.control.players import Players
+from orbito_hw.control.takeback import TakeBacks
+from orbito_hw.errors import OrbitoError, echo
+from orbito_hw.rules.game import Colour, Result
+
+log = logging.getLogger(__name__)
+
+What = Literal["take-back", "draw"]
+WHATS: Final[tuple[What, ...]] = get_args(What)
+REFUSED: Final = "refused at the board"
+"""An answer's reason when the person at the board refuses and says no more."""
+
+
+class AskRefusedError(OrbitoError, ValueError):
+    """An ask, or an answer, that the game does not take now: the reason says why."""
+
+
+@dataclass(frozen=True)
+class Ask:
+    """``colour`` asks the other side for ``what`` in game ``game``, after ``number`` turns."""
+
+    game: int
+    number: int
+    what: What
+    colour: Colour
+
+    def to_json(self) -> dict[str, object]:
+        return {"what": self.what, "colour": self.colour.value, "number": self.number}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """How ``ask`` was answered: ``agreed``, or refused for ``reason``."""
+
+    ask: Ask
+    agreed: bool
+    reason: str = ""
+
+    def to_json(self) -> dict[str, object]:
+        return {**self.ask.to_json(), "agreed": self.agreed, "reason": self.reason}
+
+
+def what_of(text: str) -> What:
+    """``text`` as an ask's ``what``; AskRefusedError naming it otherwise."""
+    for what in WHATS:
+        if text == what:
+            return what
+    raise AskRefusedError(f"{echo(text)} is not one of {', '.join(WHATS)}")
+
+
+class Asks:
+    """The referee's part that keeps the ask waiting for an answer (``pending``) and the
+    last answer of the game (``last``), and carries an agreed one out."""
+
+    def __init__(
+        self,
+        referee: Core,
+        players: Players,
+        take_backs: TakeBacks,
+        new_game: Callable[[Colour], None],
+    ) -> None:
+        self.referee = referee
+        self.players = players  # who plays away, and their turn shown on the LEDs
+        self.take_backs = take_backs  # an agreed take-back, carried out
+        self.new_game = new_game  # after an agreed draw (the referee's)
+        self._pending: Ask | None = None
+        self.last: Answer | None = None
+        self._asked: set[tuple[int, int, What, Colour]] = set()  # once a position each
+        self._looking = False  # a look at the pending ask is due (after the event told)
+        referee.subscribe(self._heard)
+
+    # --- what stands ------------------------------------------------------------------------
+    def away(self) -> Colour | None:
+        """The colour of the player away (a seat, the other board); None: none plays."""
+        opponent = self.players.opponent
+        return opponent.colour if opponent is not None and opponent.by == "remote" else None
+
+    @property
+    def pending(self) -> Ask | None:
+        """The ask waiting for an answer, if it still stands (the game has not gone on)."""
+        ask = self._pending
+        return ask if ask is not None and not self._lapsed(ask) else None
+
+    def _lapsed(self, ask: Ask) -> str:
+        """Why ``ask`` no longer stands; "" while it does."""
+        saved, position = self.referee.saved, self.referee.position
+        if saved.game != ask.game:
+            return "a new game began"
+        if self.away() not in (ask.colour, ask.colour.other):
+            return "the player away left the game"
+        if len(saved.turns) > ask.number:
+            return f"the game went on: turn {len(saved.turns)} was played"
+        if len(saved.turns) < ask.number:
+            return f"turn {ask.number} was taken back"
+        if position.result is not None:
+            return "the game is over"
+        return ""
+
+    def last_turn_of(self, colour: Colour) -> int | None:
+        """How many turns stand before ``colour``'s last turn of this game (a take-back
+        to it leaves that many); None when ``colour`` has none that may be taken back (a
+        set-up's turns may not)."""
+        saved = self.referee.saved
+        base = len(saved.turns) - saved.own_turns
+        for index in range(len(saved.turns) - 1, base - 1, -1):
+            mover = saved.first if index % 2 == 0 else saved.first.other
+            if mover is colour:
+                return index
+        return None
+
+    # --- asking -------------------------------------------------------------------------------
+    def refusal(self, what: What, colour: Colour) -> str:
+        """Why ``colour`` may not ask for ``what`` now; "" when it may."""
+        away, referee = self.away(), self.referee
+        if away is None:
+            return "no player away plays this game: nothing to ask across the board"
+        if what == "take-back" and colour is not away:
+            return "the person at the board takes back with a hold of the button"
+        if referee.position.result is not None:
+            return "the game is over"
+        if not referee.playing:
+            return "the board is busy (the rings turn, a turn is taken back, or it is set up)"
+        pending = self.pending
+        if pending is not None:
+            if what == "draw" and pending.what == "draw" and pending.colour is not colour:
+                return ""  # a draw offered against a draw offered: agreed
+            return f"{pending.colour}'s {pending.what} waits for an answer: one ask at a time"
+        saved = referee.saved
+        if (saved.game, len(saved.turns), what, colour) in self._asked:
+            return f"{colour} asked for a {what} at this turn already: ask after the next turn"
+        if what == "take-back":
+            shown = self.players.board_turn
+            if shown is not None:
+                number = len(saved.turns) + 1
+                return f"turn {number} ({shown}) is on the board's lights: ask once it is made"
+            if self.last_turn_of(colour) is None:
+                return f"{colour} has no turn to take back"
+        return ""
+
+    def ask(self, what: What, colour: Colour) -> None:
+        """``colour`` asks for ``what`` (the referee's ``ask``, under its guard): told (the
+        ``ask`` event) and kept for the answer. A draw offered against the other side's
+        draw offer accepts it."""
+        why = self.refusal(what, colour)
+        if why:
+            log.warning("%s's ask for a %s not taken: %s", colour, what, why)
+            return
+        pending, saved = self.pending, self.referee.saved
+        if pending is not None:  # the other side's draw offer: this one accepts it
+            self.answer(colour, True, "")
+            return
+        self._asked.add((saved.game, len(saved.turns), what, colour))
+        self._pending = Ask(saved.game, len(saved.turns), what, colour)
+        self.referee.emit(Asked(saved.game, what, colour, len(saved.turns)))
+        log.info("%s asks for a %s after turn %d", colour, what, len(saved.turns))
+
+    # --- answering ----------------------------------------------------------------------------
+    def answer_refusal(self, colour: Colour, agreed: bool) -> str:
+        """Why ``colour`` may not answer the ask waiting (``agreed`` or not) now; "" when it
+        may. Only the other side answers an ask."""
+        ask = self.pending
+        if ask is None:
+            return "nothing is asked: nothing to answer"
+        if colour is ask.colour:
+            return f"the {ask.what} was asked by {colour}: {colour.other} answers it"
+        if not agreed:
+            return ""
+        referee = self.referee
+        if ask.what == "draw":
+            return can_end(referee)
+        if not (referee.can_take_back and self.take_backs.board_as_it_stands):
+            return "put the board back as the last turn left it, then agree"
+        return ""
+
+    def answer(self, colour: Colour, agreed: bool, reason: str = "") -> None:
+        """``colour`` answers the ask waiting (the referee's ``answer``, under its guard):
+        told (the ``answer`` event); agreed, carried out."""
+        why = self.answer_refusal(colour, agreed)
+        if why:
+            log.warning("%s's answer not taken: %s", colour, why)
+            return
+        ask = self.pending
+        assert ask is not None
+        self._tell(ask, agreed, "" if agreed else reason or REFUSED)
+        if not agreed:
+            return
+        if ask.what == "draw":
+            end_by_agreement(self.referee, Result.DRAW, self.new_game)
+            return
+        # Back to before the asker's last turn, one turn at a time (takeback.py).
+        self.take_backs.down_to = self.last_turn_of(ask.colour)
+        self.take_backs.start(Trigger.TAKE_BACK, single=True)
+
+    def agree_by_hold(self) -> bool:
+        """A hold of the button while a take-back is asked of the person at the board: it
+        agrees (the board's own take-back gesture). False when nothing of the kind waits,
+        or the board is not as the last turn left it (the hold's take-back then says so)."""
+        ask, away = self.pending, self.away()
+        if ask is None or ask.what != "take-back" or away is None or ask.colour is not away:
+            return False
+        if self.answer_refusal(away.other, True):
+            return False
+        self.answer(away.other, True)
+        return True
+
+    def _tell(self, ask: Ask, agreed: bool, reason: str) -> None:
+        self._pending = None
+        self.last = Answer(ask, agreed, reason)
+        self.referee.emit(Answered(ask.game, ask.what, ask.colour, agreed, reason))
+        how = "agreed" if agreed else f"refused ({reason})"
+        log.info("%s's ask for a %s %s", ask.colour, ask.what, how)
+
+    # --- lapses -------------------------------------------------------------------------------
+    def _heard(self, event: Event) -> None:
+        """The game moved: the ask waiting may have lapsed. Looked at once the event is
+        told (posted), so that its answer follows the event that ended it."""
+        if isinstance(event, TurnPlayed | TakenBack | NewGame | SetupDone):
+            self._asked.clear()  # a new position: each side may ask again
+        last = self.last
+        if isinstance(event, NewGame) and last is not None and last.ask.game != event.game:
+            self.last = None  # the last game's
+        if self._pending is not None and not self._looking:
+            self._looking = True
+            self.referee.clock.post(self._look)
+
+    def _look(self) -> None:
+        self._looking = False
+        ask = self._pending
+        if ask is None:
+            return
+        why = self._lapsed(ask)
+        if why:
+            self._tell(ask, False, why)
