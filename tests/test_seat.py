@@ -15,102 +15,29 @@ import logging
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiohttp.test_utils import TestClient, TestServer
+from aiohttp.test_utils import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from orbito_hw.archive.reading import ArchiveReads
 from orbito_hw.control.events import BoardTurn
-from orbito_hw.mock.page import MockControls
-from orbito_hw.mock.realtime import RealTime
 from orbito_hw.rules.game import Colour, replay
 from orbito_hw.rules.turn import Turn
 from orbito_hw.sim.harness import MockRun
 from orbito_hw.web.seat import BURST
 from orbito_hw.web.seat_book import SeatBook
-from orbito_hw.web.server import WebServer
 
-from .common.seat import GAME
+from .common.seat import GAME, Board, open_board
 from .common.wait import until_async
-
-
-@dataclass
-class Board:
-    """A simulated board's page on a loop of its own, for many examples."""
-
-    loop: asyncio.AbstractEventLoop
-    run: MockRun
-    clock: RealTime
-    server: WebServer
-    client: TestClient[Any, Any]
-    events: list[object]
-    token: str = ""  # the seat's link, once invited
-
-    def do(self, coroutine: Any) -> Any:
-        return self.loop.run_until_complete(coroutine)
-
-    async def post(self, path: str, **fields: str) -> tuple[int, dict[str, Any]]:
-        response = await self.client.post(path, json=fields)
-        return response.status, await response.json()
-
-    async def get(self, path: str) -> tuple[int, Any]:
-        response = await self.client.get(path)
-        if response.content_type == "application/json":
-            return response.status, await response.json()
-        return response.status, await response.read()
-
-    async def person(self, token: str) -> None:
-        """The person at the board plays ``token`` (a placement) and presses."""
-        turns = len(self.run.referee.snapshot().saved.turns)
-        assert (await self.post(f"/api/square/{token}"))[0] == 200
-        assert (await self.post("/api/press"))[0] == 200
-        await until_async(lambda: len(self.run.referee.snapshot().saved.turns) == turns + 1,
-                          what=f"the person's {token} counted")  # fmt: skip
-
-    def snapshot(self) -> dict[str, Any]:
-        return self.server.feed.snapshot()
-
-    @property
-    def turns(self) -> list[str]:
-        return list(self.run.referee.snapshot().saved.turns)
 
 
 @pytest.fixture
 def board(tmp_path: Path) -> Iterator[Board]:
     with open_board(asyncio.new_event_loop(), tmp_path) as made:
         yield made
-
-
-@contextmanager
-def open_board(loop: asyncio.AbstractEventLoop, state_dir: Path) -> Iterator[Board]:
-    asyncio.set_event_loop(loop)
-    events: list[object] = []
-
-    async def start() -> Board:
-        run = MockRun(state_dir, None, on_event=events.append)
-        clock = RealTime(run, loop)
-        server = WebServer(MockControls(run, clock), None, ArchiveReads(run.state_dir))
-        server.feed.watch()
-        clock.wake()
-        client: TestClient[Any, Any] = TestClient(TestServer(server.app()))
-        await client.start_server()
-        return Board(loop, run, clock, server, client, events)
-
-    made = loop.run_until_complete(start())
-    try:
-        yield made
-    finally:
-        made.do(made.client.close())
-        made.server.feed.close()
-        made.clock.stop()
-        made.run.close()
-        loop.close()
 
 
 def test_the_game_is_a_short_win_for_black() -> None:
