@@ -120,20 +120,41 @@ class BoardControls:
         referee.end_by_agreement(Result.won_by(colour.other))
         return colour
 
-    def agree_draw(self) -> None:
-        """A draw offered and accepted: between two people at this board only (the board
-        plays on; a draw offered to the other board would go over the link, which does not
-        carry it)."""
+    def agree_draw(self) -> str:
+        """A draw: between two people at this board, offered and accepted at once; against
+        a player away (a seat, the other board), offered to them, or accepting their offer
+        (control/asks.py). "agreed" or "offered"; the board itself plays on."""
         referee = self.referee
         why = can_end(referee)
         if why:
             raise RefusedError(f"cannot agree a draw now: {why}")
         opponent = referee.opponent
         if opponent is not None and opponent.by == "remote":
-            raise UnavailableError("a draw offer is not carried to the other board")
+            here = opponent.colour.other
+            why = referee.asks.refusal("draw", here)
+            if why:
+                raise RefusedError(f"cannot offer a draw now: {why}")
+            referee.ask("draw", here)  # offered, or the other side's offer accepted
+            self.settle()
+            return "offered" if referee.asks.pending is not None else "agreed"
         if opponent is not None:
             raise RefusedError("the board plays on: it takes no draw (resign, or play on)")
         referee.end_by_agreement(Result.DRAW)
+        return "agreed"
+
+    def answer(self, agreed: bool, reason: str = "") -> None:
+        """The person at the board answers what the player away asks (a take-back, a draw):
+        agreed (an agreed take-back then runs, the LEDs guiding the undoing), or refused
+        with ``reason`` (control/asks.py)."""
+        referee = self.referee
+        away = referee.asks.away()
+        if away is None:
+            raise RefusedError("no player away plays this game: nothing asked to answer")
+        why = referee.asks.answer_refusal(away.other, agreed)
+        if why:
+            raise RefusedError(f"cannot answer now: {why}")
+        referee.answer(away.other, agreed, reason)
+        self.settle()
 
     def set_up(self, request: SetupRequest) -> None:
         """Set a position up on the board (the archive's game page): the request goes the

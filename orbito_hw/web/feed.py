@@ -252,6 +252,9 @@ class Feed:
             "simulated": self.controls.simulated,
             "locked": self.locked,
             "take_back": True,  # the page's control: the referee always takes back
+            # Asked across the board (control/asks.py), and the game's last answer.
+            "ask": now.ask.to_json() if now.ask is not None else None,
+            "answered": now.answered.to_json() if now.answered is not None else None,
             "hold_after_ms": round(HOLD_AFTER_S * 1000),
             "rings": {square_name(sq): square_name(PRESS_TO[sq]) for sq in SQUARES},
             "instruction": sentence,

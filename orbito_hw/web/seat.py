@@ -5,7 +5,11 @@ its turns go to ``POST /api/seat/TOKEN/turn`` as ``{"number": N, "turn": TOKEN}`
 checked by the control layer's ``Seat`` (control/seat.py), then shown on the LEDs for the
 person at the board to make, as the board's own turns are. The page follows ``/events`` as
 the main page does. ``GET /api/seat/TOKEN`` says what the link plays and where the game is;
-``/api/seat/TOKEN/qr.svg`` is the link as a QR code. ``POST /api/seat/invite`` (``colour``)
+``/api/seat/TOKEN/qr.svg`` is the link as a QR code. ``POST /api/seat/TOKEN/ask``
+(``what``: ``take-back``, ``draw``) asks the person at the board, who answers on the board's
+page (``/api/answer``) or, for a take-back, with a hold of the button; ``POST
+/api/seat/TOKEN/answer`` (``agree``: ``yes``, ``no``) answers the person's draw offer
+(control/asks.py). ``POST /api/seat/invite`` (``colour``)
 and ``POST /api/seat/revoke`` (``token``) need the board's access code, like new game.
 
 The token is the key (seat_book.py): the same link opened twice, or again after a phone
@@ -140,6 +144,8 @@ class SeatDesk:
         post("/api/seat/invite", self._invite)
         post("/api/seat/revoke", self._revoke)
         post("/api/seat/{token}/turn", self._turn)
+        post("/api/seat/{token}/ask", self._ask)
+        post("/api/seat/{token}/answer", self._answer)
         get(f"/static/{REMOTE_PAGE}", self._remote_page)  # before the static folder's route
 
     async def _remote_page(self, request: web.Request) -> web.StreamResponse:
@@ -172,7 +178,46 @@ class SeatDesk:
             "to_move": None if now.position.is_over else now.position.to_move.value,
             "shown": waits.notation() if (waits := seat.shown(now.position)) else None,
             "state": "live",
+            **self._asks(),
         })  # fmt: skip
+
+    def _asks(self) -> dict[str, object]:
+        """The ask waiting across the board (``ask``) and the game's last answer (``answer``),
+        for a page opened again (control/asks.py's ``to_json``)."""
+        now = self.referee.snapshot()
+        ask, answered = now.ask, now.answered
+        return {
+            "ask": ask.to_json() if ask is not None else None,
+            "answer": answered.to_json() if answered is not None else None,
+        }
+
+    async def _ask(self, request: web.Request) -> web.Response:
+        """The seat asks for a take-back or a draw: 409 with the reason when the game does
+        not take it now (nothing to take back, one waiting already, the game over)."""
+        invitation, seat = self._open(request)
+        what = (await self.fields(request)).get("what", "")
+        try:
+            state = seat.ask(self.referee, what)
+        except SeatRefusedError as exc:
+            self._refuse(invitation, f"ask {shown(what)}: {exc}")
+            raise problem(web.HTTPConflict, str(exc)) from None
+        self._settle()
+        return web.json_response({"ok": True, "what": what, "state": state, **self._asks()})
+
+    async def _answer(self, request: web.Request) -> web.Response:
+        """The seat answers the person's draw offer: ``agree`` yes or no."""
+        invitation, seat = self._open(request)
+        agree = (await self.fields(request)).get("agree", "")
+        if agree not in ("yes", "no"):
+            self._refuse(invitation, f"answer {shown(agree)}")
+            raise problem(web.HTTPBadRequest, f"agree {shown(agree)} is not yes or no")
+        try:
+            seat.answer(self.referee, agree == "yes")
+        except SeatRefusedError as exc:
+            self._refuse(invitation, f"answer {agree}: {exc}")
+            raise problem(web.HTTPConflict, str(exc)) from None
+        self._settle()
+        return web.json_response({"ok": True, "agreed": agree == "yes", **self._asks()})
 
     async def _turn(self, request: web.Request) -> web.Response:
         invitation, seat = self._open(request)

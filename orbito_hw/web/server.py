@@ -65,6 +65,8 @@ T = TypeVar("T")
 MAX_BODY: Final = 4096
 """Bytes a control's request may carry: a few fields. More is refused (413) unread."""
 CODE_HEADER: Final = "X-Orbito-Code"
+MAX_REASON: Final = 200
+"""Characters a refusal's reason may say (the page's answer to a player away)."""
 LEVEL_NAMES: Final = ("none", *(level.name for level in LEVELS))
 MAX_WATCHERS: Final = 20
 """Pages following a remote game at once: each holds a connection to the broker."""
@@ -202,6 +204,7 @@ class WebServer:
         post("/api/take-back", self._take_back)
         post("/api/resign", self._resign)
         post("/api/draw", self._draw)
+        post("/api/answer", self._answer)
         post("/api/next-puzzle", self._next_puzzle)
         post("/api/games/{id}/set-up", self._set_up)
         self.seats = SeatDesk(self, _fields)  # a seat at home: /seat/TOKEN (web/seat.py)
@@ -440,9 +443,23 @@ class WebServer:
         return self._do(lambda: self.controls.resign(colour) and None)
 
     async def _draw(self, request: web.Request) -> web.Response:
-        """A draw offered and accepted at this board (two people)."""
+        """A draw: agreed at this board (two people), or offered to the player away (a
+        seat, the other board), whose offer it accepts if one waits."""
         await self._allowed(request)
-        return self._do(self.controls.agree_draw)
+        state: list[str] = []
+        answer = self._do(lambda: state.append(self.controls.agree_draw()))
+        return web.json_response({"ok": True, "state": state[0]}) if state else answer
+
+    async def _answer(self, request: web.Request) -> web.Response:
+        """The person at the board answers the player away's ask (control/asks.py):
+        ``agree`` yes or no, and for a no an optional ``reason`` (a line)."""
+        fields = await self._allowed(request)
+        agree, reason = fields.get("agree", ""), fields.get("reason", "").strip()
+        if agree not in ("yes", "no"):
+            raise problem(web.HTTPBadRequest, f"agree {shown(agree)} is not yes or no")
+        if len(reason) > MAX_REASON or not reason.isprintable():
+            raise problem(web.HTTPBadRequest, f"a reason is one line of {MAX_REASON} at most")
+        return self._do(lambda: self.controls.answer(agree == "yes", reason))
 
     async def _next_puzzle(self, request: web.Request) -> web.Response:
         """The next puzzle (``puzzles next``) set up on the board."""
