@@ -5,6 +5,7 @@ glows (web/glows.py) that draw the lights as rings, with the move's arrow."""
 from __future__ import annotations
 
 import gettext
+from dataclasses import replace
 from typing import Any
 
 from aiohttp.test_utils import TestClient
@@ -21,7 +22,7 @@ from orbito_hw.control.events import (
     TakenBack,
 )
 from orbito_hw.control.lights import Palette, View
-from orbito_hw.control.menu import CHOICES
+from orbito_hw.control.menu import CHOICES, Choice
 from orbito_hw.control.referee import State
 from orbito_hw.rules.game import Colour, Position, Result
 from orbito_hw.rules.squares import parse_square
@@ -185,6 +186,15 @@ def test_a_fault_says_what_to_do_an_unplugged_ring_controller_to_plug_it_in() ->
 def test_the_opponent_menu_in_words() -> None:
     _, text = said(view=View("menu", W, menu=CHOICES[1]))
     assert text.startswith("Opponent menu: the board plays")
+    invite = Choice(colour=B, seat=True)  # the menu's last item, with the board's page on
+    _, text = said(view=View("menu", W, menu=invite))
+    assert text.startswith("Opponent menu: invite a player on a phone for black. Press")
+    phase, text = said(view=View("menu", W, menu=replace(invite, made=True)))
+    assert (phase, text) == ("menu", "A player is invited to play black: the link and its QR "
+                             "code are on this page, and in the board's log")  # fmt: skip
+    lit = glows(View("menu", W, menu=invite), Palette())
+    assert sorted(lit) == ["a1", "a4", "d1", "d4"]
+    assert lit["a1"]["meaning"] == "menu: invite a player on a phone for black"
 
 
 def test_every_phase_has_a_sentence_and_the_table_is_keyed_by_phase() -> None:
@@ -341,6 +351,8 @@ def every_phase() -> list[Situation]:
         Situation(State.FAULT.value, View("fault"), START_W),
         Situation(waiting, View("menu", W, menu=CHOICES[0]), START_W),
         Situation(waiting, View("menu", W, menu=CHOICES[1]), START_W),
+        Situation(waiting, View("menu", W, menu=CHOICES[-1]), START_W),
+        Situation(waiting, View("menu", W, menu=replace(CHOICES[-1], made=True)), START_W),
         Situation(waiting, View("play", W), START_W, goal="White to play and win in 1 turn"),
     ]
 

@@ -178,12 +178,26 @@ def view_words(view: View | None, palette: Palette, who: str | None = None) -> l
             for sq in range(4):
                 both = Colour.BLACK if sq % 2 == 0 else Colour.WHITE
                 light(sq, _("menu: two people"), p.marble(both))
+        elif choice.made:  # an invitation made from the menu: the LEDs confirm it
+            colour = colour_word(choice.colour)
+            for sq in choice.squares:
+                text = _("invited: a player on a phone plays {colour}").format(colour=colour)
+                light(sq, text, p.marble(choice.colour), True)
+            text = _("a player is invited: the link is on the page and in the log")
+            status = Lit("status", text, p.marble(choice.colour), True)
+        elif choice.seat:
+            for sq in choice.squares:
+                text = _("menu: invite a player on a phone for {colour}").format(
+                    colour=colour_word(choice.colour)
+                )
+                light(sq, text, p.marble(choice.colour))
         else:
-            for sq in range(choice.strength):
+            for sq in choice.squares:
                 text = _("menu: the board plays {colour}").format(colour=colour_word(choice.colour))
                 light(sq, text, p.marble(choice.colour))
-        text = _("opponent menu: press for the next, hold to take it")
-        status = Lit("status", text, p.board, True)
+        if not choice.made:
+            text = _("opponent menu: press for the next, hold to take it")
+            status = Lit("status", text, p.board, True)
     elif mode == "result" and view.result is not None:
         if view.result is Result.DRAW:
             status = Lit("status", _("a draw: every square pulses"), p.draw, True)

@@ -217,6 +217,12 @@ class LightShow:
             animated = blinks or any(light_of(guide.flow, s, p)[1] for s in guide.left())
             return lit, status if on or not blinks else status_off(view, p), animated
         if view.mode == "menu" and view.menu is not None:
+            if view.menu.made and view.menu.colour is not None:  # an invitation, confirmed
+                return (
+                    (self._menu(view.menu) if on else {}),
+                    p.marble(view.menu.colour) if on else None,
+                    True,
+                )
             return self._menu(view.menu), p.board if on else None, True
         if view.mode == "result" and view.result is not None:
             lit = result_frame(view.result, view.lines, p)
@@ -237,12 +243,13 @@ class LightShow:
     def _menu(self, choice: Choice) -> dict[int, RGB]:
         """The opponent menu: two people light a1..d1 in both marble colours in turn; the
         board lights as many squares as its level is strong (a1, b1, ... all 16 for
-        perfect) in the colour of the marbles it plays; the status pixel blinks the
-        board's-turn colour."""
+        perfect) in the colour of the marbles it plays; an invitation the four corners in
+        the colour the seat plays; the status pixel blinks the board's-turn colour (an
+        invitation made: the corners and the status pixel blink in the seat's colour)."""
         p = self.palette
         if choice.colour is None:
             return {sq: p.marble(Colour.BLACK if sq % 2 == 0 else Colour.WHITE) for sq in range(4)}
-        return dict.fromkeys(range(choice.strength), p.marble(choice.colour))
+        return dict.fromkeys(choice.squares, p.marble(choice.colour))
 
     def close(self) -> None:
         self._stop()

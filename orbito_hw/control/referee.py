@@ -24,7 +24,7 @@ from orbito_hw.control.hints import Hints
 from orbito_hw.control.journal import Journal, JournalError, Saved
 from orbito_hw.control.lights import View
 from orbito_hw.control.machine import IDLE, TRANSITIONS, State, TransitionError, Trigger
-from orbito_hw.control.menu import CHOICES, OpponentMenu
+from orbito_hw.control.menu import CHOICES, Choice, OpponentMenu
 from orbito_hw.control.players import BoardPlayer, Players
 from orbito_hw.control.reading import Marble, TurnReader
 from orbito_hw.control.seen import board_off, put_colour, resync
@@ -59,7 +59,9 @@ class Referee(Core):
         self.take_backs = TakeBacks(self, self.players, self.hinter)
         self.corrections = Corrections(self, self.players)
         self.setups = SetUps(self, self.players, self.hinter)
-        self.opponent_menu = OpponentMenu(self.clock, self.draw)
+        self.opponent_menu = OpponentMenu(
+            self.clock, self.draw, self.settings.invite_seat is not None
+        )
         self.asks = Asks(self, self.players, self.take_backs, self.new_game)
         self.sensors.subscribe(self._on_square)
         self.sensors.subscribe(lambda square, present, when: self._changed())
@@ -230,7 +232,11 @@ class Referee(Core):
             self.setups.again()
         elif self._hold_action == "menu":
             assert self.settings.make_player is not None
-            self.players.take_choice(self.opponent_menu.take(), self.settings.make_player)
+            choice = self.opponent_menu.take()
+            if choice.seat:
+                self._invite(choice)
+            else:
+                self.players.take_choice(choice, self.settings.make_player)
 
     def _short_press_on_empty_board(self) -> None:
         # Hints on, the press asks for the hint (SPEC.md; README's gestures).
@@ -462,6 +468,17 @@ class Referee(Core):
         else:
             self.opponent_menu.open(opponent.player, opponent.colour)
 
+    def _invite(self, choice: Choice) -> None:
+        """The menu's "invite a player": the app makes the link (``Settings.invite_seat``);
+        the LEDs confirm it, or refuse it (red, and a ``rejected`` event saying why not)."""
+        invite, colour = self.settings.invite_seat, choice.colour
+        assert invite is not None and colour is not None
+        why = invite(colour)
+        if why is None:
+            self.opponent_menu.confirmed(choice)
+        else:
+            self._refuse(f"no seat's link for {colour}: {why}", 0)
+
     # --- take-backs (takeback.py) -------------------------------------------------------
     @property
     def board_as_it_stands(self) -> bool:
@@ -543,5 +560,8 @@ class Referee(Core):
             return View("starting" if self.state is S.STARTING else "fault", to_move)
         if self.menu is not None:
             return View("menu", to_move, menu=CHOICES[self.menu])
+        invited = self.opponent_menu.invited  # a seat's link just made: confirmed, untouched
+        if invited is not None and self.state is S.WAITING and not self.reader.touched:
+            return View("menu", to_move, menu=invited)
         shown = self.refusal or self.hinter.shown
         return shown or View("play", to_move, board_turn=self.board_turn)

@@ -24,3 +24,7 @@ class Settings:
     # chosen (None: no menu); opened by holding the button this long on the empty board.
     make_player: Callable[[str, Colour], BoardPlayer] | None = field(default=None, compare=False)
     menu_hold: float = 5.0
+    # The menu's last item, "invite a player" (a seat on a phone, docs/seat.md): carried out by
+    # the app (the page's seats make the link, log it and show it), given the colour the seat
+    # plays; answers None once the link is made, else why not. None: no such item (no page).
+    invite_seat: Callable[[Colour], str | None] | None = field(default=None, compare=False)

@@ -476,8 +476,17 @@ def _fault(s: Situation) -> str:
 def _menu(s: Situation) -> str:
     view = s.view
     choice = view.menu if view is not None and view.menu is not None else CHOICES[0]
+    if choice.made and choice.colour is not None:  # the menu's invitation, made
+        return _(
+            "A player is invited to play {colour}: the link and its QR code are on this page, "
+            "and in the board's log"
+        ).format(colour=colour_word(choice.colour))
     if choice.colour is None:
         shown = _("two people")
+    elif choice.seat:
+        shown = _("invite a player on a phone for {colour}").format(
+            colour=colour_word(choice.colour)
+        )
     else:
         shown = _("the board plays {colour} ({level})").format(
             colour=colour_word(choice.colour), level=level_words(choice.level or "")
