@@ -41,6 +41,7 @@ from orbito_hw.control.events import (
     FirstChosen,
     NewGame,
     RemoteStatus,
+    TakeBack,
     TakenBack,
     TurnPlayed,
 )
@@ -49,6 +50,7 @@ from orbito_hw.control.referee import Referee
 from orbito_hw.errors import echo
 from orbito_hw.lang import _
 from orbito_hw.remote.identity import host_colour_id, own_board_id
+from orbito_hw.remote.offers import Offers, is_offer_topic
 from orbito_hw.remote.protocol import (
     NAME,
     Agree,
@@ -211,6 +213,7 @@ class RemoteGame:
         self.refused = Refusals(log)
         self._stepping = False  # a take-back of the other board's under way here
         self.seats: AwaySeats | None = None  # the seats invited here (seat_link.py), once attached
+        self.offers = Offers(self)  # asks across the board, a take-back or a draw (offers.py)
         # The other side may be a seat's page (a phone): its hello says so, and the words
         # name it "the player on the phone" rather than a board.
         self.player = BoardPlayer(
@@ -257,6 +260,7 @@ class RemoteGame:
             if kept.local_game != saved.game:  # a new game here, before a cut
                 self._new_round(saved.game)
         self._publish_record()
+        self.offers.attach()
         self._start_above()  # above the rounds the broker kept, for a board new to the game
         if self.last_record is not None:
             self._consider(self.last_record)
@@ -278,7 +282,10 @@ class RemoteGame:
             self.publish(topic(self.game, self.plays, "events"), payload, False)
         if self.referee is None or isinstance(event, RemoteStatus | Fault):
             return
-        if isinstance(event, NewGame):
+        self.offers.on_event(event)
+        if isinstance(event, TakeBack):
+            self._arrived = None  # the other side's turn shown is spent: a turn goes back
+        elif isinstance(event, NewGame):
             self._new_round(event.game)
         elif isinstance(event, TakenBack):
             self._taken_back()
@@ -352,6 +359,7 @@ class RemoteGame:
         said = [(topic(self.game, self.plays, "online"), presence.to_bytes())]
         if self.referee is not None:
             said.append((topic(self.game, self.plays, "record"), self.record().to_bytes()))
+            said += [offer] if (offer := self.offers.message()) is not None else []
         return said
 
     def will(self) -> tuple[str, bytes]:
@@ -372,6 +380,9 @@ class RemoteGame:
     def on_message(self, topic_text: str, payload: bytes, retained: bool = False) -> None:
         """A message from the broker: refused and logged unless it is the other board's.
         ``retained``: kept by the broker from before this board subscribed."""
+        if is_offer_topic(topic_text):
+            self.offers.on_message(topic_text, payload)
+            return
         try:
             message = parse_message(topic_text, payload)
         except MessageError as exc:

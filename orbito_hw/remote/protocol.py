@@ -15,6 +15,8 @@ per game, ``orbito-hw/GAME/COLOUR/KIND``, COLOUR the colour the board's person p
   the board's last will, ``{"online": false}``, when it goes without a word.
 - ``events`` (QoS 0, only with publishing on): the board's live events, SPEC.md's JSON,
   for spectators.
+- ``offer`` (QoS 1, retained): a side's latest ask (a take-back, a draw) and its latest
+  answer to the other side's: offers.py reads and writes it.
 
 A seat's page (a phone or a browser playing one colour, docs/seat.md) says the same, with
 one more field, ``"kind": "seat"``: the board reads it only to name its player in words.
@@ -225,7 +227,7 @@ def parse_message(topic_text: str, payload: bytes) -> Message:
     with it (never another exception, whatever the bytes): a record must be a legal game."""
     address = parse_topic(topic_text)
     where = f"{address.kind} of {address.colour} in {address.game}"
-    obj = _object(payload, where)
+    obj = message_object(payload, where)
     if address.kind == "events":
         if not isinstance(obj.get("event"), str):
             raise MessageError(f"{where}: no event kind")
@@ -246,7 +248,9 @@ def _kind(obj: dict[str, object]) -> str:
     return "seat" if obj.get("kind") == "seat" else "board"
 
 
-def _object(payload: bytes, where: str) -> dict[str, object]:
+def message_object(payload: bytes, where: str) -> dict[str, object]:
+    """``payload`` as a JSON object, at most MAX_MESSAGE_BYTES of UTF-8; MessageError naming
+    ``where`` otherwise (offers.py reads its messages with it too)."""
     if len(payload) > MAX_MESSAGE_BYTES:
         raise MessageError(f"{where}: {len(payload)} bytes, more than {MAX_MESSAGE_BYTES}")
     try:

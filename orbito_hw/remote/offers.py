@@ -1,0 +1,376 @@
+"""Asks over the broker: a take-back or a draw asked of the other side of a remote game, and
+its answer, carried between the two sides' referees (control/asks.py does the rest).
+
+One more message kind, ``offer``, under ``orbito-hw/GAME/COLOUR/offer`` (QoS 1, retained):
+each side's latest ask, and its latest answer to the other side's, in the round it plays::
+
+    {"v": 1, "game": G, "round": R, "board": ID, "colour": COLOUR,
+     "ask": {"id": K, "what": "take-back"|"draw", "number": N} | null,
+     "answer": {"id": K, "what": "take-back"|"draw", "agreed": BOOL, "reason": TEXT} | null}
+
+``ask``: this side asks for ``what`` after ``number`` turns (its ``id`` counts its asks: a
+later one has a higher id); ``answer``: this side's answer to the other side's ask ``id``.
+Whole and retained, like a record: a lost, doubled, late or replayed message changes
+nothing (an id taken once is never taken again), and a side that was away reads the other's
+latest. An older orbito-hw does not know the kind: it refuses it (a line in its log) and
+plays on, and never answers (an ask lapses when the game goes on). A message from anyone but
+the other side of the game (another id, this board's own colour) is refused like a record.
+
+What this board has said and heard is kept in ``remote-asks.json`` beside ``remote.json``,
+so that after a restart it neither asks with an id already used nor takes an old ask again.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Final
+
+from orbito_hw.control.asks import What, what_of
+from orbito_hw.control.events import Answered, Asked, Event
+from orbito_hw.control.seat import DECLINED
+from orbito_hw.errors import OrbitoError, echo, shown
+from orbito_hw.lang import _
+from orbito_hw.remote.protocol import (
+    NAME,
+    PREFIX,
+    VERSION,
+    MessageError,
+    check_name,
+    message_object,
+)
+from orbito_hw.rules.game import Colour
+
+if TYPE_CHECKING:
+    from orbito_hw.remote.game import RemoteGame
+
+log = logging.getLogger(__name__)
+
+KIND: Final = "offer"
+ASKS_FILE: Final = "remote-asks.json"
+MAX_REASON: Final = 200  # characters of an answer's reason taken from the other side
+MAX_ID: Final = 1_000_000_000
+
+
+# --- the message -------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class AskSaid:
+    id: int
+    what: What
+    number: int
+
+
+@dataclass(frozen=True)
+class AnswerSaid:
+    id: int
+    what: What
+    agreed: bool
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Offer:
+    """One side's ``offer`` message: its latest ask and its latest answer, in ``round``."""
+
+    game: str
+    round: int
+    board: str
+    colour: Colour
+    ask: AskSaid | None = None
+    answer: AnswerSaid | None = None
+
+    def to_bytes(self) -> bytes:
+        obj = {
+            "v": VERSION,
+            "game": self.game,
+            "round": self.round,
+            "board": self.board,
+            "colour": self.colour.value,
+            "ask": asdict(self.ask) if self.ask is not None else None,
+            "answer": asdict(self.answer) if self.answer is not None else None,
+        }
+        return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def offer_topic(game: str, colour: Colour) -> str:
+    return f"{PREFIX}/{game}/{colour.value}/{KIND}"
+
+
+def is_offer_topic(text: str) -> bool:
+    parts = text.split("/")
+    return len(parts) == 4 and parts[0] == PREFIX and parts[3] == KIND
+
+
+def parse_offer(topic_text: str, payload: bytes) -> Offer:
+    """The ``offer`` message ``payload`` on ``topic_text`` says; MessageError naming what is
+    wrong (never another exception, whatever the bytes)."""
+    parts = topic_text.split("/")
+    if len(parts) != 4 or parts[0] != PREFIX or parts[3] != KIND:
+        raise MessageError(f"topic {echo(topic_text)} is not {PREFIX}/GAME/COLOUR/{KIND}")
+    game, colour = parts[1], parts[2]
+    if not NAME.fullmatch(game) or colour not in ("black", "white"):
+        raise MessageError(f"topic {echo(topic_text)} names no game and colour")
+    where = f"offer of {colour} in {game}"
+    obj = message_object(payload, where)
+    if obj.get("v") != VERSION:
+        raise MessageError(f"{where}: version {shown(obj.get('v'))}, not {VERSION}")
+    board = _text(obj, "board", where)
+    if not NAME.fullmatch(board):
+        raise MessageError(f"{where}: board {echo(board)} is not a board id")
+    if obj.get("game") != game or obj.get("colour") != colour:
+        raise MessageError(f"{where}: says it is for {shown(obj.get('game'))} "
+                           f"{shown(obj.get('colour'))}")  # fmt: skip
+    ask, answer = obj.get("ask"), obj.get("answer")
+    return Offer(
+        game,
+        _number(obj, "round", where, 1),
+        board,
+        Colour(colour),
+        _ask(ask, where) if ask is not None else None,
+        _answer(answer, where) if answer is not None else None,
+    )
+
+
+def _text(obj: dict[str, object], key: str, where: str) -> str:
+    value = obj.get(key)
+    if not isinstance(value, str):
+        raise MessageError(f"{where}: {key} {shown(value)} is not text")
+    return value
+
+
+def _number(obj: dict[str, object], key: str, where: str, lo: int) -> int:
+    value = obj.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= MAX_ID:
+        raise MessageError(f"{where}: {key} {shown(value)} is not a whole number {lo}..{MAX_ID}")
+    return value
+
+
+def _what(obj: dict[str, object], where: str) -> What:
+    try:
+        return what_of(_text(obj, "what", where))
+    except OrbitoError as exc:
+        raise MessageError(f"{where}: {exc}") from None
+
+
+def _ask(value: object, where: str) -> AskSaid:
+    if not isinstance(value, dict):
+        raise MessageError(f"{where}: ask is not an object")
+    where = f"{where}, its ask"
+    return AskSaid(_number(value, "id", where, 1), _what(value, where),
+                   _number(value, "number", where, 0))  # fmt: skip
+
+
+def _answer(value: object, where: str) -> AnswerSaid:
+    if not isinstance(value, dict):
+        raise MessageError(f"{where}: answer is not an object")
+    where = f"{where}, its answer"
+    agreed = value.get("agreed")
+    if not isinstance(agreed, bool):
+        raise MessageError(f"{where}: agreed {shown(agreed)} is not true or false")
+    reason = value.get("reason", "")
+    if not isinstance(reason, str):
+        raise MessageError(f"{where}: reason {shown(reason)} is not text")
+    return AnswerSaid(_number(value, "id", where, 1), _what(value, where), agreed,
+                      _plain(reason))  # fmt: skip
+
+
+def _plain(text: str) -> str:
+    """An answer's reason from the other side as a page may show it: one line of
+    MAX_REASON characters at most (what is cut short ends with an ellipsis)."""
+    line = "".join(c if c.isprintable() else " " for c in text).strip()
+    return line if len(line) <= MAX_REASON else line[: MAX_REASON - 1] + "…"
+
+
+# --- what this board said and heard -------------------------------------------------------------
+@dataclass
+class AsksKept:
+    """remote-asks.json: this board's asks counted, its latest ask and answer (in ``round``),
+    and the other side's newest ask and answer taken."""
+
+    game: str
+    round: int = 1
+    asked: int = 0
+    ask: AskSaid | None = None
+    answer: AnswerSaid | None = None
+    heard_ask: int = 0
+    heard_answer: int = 0
+
+    @classmethod
+    def load(cls, path: Path, game: str) -> AsksKept:
+        try:
+            obj = json.loads(path.read_bytes())
+            ask, answer = obj.pop("ask", None), obj.pop("answer", None)
+            kept = cls(**obj)
+            kept.ask = AskSaid(**ask) if ask else None
+            kept.answer = AnswerSaid(**answer) if answer else None
+        except FileNotFoundError:
+            return cls(game)
+        except (OSError, ValueError, TypeError, AttributeError) as exc:
+            text = _("{path} unusable ({reason}): the remote game's asks start afresh")
+            log.warning("%s", text.format(path=path, reason=exc))
+            return cls(game)
+        return kept if kept.game == game else cls(game)
+
+    def save(self, path: Path) -> None:
+        temporary = path.with_name(f".{path.name}.tmp")
+        with temporary.open("w", encoding="utf-8") as file:
+            json.dump(asdict(self), file)
+            file.flush()
+            os.fsync(file.fileno())
+        temporary.replace(path)
+
+
+# --- the remote game's asks ---------------------------------------------------------------------
+class Offers:
+    """The asks of the remote game ``game`` over the broker: this board's person's (a draw
+    offered here) and its answers go out; the other side's asks and answers come in, each
+    checked (its sender, its round, its id, the referee's own checks) before the referee
+    takes it."""
+
+    def __init__(self, game: RemoteGame) -> None:
+        check_name(game.game, "game")
+        self.game = game
+        self.kept = AsksKept(game.game)
+        self._waiting: tuple[str, bytes] | None = None  # heard before the referee started
+
+    @property
+    def path(self) -> Path:
+        return self.game.path.with_name(ASKS_FILE)
+
+    def attach(self) -> None:
+        """After each start of the controller: what was said and heard, read again."""
+        self.kept = AsksKept.load(self.path, self.game.game)
+        if self._waiting is not None:
+            waiting, self._waiting = self._waiting, None
+            self.on_message(*waiting)
+
+    def _save(self) -> None:
+        try:
+            self.kept.save(self.path)
+        except OSError as exc:  # an old ask may be taken again after a restart: no more
+            log.error("%s", _("cannot save {path}: {reason}").format(path=self.path, reason=exc))
+
+    def message(self) -> tuple[str, bytes] | None:
+        """This board's offer message as it stands (None: it has said nothing); an ask or
+        answer of an earlier round is said no more."""
+        kept, game = self.kept, self.game
+        if kept.round != game.kept.round and (kept.ask or kept.answer):
+            kept.round, kept.ask, kept.answer = game.kept.round, None, None
+            self._save()
+        if kept.ask is None and kept.answer is None:
+            return None
+        offer = Offer(game.game, kept.round, game.board_id, game.plays, kept.ask, kept.answer)
+        return offer_topic(game.game, game.plays), offer.to_bytes()
+
+    def _publish(self) -> None:
+        said = self.message()
+        if said is not None:
+            self.game.publish(*said, True)
+
+    # --- this board's asks and answers ------------------------------------------------------
+    def on_event(self, event: Event) -> None:
+        """The referee's events: an ask made here, or an answer given here to the other
+        side's ask, goes out."""
+        plays = self.game.plays
+        if isinstance(event, Asked) and event.colour is plays:
+            self._fresh_round()
+            self.kept.asked += 1
+            self.kept.ask = AskSaid(self.kept.asked, what_of(event.what), event.number)
+        elif isinstance(event, Answered) and event.colour is not plays and self.kept.heard_ask:
+            self._fresh_round()
+            self.kept.answer = AnswerSaid(self.kept.heard_ask, what_of(event.what),
+                                          event.agreed, event.reason)  # fmt: skip
+        else:
+            return
+        self._save()
+        self._publish()
+
+    def _fresh_round(self) -> None:
+        if self.kept.round != self.game.kept.round:
+            self.kept.round, self.kept.ask, self.kept.answer = self.game.kept.round, None, None
+
+    # --- the other side's --------------------------------------------------------------------
+    def on_message(self, topic_text: str, payload: bytes) -> None:
+        """An ``offer`` message from the broker: the other side's ask or answer, taken once
+        each; refused and logged unless it is the other side's, of this round."""
+        game = self.game
+        referee = game.referee
+        if referee is None:
+            self._waiting = (topic_text, payload)  # taken once the controller has started
+            return
+        try:
+            offer = parse_offer(topic_text, payload)
+        except MessageError as exc:
+            game.refused("%s", exc)
+            return
+        if offer.game != game.game:
+            return
+        if offer.colour is game.plays:
+            if offer.board != game.board_id:
+                game.refused("board %s offers as %s, this board's colour", offer.board,
+                             game.plays)  # fmt: skip
+            return  # this board's own, kept by the broker
+        if game.kept.opponent is None or offer.board != game.kept.opponent:
+            game.refused("board %s asks in game %s, which it does not play", offer.board,
+                         game.game)  # fmt: skip
+            return
+        if game.seats is not None and game.seats.is_revoked(game.game, offer.board):
+            game.refused("seat %s was revoked at this board (seat revoke)", offer.board)
+            return
+        if offer.round != game.kept.round:
+            log.debug("an offer of round %d ignored: this board plays %d", offer.round,
+                      game.kept.round)  # fmt: skip
+            return
+        if offer.answer is not None:
+            self._their_answer(offer.answer)
+        if offer.ask is not None:
+            self._their_ask(offer.ask)
+
+    def _their_ask(self, ask: AskSaid) -> None:
+        if ask.id <= self.kept.heard_ask:
+            return  # taken already: a doubled, late or replayed message
+        self.kept.heard_ask = ask.id
+        self._save()
+        referee, away = self.game.referee, self.game.plays.other
+        assert referee is not None
+        turns = len(referee.snapshot().turns)
+        why = referee.asks.refusal(ask.what, away)
+        if not why and ask.number != turns:
+            why = f"asked after turn {ask.number}; the game is at turn {turns}"
+        if why:
+            log.info("%s's ask for a %s refused: %s", away, ask.what, why)
+            self._answer_said(AnswerSaid(ask.id, ask.what, False, why))
+            return
+        offered = referee.asks.pending  # this board's own draw offer, which this one accepts
+        referee.ask(ask.what, away)
+        if offered is not None and referee.asks.pending is None:
+            self._answer_said(AnswerSaid(ask.id, ask.what, True))
+
+    def _answer_said(self, answer: AnswerSaid) -> None:
+        self._fresh_round()
+        self.kept.answer = answer
+        self._save()
+        self._publish()
+
+    def _their_answer(self, answer: AnswerSaid) -> None:
+        mine = self.kept.ask
+        if answer.id <= self.kept.heard_answer or (mine is not None and answer.id < mine.id):
+            return  # taken already, or to an earlier ask: a late or replayed message
+        if mine is None or answer.id != mine.id:
+            self.game.refused("board %s answers ask %d, which this board never made",
+                              self.game.kept.opponent, answer.id)  # fmt: skip
+            return
+        self.kept.heard_answer = answer.id
+        self._save()
+        referee, away = self.game.referee, self.game.plays.other
+        assert referee is not None
+        why = referee.asks.answer_refusal(away, answer.agreed)
+        if not why and answer.what != mine.what:
+            why = f"an answer to a {answer.what}, asked was a {mine.what}"
+        if why:
+            self.game.refused("the answer of board %s: %s", self.game.kept.opponent, why)
+            return
+        referee.answer(away, answer.agreed, answer.reason or DECLINED)
