@@ -5,15 +5,27 @@ and the LEDs confirm it for a moment, or refuse it in red with the reason."""
 
 from __future__ import annotations
 
-import pytest
+import asyncio
+import json
+import logging
+from pathlib import Path
+from typing import Any
 
+import pytest
+from aiohttp.test_utils import TestClient, TestServer
+
+from orbito_hw.archive.reading import ArchiveReads
 from orbito_hw.control.events import OpponentChosen, Rejected
 from orbito_hw.control.lights import Palette
 from orbito_hw.control.menu import CHOICES, CORNERS, INVITED_S, Choice
 from orbito_hw.control.settings import Settings
+from orbito_hw.mock.page import MockControls
+from orbito_hw.mock.realtime import RealTime
 from orbito_hw.rules.game import Colour
 from orbito_hw.sim.harness import MockRun
 from orbito_hw.sim.script import parse_script
+from orbito_hw.web.seat_book import BoardInvites, SeatBook
+from orbito_hw.web.server import WebServer
 
 P = Palette()
 OPPONENTS = sum(1 for c in CHOICES if not c.seat)  # two people, then each level and colour
@@ -117,3 +129,68 @@ def test_without_the_page_the_menu_offers_no_invitation(script: str) -> None:
         assert run.referee.menu == start  # round in as many presses as there are opponents
     finally:
         run.close()
+
+
+# --- with the board's page: the link made, logged, shown -------------------------------------
+def test_the_menus_invitation_is_a_link_in_the_log_and_on_the_page(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    invites = BoardInvites()  # as app/run.py and mock/worlds.py wire it
+    run = MockRun(tmp_path, Settings(invite_seat=invites), seed=3)
+    clock = RealTime(run, loop)
+    server = WebServer(MockControls(run, clock), "secret123", ArchiveReads(run.state_dir))
+    clients: list[TestClient[Any, Any]] = []
+
+    async def menu_invites() -> None:
+        run.run_script(parse_script("reset black\nhold 5.5\n"))
+        _to_the_invitation(run)
+        run.run_script(parse_script("hold 2.5\n"))
+
+    async def body() -> None:
+        client: TestClient[Any, Any] = TestClient(TestServer(server.app()))
+        clients.append(client)
+        invites.to = server.seats.invite_at_board
+        await client.start_server()
+        server.feed.watch()
+        clock.wake()
+        assert server.feed.snapshot()["invitation"] is None
+        with caplog.at_level(logging.INFO, logger="orbito_hw.web.seat"):
+            await menu_invites()
+        (made,) = SeatBook(tmp_path).read()
+        assert (made.colour, made.game, made.live) == ("white", 1, True)
+        assert any(f"/seat/{made.token}" in m for m in caplog.messages)  # in the board's log
+        snapshot = server.feed.snapshot()
+        assert snapshot["invitation"] == {"colour": "white", "made": made.made}
+        assert made.token not in json.dumps(snapshot)  # the snapshot never says the key
+        assert snapshot["instruction"].startswith("A player is invited to play white")
+        # The page with the access code fetches the link and its QR code to show them.
+        assert (await client.post("/api/seat/invitation", json={})).status == 403
+        answer = await client.post("/api/seat/invitation", json={"code": "secret123"})
+        shown = await answer.json()
+        assert shown["token"] == made.token and shown["link"].endswith(f"/seat/{made.token}")
+        assert (await client.get(shown["qr"])).status == 200
+        # One seat at a time: the menu's second invitation is refused, in red, saying why.
+        await menu_invites()
+        refused = run.typed_events[-1]
+        assert isinstance(refused, Rejected) and "white has a seat already" in refused.reason
+        # The player opens it: the seat plays white; revoked, the page shows no link.
+        assert (await client.get(f"/api/seat/{made.token}")).status == 200
+        opponent = run.referee.opponent
+        assert opponent is not None and opponent.colour is Colour.WHITE and opponent.seat()
+        gone = await client.post("/api/seat/revoke", json={"token": made.token,
+                                                            "code": "secret123"})  # fmt: skip
+        assert gone.status == 200
+        assert server.feed.snapshot()["invitation"] is None
+        assert (await client.post("/api/seat/invitation", json={"code": "secret123"})).status == 404
+
+    try:
+        loop.run_until_complete(body())
+    finally:
+        for client in clients:
+            loop.run_until_complete(client.close())
+        server.feed.close()
+        clock.stop()
+        run.close()
+        loop.close()

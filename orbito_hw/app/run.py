@@ -35,6 +35,7 @@ from orbito_hw.solver.opponents import level_opponent, parse_level
 
 if TYPE_CHECKING:
     from orbito_hw.remote.link import MqttLink  # aiomqtt: imported only in a remote game
+    from orbito_hw.web.seat_book import BoardInvites
     from orbito_hw.web.server import WebServer  # aiohttp: imported only with the page on
 
 log = logging.getLogger(__name__)
@@ -95,6 +96,7 @@ def run_board(config: Config) -> int:
     web: WebServer | None = None
     inbox: Inbox | None = None
     link: MqttLink | None = None
+    invites: BoardInvites | None = None
     try:
         chosen = settings(config)
         if config.remote.enabled:  # aiomqtt only in a remote game
@@ -103,6 +105,11 @@ def run_board(config: Config) -> int:
             remote, link = remote_game(config.remote, _both(logger, lambda e: _status(service, e)))
             # The other board plays the other colour: [game]'s opponent does not play here.
             chosen = replace(chosen, first=config.remote.starts, opponent=remote.player)
+        elif config.web.enabled:  # the menu's "invite a player": the page's seats make it
+            from orbito_hw.web.seat_book import BoardInvites
+
+            invites = BoardInvites()
+            chosen = replace(chosen, invite_seat=invites)
         referee = Referee(board, journal, chosen)
         logger.seated = lambda: _seat_plays(referee)  # "the player on the phone plays ..."
         referee.subscribe(logger)
@@ -126,6 +133,8 @@ def run_board(config: Config) -> int:
             from orbito_hw.app.page import serve_board  # aiohttp only with the page on
 
             web = serve_board(loop, referee, config)
+            if web is not None and invites is not None:
+                invites.to = web.seats.invite_at_board
         # READY once the journal is read, whatever parts are missing: the board waits for
         # them in plain sight (a fault), the watchdog fed while the referee works.
         service.start(loop, healthy=lambda: referee.healthy)

@@ -20,6 +20,7 @@ import stat
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Final, Protocol
 
@@ -40,6 +41,7 @@ from orbito_hw.remote.spectator import BrokerWatch
 from orbito_hw.rules.game import Colour
 from orbito_hw.sim.harness import ControllerFailedError, MockRun
 from orbito_hw.sim.script import Command, parse_line
+from orbito_hw.web.seat_book import BoardInvites
 from orbito_hw.web.server import WebServer
 
 log = logging.getLogger(__name__)
@@ -75,7 +77,9 @@ def serve_mock(
     clock: RealTime | None = None
     board: RemoteMock | None = None
     booted = archive.boot if on_boot is None else _both_boots(on_boot, archive.boot)
+    invites = BoardInvites()  # the menu's "invite a player", made by the page's seats
     if remote is None:
+        settings = replace(settings or Settings(), invite_seat=invites)
         run = MockRun(where, settings, backend, archive, seed=seed, on_boot=booted,
                       keep_events=False)  # fmt: skip
     else:
@@ -101,6 +105,7 @@ def serve_mock(
         except OSError as exc:
             listen = f"--port {port}: cannot listen on {bind or MOCK_BIND}"
             raise OrbitoError(f"{listen}: {exc.strerror or exc}") from None
+        invites.to = server.seats.invite_at_board
         clock.wake()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, loop.stop)

@@ -115,6 +115,9 @@ class Feed:
         # Whether the board's opponent is a seat (a player on a phone, web/seat.py): set by
         # the server, which keeps the seats; the words then name that player, not a board.
         self.seated: Callable[[], bool] = lambda: False
+        # The seat's link live now, {"colour", "made"} (web/seat.py), or None: the page with
+        # the access code fetches it, to show it (one made at the board's button too).
+        self.invitation: Callable[[int], dict[str, object] | None] = lambda game: None
 
     def watch(self) -> None:
         """Follow the controls' referee: its events, its lights and its squares."""
@@ -247,6 +250,7 @@ class Feed:
                 for c in Colour
             },
             "seat": situation.opponent.value if situation.seat and situation.opponent else None,
+            "invitation": self.invitation(saved.game),
             "hints": now.hints,
             "eval": evaluation,
             "simulated": self.controls.simulated,

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import socket
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -31,9 +32,11 @@ from typing import Final, Protocol
 from aiohttp import web
 
 from orbito_hw.control.events import Event, NewGame
+from orbito_hw.control.led_words import colour_word
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.seat import Seat, SeatRefusedError, standing
 from orbito_hw.errors import OrbitoError, shown
+from orbito_hw.lang import _
 from orbito_hw.rules.game import Colour
 from orbito_hw.web.controls import BoardControls
 from orbito_hw.web.feed import Feed
@@ -49,10 +52,18 @@ class Host(Protocol):
     controls: BoardControls
     feed: Feed
     static: Path
+    port: int
 
     async def _allowed(self, request: web.Request) -> dict[str, str]:
         """The request's fields, once its access code is checked (403 without it)."""
         ...
+
+
+def _said(request: web.Request, made: Invitation) -> dict[str, object]:
+    """A link as the page shows it: on the board's address as this page reached it."""
+    base = f"{request.scheme}://{request.host}"
+    return {"token": made.token, "colour": made.colour, "game": made.game, "made": made.made,
+            "link": link_of(base, made.token), "qr": f"/api/seat/{made.token}/qr.svg"}  # fmt: skip
 
 
 def problem(status: type[web.HTTPError], text: str) -> web.HTTPError:
@@ -142,11 +153,13 @@ class SeatDesk:
         get("/api/seat/{token}", self._state)
         get("/api/seat/{token}/qr.svg", self._qr)
         post("/api/seat/invite", self._invite)
+        post("/api/seat/invitation", self._invitation)
         post("/api/seat/revoke", self._revoke)
         post("/api/seat/{token}/turn", self._turn)
         post("/api/seat/{token}/ask", self._ask)
         post("/api/seat/{token}/answer", self._answer)
         get(f"/static/{REMOTE_PAGE}", self._remote_page)  # before the static folder's route
+        self.server.feed.invitation = self.shown  # the snapshot says a link is live
 
     async def _remote_page(self, request: web.Request) -> web.StreamResponse:
         """The static page of a seat across the internet, allowed to reach its broker."""
@@ -248,21 +261,50 @@ class SeatDesk:
         if text is not None and text not in ("black", "white"):
             raise problem(web.HTTPBadRequest, f"colour {shown(text)} is not black or white")
         colour = Colour(text) if text is not None else self.default_colour()
-        self._listen()  # its game's end ends it, opened or not
         try:
-            made = self.book.invite(colour, self.referee.snapshot().game)
+            made = self._made(colour)
         except SeatTakenError as exc:
             raise problem(web.HTTPConflict, str(exc)) from None
         except OSError as exc:
             raise problem(web.HTTPInternalServerError, f"cannot keep the seat: {exc}") from None
-        base = f"{request.scheme}://{request.host}"
-        return web.json_response({
-            "token": made.token,
-            "colour": made.colour,
-            "game": made.game,
-            "link": link_of(base, made.token),
-            "qr": f"/api/seat/{made.token}/qr.svg",
-        })  # fmt: skip
+        self.server.feed.changed()  # every page: a link is live
+        return web.json_response(_said(request, made))
+
+    def _made(self, colour: Colour) -> Invitation:
+        """A new link for ``colour`` and the game on the board (the snapshot shows it)."""
+        self._listen()  # its game's end ends it, opened or not
+        return self.book.invite(colour, self.referee.snapshot().game)
+
+    def invite_at_board(self, colour: Colour) -> str | None:
+        """The button's menu's "invite a player" (seat_book.BoardInvites): the link made as
+        the page's control makes it, said in the board's log and shown on its page (the
+        snapshot's ``invitation``); None, or why not (for the LEDs' refusal)."""
+        try:
+            made = self._made(colour)
+        except SeatTakenError as exc:
+            return str(exc)
+        except OSError as exc:
+            return f"cannot keep the seat: {exc}"
+        url = link_of(f"http://{socket.gethostname()}.local:{self.server.port}", made.token)
+        text = _("A seat for {colour}, invited at the board: open {link} on the player's phone "
+                 "(the board's page shows it as a QR code)")  # fmt: skip
+        log.info("%s", text.format(colour=colour_word(made.plays), link=url))
+        return None
+
+    def shown(self, game: int) -> dict[str, object] | None:
+        """The live link of ``game`` (the one on the board), for the snapshot: its colour and
+        when it was made, never its token (a page without the access code sees it too)."""
+        live = self.book.live(game)
+        return None if live is None else {"colour": live.colour, "made": live.made}
+
+    async def _invitation(self, request: web.Request) -> web.Response:
+        """The live link, for a page with the access code (one made at the board's button, or
+        on another page): as ``_invite`` answers; 404 for none."""
+        await self.server._allowed(request)
+        live = self.book.live(self.referee.snapshot().game)
+        if live is None:
+            raise problem(web.HTTPNotFound, "no seat's link is live")
+        return web.json_response(_said(request, live))
 
     async def _revoke(self, request: web.Request) -> web.Response:
         fields = await self.server._allowed(request)

@@ -18,6 +18,7 @@ import json
 import logging
 import os
 import secrets
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -74,6 +75,8 @@ class SeatBook:
 
     def __init__(self, state_dir: Path) -> None:
         self.path = Path(state_dir) / SEATS_FILE
+        self._seen: tuple[int, int] | None = None  # the file's (mtime, size) at ``live``
+        self._live: list[Invitation] = []
 
     def read(self) -> list[Invitation]:
         """Every invitation kept; a damaged file is no invitation (one line in the log):
@@ -123,6 +126,19 @@ class SeatBook:
                 found = seat
         return found
 
+    def live(self, game: int) -> Invitation | None:
+        """The newest live link of ``game`` (or for the game opened next), for the board's
+        page to show; the file read again only when it changed (a stat a snapshot)."""
+        try:
+            stat = self.path.stat()
+            seen: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
+        except OSError:
+            seen = None
+        if seen != self._seen:
+            self._seen = seen
+            self._live = [s for s in self.read() if s.live] if seen is not None else []
+        return next((s for s in reversed(self._live) if s.game in (None, game)), None)
+
     def update(self, changed: Invitation) -> None:
         self.write([changed if s.token == changed.token else s for s in self.read()])
 
@@ -139,6 +155,26 @@ class SeatBook:
             seat.revoked = _now()
             self.write(seats)
         return seat
+
+
+class BoardInvites:
+    """The button's menu's "invite a player" (``Settings.invite_seat``, control/menu.py):
+    the referee's settings are made before the page, whose seats carry it out once it is up
+    (``to``: web/seat.py's ``SeatDesk.invite_at_board``, set by app/run.py and
+    mock/worlds.py). It never raises: an error of the page's is its own line in the log and a
+    reason for the LEDs' refusal, never the referee's stop."""
+
+    def __init__(self) -> None:
+        self.to: Callable[[Colour], str | None] | None = None
+
+    def __call__(self, colour: Colour) -> str | None:
+        if self.to is None:
+            return "the board's page is not up"
+        try:
+            return self.to(colour)
+        except Exception as exc:  # the page's failure, told: never the referee's
+            log.error("seat: the menu's invitation failed: %s: %s", type(exc).__name__, exc)
+            return f"the page could not make the link ({type(exc).__name__})"
 
 
 def _trimmed(seats: list[Invitation]) -> list[Invitation]:
