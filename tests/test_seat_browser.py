@@ -89,6 +89,8 @@ def test_a_whole_game_against_a_seat_on_a_phone_with_reloads(browser: Any, tmp_p
                 seat.wait_for_selector('#refusal[data-refusal="yes"]', timeout=WAIT_MS)
             _person(url, token)
             seat.wait_for_selector('#instruction[data-waiting=""]', timeout=WAIT_MS)
+            if number == 2:  # the player asks for it back; the person agrees, then undoes it
+                _take_back_agreed(url, seat, token)
         seat.wait_for_selector('#result[data-result="black"]', timeout=WAIT_MS)
         final = _state(url)
         assert final["turns"] == GAME
@@ -104,6 +106,25 @@ def test_a_whole_game_against_a_seat_on_a_phone_with_reloads(browser: Any, tmp_p
         seat.wait_for_selector('body[data-seat="revoked"]', timeout=WAIT_MS)
         assert "closed" in seat.locator("#instruction").inner_text()
         seat.close()
+
+
+def _take_back_agreed(url: str, seat: Any, token: str) -> None:
+    """The seat's last turn ``token`` (a placement) taken back at its ask: asked on the
+    page, agreed on the board's, undone by the person as the LEDs ask, played again."""
+    count = len(_state(url)["turns"])
+    seat.click('[data-action="seat-take-back"]')
+    seat.wait_for_selector('#ask-state[data-ask="asked"]', timeout=WAIT_MS)
+    until(lambda: _state(url)["ask"] is not None, what="the ask on the board's page")
+    _post(url, "/api/answer", agree="yes")
+    until(lambda: bool(_state(url)["leds"].get(token)), what=f"{token} lit to undo")
+    _post(url, f"/api/square/{token}")  # lifted off, as the LEDs ask
+    until(lambda: len(_state(url)["turns"]) == count - 1, what=f"{token} taken back")
+    seat.wait_for_selector('#ask-state[data-ask="agreed"]', timeout=WAIT_MS)
+    _turns_shown(seat, count - 1)
+    seat.click(f'[data-square="{token}"]')
+    seat.wait_for_selector(f'#instruction[data-waiting="{token}"]', timeout=WAIT_MS)
+    _person(url, token)
+    seat.wait_for_selector('#instruction[data-waiting=""]', timeout=WAIT_MS)
 
 
 def test_a_refused_turn_shows_its_reason_on_the_seat_page(browser: Any, tmp_path: Path) -> None:
@@ -123,4 +144,25 @@ def test_a_refused_turn_shows_its_reason_on_the_seat_page(browser: Any, tmp_path
         seat.click('[data-square="c1"]')
         seat.wait_for_selector('#instruction[data-waiting="c1-c2:c1"]', timeout=WAIT_MS)
         assert _state(url)["turns"] == ["b1"]
+        seat.close()
+
+
+def test_draws_offered_both_ways_with_a_seat(browser: Any, tmp_path: Path) -> None:
+    with board(free_port(), "--state-dir", str(tmp_path)) as url:
+        invited = _post(url, "/api/seat/invite", colour="white")
+        seat = browser.new_page(viewport=PHONE, locale="en-GB")
+        seat.goto(invited["link"])
+        seat.wait_for_selector('body[data-seat="live"]', timeout=WAIT_MS)
+        _person(url, "b1")
+        seat.click('[data-action="seat-draw"]')  # the phone offers; the board declines
+        seat.wait_for_selector('#ask-state[data-ask="asked"]', timeout=WAIT_MS)
+        _post(url, "/api/answer", agree="no", reason="not yet")
+        seat.wait_for_selector('#ask-state[data-ask="refused"]', timeout=WAIT_MS)
+        assert "not yet" in seat.locator("#ask-state").inner_text()
+        _post(url, "/api/draw")  # the board offers; the phone accepts
+        seat.wait_for_selector("#offer:not([hidden])", timeout=WAIT_MS)
+        seat.click('[data-action="seat-accept"]')
+        seat.wait_for_selector('#ask-state[data-ask="agreed"]', timeout=WAIT_MS)
+        until(lambda: _state(url)["game"] == 2, what="the drawn game over, the next begun")
+        seat.wait_for_selector('body[data-seat="revoked"]', timeout=WAIT_MS)  # link closed
         seat.close()

@@ -26,8 +26,8 @@ from .common.wait import until
 REMOTE_GAME = "seat-night"
 
 
-def _post(url: str, path: str) -> None:
-    request = urllib.request.Request(url.rstrip("/") + path, data=b"{}", method="POST",
+def _post(url: str, path: str, body: bytes = b"{}") -> None:
+    request = urllib.request.Request(url.rstrip("/") + path, data=body, method="POST",
                                      headers={"Content-Type": "application/json"})  # fmt: skip
     with urllib.request.urlopen(request, timeout=10) as answer:
         answer.read()
@@ -101,6 +101,8 @@ def test_a_whole_game_against_a_seat_over_the_broker_with_a_restart_and_a_reload
                 seat.wait_for_selector('#refusal[data-refusal="yes"]', timeout=WAIT_MS)
             _person(url, token)
             seat.wait_for_selector('#instruction[data-waiting=""]', timeout=WAIT_MS)
+            if number == 2:  # asked back over the broker, agreed at the board, played again
+                _take_back_agreed(url, seat, token)
         seat.wait_for_selector('#result[data-result="black"]', timeout=WAIT_MS)
         final = _state(url)
         assert final["turns"] == GAME
@@ -116,6 +118,26 @@ def test_a_whole_game_against_a_seat_over_the_broker_with_a_restart_and_a_reload
         found = seat.evaluate("axe.run(document, {resultTypes: ['violations']})")
         assert [v["id"] for v in found["violations"]] == []
         seat.close()
+
+
+def _take_back_agreed(url: str, seat: Any, token: str) -> None:
+    """The seat's last turn ``token`` (a placement) taken back at its ask, over the broker:
+    asked on the page, agreed on the board's, undone as the LEDs ask, played again."""
+    count = len(_state(url)["turns"])
+    seat.click('[data-action="seat-take-back"]')
+    seat.wait_for_selector('#ask-state[data-ask="asked"]', timeout=WAIT_MS)
+    until(lambda: _state(url)["ask"] is not None, what="the ask on the board's page")
+    _post(url, "/api/answer", b'{"agree": "yes"}')
+    _lit(url, token)  # to undo
+    _post(url, f"/api/square/{token}")  # lifted off, as the LEDs ask
+    until(lambda: len(_state(url)["turns"]) == count - 1, what=f"{token} taken back")
+    seat.wait_for_selector('#ask-state[data-ask="agreed"]', timeout=WAIT_MS)
+    _turns_shown(seat, count - 1)
+    seat.click(f'[data-square="{token}"]')
+    seat.wait_for_selector(f'#instruction[data-waiting="{token}"]', timeout=WAIT_MS)
+    _lit(url, token)
+    _person(url, token)
+    seat.wait_for_selector('#instruction[data-waiting=""]', timeout=WAIT_MS)
 
 
 def test_a_second_seat_for_a_taken_colour_stays_out(
@@ -238,3 +260,31 @@ def test_on_a_clubs_broker_the_seat_plays_with_its_password_and_stops_without(
             seat.close()
     finally:
         broker.stop()
+
+
+def test_draws_offered_both_ways_over_the_broker(
+    browser: Any, ws_broker: Broker, tmp_path: Path
+) -> None:
+    remote = f"mqtt://127.0.0.1:{ws_broker.port}/{REMOTE_GAME}"
+    argv = ("--state-dir", str(tmp_path), "--remote", remote, "--plays", "black")
+    with board(free_port(), *argv) as url:
+        made = seat_link(f"{url}{PAGE}", ws_broker.ws_url(), REMOTE_GAME, Colour.WHITE)
+        seat = _open(browser, made.link)
+        _person(url, "b1")
+        _turns_shown(seat, 1)
+        seat.click('[data-action="seat-draw"]')  # the phone offers; the board declines
+        until(lambda: (_state(url)["ask"] or {}).get("what") == "draw", what="the offer")
+        _post(url, "/api/answer", b'{"agree": "no", "reason": "not yet"}')
+        seat.wait_for_selector('#ask-state[data-ask="refused"]', timeout=WAIT_MS)
+        assert "not yet" in seat.locator("#ask-state").inner_text()
+        seat.click('[data-square="b4"]')
+        seat.wait_for_selector('#instruction[data-waiting="b4"]', timeout=WAIT_MS)
+        _lit(url, "b4")
+        _person(url, "b4")
+        _post(url, "/api/draw")  # the board offers; the phone accepts
+        seat.wait_for_selector("#offer:not([hidden])", timeout=WAIT_MS)
+        seat.click('[data-action="seat-accept"]')
+        until(lambda: _state(url)["turns"] == [] and _state(url)["game"] == 2, what="drawn")
+        seat.wait_for_selector('#ask-state[data-ask="agreed"]', timeout=WAIT_MS)
+        _turns_shown(seat, 0)  # the next round, on both sides
+        seat.close()

@@ -364,8 +364,9 @@ function drawControls(s) {
   const people = ["black", "white"].filter((c) => s.players[c] === "person").length;
   const on = !s.result && s.phase !== "setup";
   change($("resign"), "hidden", !(on && people >= 1));
-  change($("offer-draw"), "hidden", !(on && people === 2 && s.turns.length > 0));
+  change($("offer-draw"), "hidden", !(on && (people === 2 || playerAway(s)) && s.turns.length > 0 && !s.ask));
   if (!on || people !== 2) change($("draw-offer"), "hidden", true);
+  drawAsk(s);
   // Enabled, or read-only and why: said in words, not only by a greyed look.
   let state = "enabled";
   let text = t("The controls are enabled.");
@@ -384,6 +385,36 @@ function drawControls(s) {
   const box = $("controls-state");
   change(box.dataset, "controls", state);
   change(box, "textContent", text);
+}
+
+// --- asks across the board: a player away's take-back or draw, answered here ----------------
+function playerAway(s) {
+  // A seat (a phone), or the other board of a remote game: the archive's "remote".
+  return ["black", "white"].some((c) => s.players[c] === "remote");
+}
+
+function drawAsk(s) {
+  // The ask waiting (docs/seat.md): the player away's, with Agree and Refuse (a take-back is
+  // agreed by a hold of the button too), or the draw offered from here, waiting.
+  const ask = s.ask;
+  const theirs = Boolean(ask) && s.players[ask.colour] === "remote";
+  change($("ask"), "hidden", !ask);
+  change($("ask").dataset, "ask", !ask ? "" : theirs ? ask.what : "waiting");
+  change($("ask-answer"), "hidden", !theirs);
+  if (!ask) return;
+  const colour = Colour(ask.colour);
+  change($("ask-text"), "textContent", !theirs
+    ? t("A draw offered: waiting for the answer.")
+    : ask.what === "draw" ? t("{colour} offers a draw.", { colour })
+      : t("{colour} asks to take back their last turn: Agree (or hold the button), or Refuse.", { colour }));
+}
+
+function setUpAsk() {
+  $("agree").addEventListener("click", () => control("/api/answer", { agree: "yes" }));
+  $("refuse").addEventListener("click", () => {
+    control("/api/answer", { agree: "no", reason: $("refuse-reason").value.trim() });
+    $("refuse-reason").value = "";
+  });
 }
 
 // --- puzzles --------------------------------------------------------------------------------
@@ -441,6 +472,8 @@ function describe(e) {
     case "warning": return t("{turn} throws the game away ({value}): press again to play it", { turn: e.turn, value: valueWord(e.value) });
     case "takeback": return t("taking back turn {number} ({turn})", { number: e.number, turn: e.turn });
     case "taken-back": return t("turn {number} taken back", { number: e.number });
+    case "ask": return e.what === "draw" ? t("{colour} offers a draw", { colour }) : t("{colour} asks to take back", { colour });
+    case "answer": return e.agreed ? t("agreed") : t("not agreed: {reason}", { reason: e.reason });
     case "puzzle": return e.solved ? t("puzzle {id} solved", { id: e.id }) : t("puzzle {id} not solved", { id: e.id });
     case "fault": return t("fault: {reason}", { reason: e.reason });
     default: return null; // consumers ignore what they do not know
@@ -594,6 +627,7 @@ function setUpControls() {
     control("/api/resign", colour ? { colour } : {});
   });
   $("offer-draw").addEventListener("click", () => {
+    if (last && playerAway(last)) return control("/api/draw"); // offered to the player away
     const mover = last && last.to_move ? last.to_move : "black";
     const other = Colour(mover === "black" ? "white" : "black");
     $("draw-offer-text").textContent = t("{colour} offers a draw. {other}, do you accept?", {
@@ -639,6 +673,7 @@ async function start() {
   setUpPress();
   setUpControls();
   setUpInvitation();
+  setUpAsk();
   connect();
   showVersion();
 }

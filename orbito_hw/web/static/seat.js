@@ -41,6 +41,7 @@ async function ask() {
     ? t("You play black, from away: the person at the board makes your turns for you.")
     : t("You play white, from away: the person at the board makes your turns for you.");
   waiting = me.shown ? { number: me.number, turn: me.shown } : null;
+  heardAsks(me.ask, me.answer);
   return true;
 }
 
@@ -63,6 +64,7 @@ function connect() {
     const event = readEvent(message);
     if (event === null) return;
     if (event.event === "snapshot") draw(event);
+    else if (event.event === "answer") heardAsks(null, event);
     else if (event.event === "new-game") ask(); // this link's game may be over
   };
 }
@@ -102,6 +104,7 @@ function draw(s) {
     return item;
   }));
   showResult(s.result, s.lines);
+  heardAsks(s.ask, s.answered);
   const full = Object.keys(s.marbles).length === 16;
   $("press").hidden = !(myTurn() && full);
   $("cancel").hidden = pick.from === null;
@@ -199,8 +202,83 @@ function key(event) {
   }
 }
 
+// --- asks across the board: a take-back, a draw (docs/seat.md) -----------------------------
+// The seat asks (POST /api/seat/TOKEN/ask); the person at the board answers on the board's
+// page, or agrees to a take-back with a hold of the button; the board's own draw offer is
+// answered here (POST .../answer). What stands comes with each snapshot (ask, answered).
+let asking = null; // {what, colour, number}: the ask waiting, this seat's or the board's
+let answered = null; // the last answer of the game: {what, colour, agreed, reason}
+
+function heardAsks(ask, answer) {
+  asking = ask || null;
+  if (answer) answered = answer; // kept: an agreed draw ends the game and its snapshots
+  showAsks();
+}
+
+function showAsks() {
+  if (me === null) return;
+  const mine = asking !== null && asking.colour === me.colour;
+  const offered = asking !== null && !mine;
+  const over = last !== null && Boolean(last.result);
+  $("ask-take-back").hidden = over || asking !== null;
+  $("ask-draw").hidden = over || asking !== null;
+  $("offer").hidden = !offered;
+  let state = "";
+  let text = "";
+  if (mine) {
+    state = "asked";
+    text = asking.what === "draw"
+      ? t("You offered a draw: waiting for the person at the board.")
+      : t("You asked to take back your last turn: waiting for the person at the board.");
+  } else if (offered) {
+    state = "offered";
+  } else if (answered !== null && answered.agreed) {
+    state = "agreed";
+    text = answered.what === "draw" ? t("A draw, agreed.")
+      : t("Agreed: your last turn is taken back on the board.");
+  } else if (answered !== null && answered.colour === me.colour) {
+    state = "refused";
+    text = answered.what === "draw"
+      ? t("Your draw offer was not accepted: {reason}", { reason: answered.reason })
+      : t("Your take-back was not agreed: {reason}", { reason: answered.reason });
+  }
+  $("ask-state").dataset.ask = state;
+  $("ask-state").textContent = text;
+}
+
+async function askOrAnswer(path, fields) {
+  refuse("");
+  let response;
+  try {
+    response = await fetch(`/api/seat/${encodeURIComponent(TOKEN)}/${path}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(fields),
+    });
+  } catch (error) {
+    refuse(t("The board did not answer ({why}): try again in a moment.", { why: error.message }));
+    return;
+  }
+  if (response.ok) {
+    const said = await response.json();
+    heardAsks(said.ask, said.answer);
+  } else if (response.status === 404 || response.status === 410) {
+    closed(response.status, await errorOf(response));
+  } else {
+    refuse(t("Refused: {reason}", { reason: await errorOf(response) }));
+  }
+}
+
+function setUpAsks() {
+  $("ask-take-back").addEventListener("click", () => askOrAnswer("ask", { what: "take-back" }));
+  $("ask-draw").addEventListener("click", () => askOrAnswer("ask", { what: "draw" }));
+  $("accept-draw").addEventListener("click", () => askOrAnswer("answer", { agree: "yes" }));
+  $("decline-draw").addEventListener("click", () => askOrAnswer("answer", { agree: "no" }));
+}
+
 async function start() {
   await loadWords();
+  setUpAsks();
   buildPositionBoard($("board"));
   $("board").addEventListener("click", (event) => {
     const square = event.target.closest("[data-square]");

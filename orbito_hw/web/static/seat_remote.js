@@ -146,7 +146,10 @@ function onMessage(topic, payload) {
       opponent = record.board;
       theirs = record;
       follow();
+      if (unread !== null) heardOffer(unread); // the board's offer, read before its record
     }
+  } else if (kind === "offer" && colour === OTHER) {
+    heardOffer(text);
   }
   if (document.body.dataset.seat === "live") draw();
 }
@@ -200,6 +203,7 @@ function hello() {
     JSON.stringify({ v: VERSION, board: SEAT.id, online: true, kind: "seat" }), { qos: 1, retain: true });
   follow();
   if (mine !== null) publishMine(); // said again on every connection: a broker restarted forgets
+  publishAsks();
   document.body.dataset.seat = "live";
   draw();
 }
@@ -249,6 +253,7 @@ function draw() {
     : pick.to === null ? t("Move {square} to which empty square next to it?", { square: pick.from })
       : t("Now the empty square to place your marble on."));
   else say(t("The person at the board is playing {colour}.", { colour: OTHER === "black" ? t("black") : t("white") }));
+  showAsks();
 }
 
 function marbleOn(now, square) {
@@ -313,6 +318,132 @@ function key(event) {
   }
 }
 
+// --- asks across the board over the broker: a take-back, a draw (docs/seat.md) ---------------
+// This seat's latest ask and its latest answer to the board's draw offer, by id, in the round
+// it plays, published (retained) under orbito-hw/GAME/COLOUR/offer as remote/offers.py reads
+// them; the board's own offer message carries its answer to this seat's ask, and its draw
+// offer. Kept in the browser too: a reload asks nothing twice. The board checks every ask
+// (nothing to take back, one at a time, the game over) and answers a refusal with its reason.
+const ASKS_KEPT = `${KEPT}:asks`;
+const DECLINED = "declined by the player away"; // as control/seat.py's
+let asks = keptAsks(); // {round, asked, ask: {id, what, number}|null, answer: {...}|null}
+let boardAsk = null; // the board's draw offer: {id, what, number, round}
+let lastWord = null; // the last answer, either way: {what, agreed, reason, mine}
+let unread = null; // the board's offer message, heard before the board was known
+
+function keptAsks() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(ASKS_KEPT) || "null");
+    if (saved && Number.isInteger(saved.asked)) return saved;
+  } catch { /* none kept */ }
+  return { round: 0, asked: 0, ask: null, answer: null };
+}
+
+function publishAsks() {
+  localStorage.setItem(ASKS_KEPT, JSON.stringify(asks));
+  if (!said || !client || !client.connected || (asks.ask === null && asks.answer === null)) return;
+  const offer = JSON.stringify({
+    v: VERSION, game: SEAT.game, round: asks.round, board: SEAT.id, colour: SEAT.colour,
+    ask: asks.ask, answer: asks.answer,
+  });
+  client.publish(topicOf(SEAT.colour, "offer"), offer, { qos: 1, retain: true });
+}
+
+function thisRound() {
+  // An ask and an answer are of the round the board plays: an older one is said no more.
+  const round = theirs.round;
+  if (asks.round !== round) asks = { ...asks, round, ask: null, answer: null };
+}
+
+function askBoard(what) {
+  refuse("");
+  if (theirs === null) return;
+  thisRound();
+  asks.asked += 1;
+  asks.ask = { id: asks.asked, what, number: theirs.turns.length };
+  lastWord = null;
+  publishAsks();
+  draw();
+}
+
+function answerBoard(agreed) {
+  if (boardAsk === null || theirs === null) return;
+  thisRound();
+  asks.answer = { id: boardAsk.id, what: boardAsk.what, agreed, reason: agreed ? "" : DECLINED };
+  lastWord = { what: boardAsk.what, agreed, reason: "", mine: false };
+  boardAsk = null;
+  publishAsks();
+  draw();
+}
+
+function heardOffer(text) {
+  // The board's offer message, as remote/offers.py writes it: its answer to this seat's
+  // latest ask, and its own draw offer (shown until answered, or the game goes on).
+  let obj;
+  try {
+    obj = JSON.parse(text);
+  } catch {
+    return;
+  }
+  if (!obj || obj.v !== VERSION || obj.game !== SEAT.game || obj.colour !== OTHER) return;
+  unread = opponent === null ? text : null;
+  if (opponent === null || obj.board !== opponent || !Number.isInteger(obj.round)) return;
+  const answer = obj.answer;
+  if (answer && asks.ask && answer.id === asks.ask.id && obj.round === asks.round
+      && typeof answer.agreed === "boolean") {
+    lastWord = { what: answer.what, agreed: answer.agreed, reason: String(answer.reason || ""), mine: true };
+    asks.ask = null; // answered: no longer standing
+    localStorage.setItem(ASKS_KEPT, JSON.stringify(asks));
+  }
+  const ask = obj.ask;
+  const answered = asks.answer && asks.round === obj.round ? asks.answer.id : 0;
+  if (ask && ask.what === "draw" && Number.isInteger(ask.id) && ask.id > answered) {
+    boardAsk = { id: ask.id, what: ask.what, number: ask.number, round: obj.round };
+  }
+}
+
+function standing(ask, round) {
+  // Whether an ask still stands: asked in this round, after the turns the board has now.
+  return ask !== null && theirs !== null && round === theirs.round && ask.number === theirs.turns.length;
+}
+
+function showAsks() {
+  const over = theirs === null || Boolean(shown().position.result);
+  const mine = standing(asks.ask, asks.round) ? asks.ask : null;
+  const offered = boardAsk !== null && standing(boardAsk, boardAsk.round) ? boardAsk : null;
+  $("ask-take-back").hidden = over || mine !== null || offered !== null;
+  $("ask-draw").hidden = over || mine !== null || offered !== null;
+  $("offer").hidden = offered === null;
+  let state = "";
+  let text = "";
+  if (mine) {
+    state = "asked";
+    text = mine.what === "draw"
+      ? t("You offered a draw: waiting for the person at the board.")
+      : t("You asked to take back your last turn: waiting for the person at the board.");
+  } else if (offered) {
+    state = "offered";
+  } else if (lastWord !== null && lastWord.agreed) {
+    state = "agreed";
+    text = lastWord.what === "draw" ? t("A draw, agreed.")
+      : t("Agreed: your last turn is taken back on the board.");
+  } else if (lastWord !== null && lastWord.mine) {
+    state = "refused";
+    text = lastWord.what === "draw"
+      ? t("Your draw offer was not accepted: {reason}", { reason: lastWord.reason })
+      : t("Your take-back was not agreed: {reason}", { reason: lastWord.reason });
+  }
+  $("ask-state").dataset.ask = state;
+  $("ask-state").textContent = text;
+}
+
+function setUpAsks() {
+  $("ask-take-back").addEventListener("click", () => askBoard("take-back"));
+  $("ask-draw").addEventListener("click", () => askBoard("draw"));
+  $("accept-draw").addEventListener("click", () => answerBoard(true));
+  $("decline-draw").addEventListener("click", () => answerBoard(false));
+}
+
 async function start() {
   await loadWords();
   buildPositionBoard($("board"));
@@ -339,6 +470,7 @@ async function start() {
     pick = { from: null, to: null };
     draw();
   });
+  setUpAsks();
   connect();
 }
 
