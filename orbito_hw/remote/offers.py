@@ -25,12 +25,14 @@ from __future__ import annotations
 import json
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Final
+from typing import Final, Protocol
 
 from orbito_hw.control.asks import What, what_of
 from orbito_hw.control.events import Answered, Asked, Event
+from orbito_hw.control.referee import Referee
 from orbito_hw.control.seat import DECLINED
 from orbito_hw.errors import OrbitoError, echo, shown
 from orbito_hw.lang import _
@@ -42,10 +44,8 @@ from orbito_hw.remote.protocol import (
     check_name,
     message_object,
 )
+from orbito_hw.remote.seat_link import AwaySeats
 from orbito_hw.rules.game import Colour
-
-if TYPE_CHECKING:
-    from orbito_hw.remote.game import RemoteGame
 
 log = logging.getLogger(__name__)
 
@@ -223,6 +223,51 @@ class AsksKept:
         temporary.replace(path)
 
 
+class Round(Protocol):
+    """What a remote game keeps of the game (game.py's ``Kept``) that its asks need."""
+
+    @property
+    def round(self) -> int: ...
+
+    @property
+    def opponent(self) -> str | None: ...
+
+
+class Side(Protocol):
+    """This board's side of a remote game (game.py's ``RemoteGame``), as its asks see it."""
+
+    @property
+    def game(self) -> str: ...
+
+    @property
+    def plays(self) -> Colour: ...
+
+    @property
+    def board_id(self) -> str: ...
+
+    @property
+    def referee(self) -> Referee | None: ...
+
+    @property
+    def kept(self) -> Round: ...
+
+    @property
+    def path(self) -> Path:
+        """remote.json, in the state directory."""
+        ...
+
+    @property
+    def seats(self) -> AwaySeats | None: ...
+
+    @property
+    def publish(self) -> Callable[[str, bytes, bool], None]: ...
+
+    @property
+    def refused(self) -> Callable[..., None]:
+        """The log of refused messages (throttled)."""
+        ...
+
+
 # --- the remote game's asks ---------------------------------------------------------------------
 class Offers:
     """The asks of the remote game ``game`` over the broker: this board's person's (a draw
@@ -230,7 +275,7 @@ class Offers:
     checked (its sender, its round, its id, the referee's own checks) before the referee
     takes it."""
 
-    def __init__(self, game: RemoteGame) -> None:
+    def __init__(self, game: Side) -> None:
         check_name(game.game, "game")
         self.game = game
         self.kept = AsksKept(game.game)
