@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 
 from orbito_hw.control.events import Answered, Asked, GameOver, NewGame, TakenBack
 from orbito_hw.mock.remote import RemoteMock
-from orbito_hw.remote.offers import MAX_ID, offer_topic
+from orbito_hw.remote.game import REFUSALS_TOLD
+from orbito_hw.remote.offers import ASKS_TAKEN, MAX_ID, offer_topic
 from orbito_hw.remote.protocol import BrokerUrl, Record
 from orbito_hw.rules.game import Colour
 
@@ -194,6 +195,20 @@ def test_a_second_ask_and_a_replay_are_refused_or_ignored(away: Away) -> None:
     assert len(away.told(Asked)) == told == 1
 
 
+def test_a_flood_of_asks_is_answered_a_bounded_number_of_times(
+    away: Away, caplog: pytest.LogCaptureFixture
+) -> None:
+    away.play("b1", "b4")
+    before = len(away.sent)
+    for n in range(1, 60):
+        away.offer(ask={"id": n, "what": "take-back", "number": 2})
+    assert len(away.sent) - before <= ASKS_TAKEN  # answers published: bounded
+    assert len(away.told(Asked)) == 1  # the first, waiting; the rest refused or dropped
+    refused = [r for r in caplog.records if "refused" in r.getMessage()]
+    assert len(refused) <= REFUSALS_TOLD + 1  # the refusals' log is throttled too
+    assert away.referee.healthy and away.referee.saved.turns == ["b1", "b4"]
+
+
 def test_what_was_said_and_heard_outlasts_a_restart(tmp_path: Path) -> None:
     first = Away(tmp_path)
     first.play("b1", "b4")
@@ -229,7 +244,7 @@ PAYLOADS = st.one_of(
 
 @settings(max_examples=50, deadline=None, suppress_health_check=list(HealthCheck))
 @given(messages=st.lists(st.tuples(st.sampled_from(["black", "white", "red"]), PAYLOADS),
-                         max_size=10))  # fmt: skip
+                         max_size=8))  # fmt: skip
 def test_any_offer_messages_leave_the_game_whole(messages: list[tuple[str, bytes]]) -> None:
     with tempfile.TemporaryDirectory() as state:
         away = Away(Path(state))

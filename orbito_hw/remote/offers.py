@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -53,6 +54,9 @@ KIND: Final = "offer"
 ASKS_FILE: Final = "remote-asks.json"
 MAX_REASON: Final = 200  # characters of an answer's reason taken from the other side
 MAX_ID: Final = 1_000_000_000
+ASKS_TAKEN: Final = 10
+ASKS_WINDOW_S: Final = 10.0
+"""The other side's asks taken (checked, answered, kept) in a window; past them, dropped."""
 
 
 # --- the message -------------------------------------------------------------------------------
@@ -280,6 +284,7 @@ class Offers:
         self.game = game
         self.kept = AsksKept(game.game)
         self._waiting: tuple[str, bytes] | None = None  # heard before the referee started
+        self._window, self._taken = -ASKS_WINDOW_S, 0  # the other side's asks taken lately
 
     @property
     def path(self) -> Path:
@@ -378,6 +383,11 @@ class Offers:
         if ask.id <= self.kept.heard_ask:
             return  # taken already: a doubled, late or replayed message
         self.kept.heard_ask = ask.id
+        if not self._within_rate():  # a flood of asks: neither written nor answered
+            board, window = self.game.kept.opponent, ASKS_WINDOW_S
+            self.game.refused("board %s asks more than %d times in %gs: ask %d dropped", board,
+                              ASKS_TAKEN, window, ask.id)  # fmt: skip
+            return
         self._save()
         referee, away = self.game.referee, self.game.plays.other
         assert referee is not None
@@ -386,13 +396,22 @@ class Offers:
         if not why and ask.number != turns:
             why = f"asked after turn {ask.number}; the game is at turn {turns}"
         if why:
-            log.info("%s's ask for a %s refused: %s", away, ask.what, why)
+            self.game.refused("%s's ask for a %s: %s", away, ask.what, why)
             self._answer_said(AnswerSaid(ask.id, ask.what, False, why))
             return
         offered = referee.asks.pending  # this board's own draw offer, which this one accepts
         referee.ask(ask.what, away)
         if offered is not None and referee.asks.pending is None:
             self._answer_said(AnswerSaid(ask.id, ask.what, True))
+
+    def _within_rate(self) -> bool:
+        """Whether one more of the other side's asks is taken in this window (ASKS_TAKEN in
+        ASKS_WINDOW_S): a flood of asks never floods the broker with answers, nor the disk."""
+        now = time.monotonic()
+        if now - self._window >= ASKS_WINDOW_S:
+            self._window, self._taken = now, 0
+        self._taken += 1
+        return self._taken <= ASKS_TAKEN
 
     def _answer_said(self, answer: AnswerSaid) -> None:
         self._fresh_round()
