@@ -134,6 +134,7 @@ function draw(s) {
   drawEval(s.eval);
   drawTurns(s);
   drawControls(s);
+  followInvitation(s);
   drawPreview(s);
   if (!before || before.game !== s.game || Boolean(before.result) !== Boolean(s.result)) askPuzzle();
 }
@@ -520,7 +521,44 @@ function post(path, fields = {}) {
 }
 
 // --- a player at home (docs/seat.md) ---------------------------------------------------------
-let invitation = null; // the link made on this page: {token, colour, link, qr}
+let invitation = null; // the link shown on this page: {token, colour, made, link, qr}
+let followed = ""; // the live link the snapshot last said ("made", "" for none), acted on
+let fetchingLink = false; // the live link is being fetched
+
+function followInvitation(s) {
+  // A link made elsewhere (the button's menu, another page) is shown here too: the snapshot
+  // says only that one is live (never its token), a page with the access code asks for it.
+  const live = s.invitation || null;
+  const key = live ? live.made : "";
+  if (key === followed || fetchingLink) return;
+  if (!live) {
+    followed = "";
+    if (invitation && $("invitation").dataset.invitation === "live") showInvitation(invitation, "revoked");
+    return;
+  }
+  if (invitation && invitation.made === live.made) {
+    followed = key;
+    return;
+  }
+  if (!(s.simulated || !s.locked || code)) return; // asked again once the code is typed
+  fetchingLink = true;
+  fetchInvitation(key).finally(() => { fetchingLink = false; });
+}
+
+async function fetchInvitation(key) {
+  const headers = { "Content-Type": "application/json" };
+  if (code) headers["X-Orbito-Code"] = code;
+  try {
+    const response = await fetch("/api/seat/invitation", { method: "POST", headers, body: "{}" });
+    if (!response.ok) return; // gone meanwhile, or the code refused: nothing to show
+    const made = await response.json();
+    followed = key;
+    invitation = made;
+    showInvitation(made, "live");
+  } catch (error) {
+    // no answer: the next snapshot asks again
+  }
+}
 
 function showInvitation(made, state) {
   const box = $("invitation");
