@@ -7,6 +7,7 @@ second ask, nothing to take back, the game over, any bytes) are refused, the gam
 
 from __future__ import annotations
 
+import asyncio
 import json
 import tempfile
 from collections.abc import Iterator
@@ -107,6 +108,21 @@ def test_a_take_back_asked_over_the_broker_is_agreed_at_the_board(away: Away) ->
     away.say_record()
     away.play("d4")  # the seat plays its turn again
     assert away.referee.saved.turns == ["b1", "d4"]
+
+
+def test_an_agreed_take_back_cut_by_a_power_cut_is_still_counted_after_it(away: Away) -> None:
+    away.play("b1", "b4")
+    away.offer(ask={"id": 1, "what": "take-back", "number": 2})
+    away.referee.answer(BLACK, True)
+    away.board.run.wait_for_rings()  # turned back: the undoing by hand is left
+    asyncio.run(away.board.power_cut(back=False))
+    away.board.game.publish = lambda t, p, retained: away.sent.append((t, p))
+    away.board.do("lift b4")  # the undoing, finished after the restart
+    away.board.run.advance(0.5)
+    assert away.referee.saved.turns == ["b1"]
+    record = away.published("record")[-1]
+    assert (record["turns"], record["takebacks"]) == (["b1"], 1)  # the seat follows it
+    assert not away.board.game.offers.kept.taking_back
 
 
 def test_a_refusal_goes_back_with_its_reason(away: Away) -> None:

@@ -233,9 +233,12 @@ class RemoteGame:
         self._arrived = None
         self._follow_back = None
         # A take-back of one turn only is the other board's (a hold here takes back two
-        # against it): one under way at the restart is still ours to finish.
+        # against it), or one the other side asked and this board agreed to (offers.py): one
+        # under way at the restart is still ours to finish.
         saved = referee.snapshot().saved
-        self._stepping = saved.undo is not None and saved.undo_one
+        self.offers.load()
+        agreed = self.offers.kept.taking_back
+        self._stepping = saved.undo is not None and saved.undo_one and not agreed
         self._show_link()  # the status pixel says when the link is down
         self.seats = AwaySeats(referee.journal.directory)
         kept = Kept.load(self.path, self.game)

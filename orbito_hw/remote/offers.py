@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Final, Protocol
 
 from orbito_hw.control.asks import What, what_of
-from orbito_hw.control.events import Answered, Asked, Event
+from orbito_hw.control.events import Answered, Asked, Event, TakenBack
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.seat import DECLINED
 from orbito_hw.errors import OrbitoError, echo, shown
@@ -201,6 +201,9 @@ class AsksKept:
     answer: AnswerSaid | None = None
     heard_ask: int = 0
     heard_answer: int = 0
+    # A take-back the other side asked and this board agreed to, under way: its steps are
+    # this board's own take-backs (counted in the record), also after a restart.
+    taking_back: bool = False
 
     @classmethod
     def load(cls, path: Path, game: str) -> AsksKept:
@@ -290,9 +293,12 @@ class Offers:
     def path(self) -> Path:
         return self.game.path.with_name(ASKS_FILE)
 
-    def attach(self) -> None:
+    def load(self) -> None:
         """After each start of the controller: what was said and heard, read again."""
         self.kept = AsksKept.load(self.path, self.game.game)
+
+    def attach(self) -> None:
+        """Once the remote game is carried on: an offer heard before, taken now."""
         if self._waiting is not None:
             waiting, self._waiting = self._waiting, None
             self.on_message(*waiting)
@@ -325,6 +331,12 @@ class Offers:
         """The referee's events: an ask made here, or an answer given here to the other
         side's ask, goes out."""
         plays = self.game.plays
+        referee = self.game.referee
+        if isinstance(event, TakenBack) and self.kept.taking_back:
+            if referee is None or referee.take_backs.down_to is None:  # all taken back
+                self.kept.taking_back = False
+                self._save()
+            return
         if isinstance(event, Asked) and event.colour is plays:
             self._fresh_round()
             self.kept.asked += 1
@@ -333,6 +345,7 @@ class Offers:
             self._fresh_round()
             self.kept.answer = AnswerSaid(self.kept.heard_ask, what_of(event.what),
                                           event.agreed, event.reason)  # fmt: skip
+            self.kept.taking_back = event.agreed and event.what == "take-back"
         else:
             return
         self._save()
