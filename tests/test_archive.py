@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orbito_hw.archive.recorder import Recorder
-from orbito_hw.archive.store import APPLICATION_ID, NAME, SCHEMA, Archive, GameRow
+from orbito_hw.archive.store import APPLICATION_ID, CACHE_KIB, NAME, SCHEMA, Archive, GameRow
 from orbito_hw.control.events import (
     Event,
     Fault,
@@ -492,6 +492,21 @@ def test_a_fresh_archive_is_wal_with_full_sync_and_our_application_id(tmp_path: 
         "application_id": APPLICATION_ID,
         "user_version": SCHEMA,
     }
+
+
+def test_the_controller_and_a_reader_keep_a_page_cache_that_does_not_grow_with_the_archive(
+    tmp_path: Path,
+) -> None:
+    """SQLite's default cache (2000 KiB a connection) let the controller's connection grow
+    with every game archived; both kinds of connection hold CACHE_KIB (a negative
+    cache_size is KiB, a positive one pages)."""
+    archive = Archive.open(tmp_path)
+    try:
+        assert archive.db.execute("PRAGMA cache_size").fetchone()[0] == -CACHE_KIB
+    finally:
+        archive.close()
+    with Archive.read(tmp_path) as reader:
+        assert reader.db.execute("PRAGMA cache_size").fetchone()[0] == -CACHE_KIB
 
 
 NOBODY = 65534

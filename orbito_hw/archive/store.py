@@ -50,6 +50,13 @@ NAME: Final = "games.sqlite3"
 APPLICATION_ID: Final = 0x4F524249  # "ORBI": PRAGMA application_id marks the file as ours
 PERSON: Final = "person"  # SPEC.md's PLAYER for a person at the board
 SET_ASIDE_FACT: Final = "journals_set_aside"
+CACHE_KIB: Final = 256
+"""The page cache of each connection, in KiB (SQLite's own default is 2000). A connection
+keeps every page it has touched up to its cache's size, so the controller's one long-lived
+connection grew with the archive, game after game, until it held 2 MB of it (the hostile
+soak's memory growth, benchmarks/hostile_soak.py). Writing a game touches the right edge of
+a few B-trees and a read walks one game's rows: 64 pages of 4 KiB hold both, and every
+other page is in the operating system's file cache anyway."""
 
 # The schema's history: MIGRATIONS[n] takes version n to n + 1, in one transaction. A fresh
 # archive runs them all, so every step is run on every board, not only on old ones.
@@ -368,6 +375,7 @@ class Archive:
             db = _read_only(path)
             try:
                 version = _version(db)
+                db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")  # once the file is known ours
             except BaseException:
                 db.close()
                 raise
@@ -610,7 +618,9 @@ def _version(db: sqlite3.Connection) -> int:
 
 def _tune(db: sqlite3.Connection) -> None:
     """WAL: readers (the ``games`` commands) never block the controller; FULL: a commit is
-    on the disk before the next turn is played."""
+    on the disk before the next turn is played; a cache that does not grow with the archive
+    (CACHE_KIB)."""
+    db.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
     db.execute("PRAGMA journal_mode = WAL")
     db.execute("PRAGMA synchronous = FULL")
     db.execute("PRAGMA foreign_keys = ON")
