@@ -5,7 +5,8 @@
 // cannot tell it from another board but by its hello's "kind": "seat". The link's fragment
 // (#broker=...&game=...&colour=...&seat=...[&user=...&password=...]) says where and what;
 // it never reaches a web host. The seat's id is the link's: a reload, another tab, a phone
-// that slept, is the same seat. seat_rules.js refuses an illegal click before it is sent;
+// that slept, is the same seat. The clicks that make a turn are seat_pick.js's, as at home;
+// seat_rules.js refuses an illegal turn before it is sent; seat_frame.js builds the page;
 // board.js draws; words.js says (t).
 "use strict";
 
@@ -32,25 +33,9 @@ let opponent = null; // the board's id, trusted from the first record seen (as p
 let rival = null; // another seat's record of this colour, before this one has joined
 let said = false; // the hello said on this connection (records are published after it only)
 const online = {}; // board id -> whether its presence says online
-let pick = { from: null, to: null };
-let cursor = "a1";
 
 function topicOf(colour, kind) {
   return `${PREFIX}/${SEAT.game}/${colour}/${kind}`;
-}
-
-function say(text) {
-  $("instruction").textContent = text;
-}
-
-function refuse(text) {
-  $("refusal").textContent = text;
-  $("refusal").dataset.refusal = text ? "yes" : "";
-}
-
-function setLink(state) {
-  $("link").dataset.link = state;
-  $("link").textContent = state === "live" ? t("live") : t("reconnecting");
 }
 
 // --- the records ----------------------------------------------------------------------------
@@ -151,7 +136,7 @@ function onMessage(topic, payload) {
   } else if (kind === "offer" && colour === OTHER) {
     heardOffer(text);
   }
-  if (document.body.dataset.seat === "live") draw();
+  if (document.body.dataset.seat === "live") drawSeat();
 }
 
 // --- the broker -----------------------------------------------------------------------------
@@ -205,7 +190,7 @@ function hello() {
   if (mine !== null) publishMine(); // said again on every connection: a broker restarted forgets
   publishAsks();
   document.body.dataset.seat = "live";
-  draw();
+  drawSeat();
 }
 
 // --- drawing --------------------------------------------------------------------------------
@@ -218,79 +203,25 @@ function shown() {
   return { position: replayTurns(first, turns), turns, waiting };
 }
 
-function myTurn(now) {
-  return theirs !== null && !now.position.result && now.position.toMove === SEAT.colour && now.waiting === null;
-}
-
-function draw() {
-  const now = shown();
-  const marbles = now.position.marbles;
-  for (const square of $("board").querySelectorAll("[data-square]")) {
-    const name = square.dataset.square;
-    square.dataset.marble = marbleOn(now, name);
-    square.dataset.pick = name === pick.from ? "from" : name === pick.to ? "to" : "";
-    square.dataset.cursor = String(name === cursor);
-    const what = marbles[name] === "black" ? t("{square}: black marble", { square: name })
-      : marbles[name] === "white" ? t("{square}: white marble", { square: name })
-        : t("{square}: empty", { square: name });
-    square.setAttribute("aria-label", what);
-  }
-  $("turns").replaceChildren(...now.turns.map((token) => {
-    const item = document.createElement("li");
-    item.dataset.turn = token;
-    item.textContent = token;
-    return item;
-  }));
-  showResult(now.position.result, now.position.lines.map((line) => [...line].sort()));
-  $("press").hidden = !(myTurn(now) && Object.keys(marbles).length === 16);
-  $("cancel").hidden = pick.from === null;
-  $("instruction").dataset.waiting = now.waiting || "";
-  if (theirs === null) say(t("Waiting for the board to join the game…"));
-  else if (now.position.result) say(t("The game is over."));
-  else if (now.waiting) say(t("Your turn {turn} is on the board's lights: the person at the board makes it and presses.", { turn: now.waiting }));
-  else if (myTurn(now)) say(pick.from === null
-    ? t("Your turn: click an empty square to place your marble, or one of the other colour's marbles to move it first.")
-    : pick.to === null ? t("Move {square} to which empty square next to it?", { square: pick.from })
-      : t("Now the empty square to place your marble on."));
-  else say(t("The person at the board is playing {colour}.", { colour: OTHER === "black" ? t("black") : t("white") }));
-  showAsks();
-}
-
-function marbleOn(now, square) {
-  const marbles = now.position.marbles;
-  if (square === pick.to) return pick.from ? marbles[pick.from] || "" : "";
-  if (square === pick.from && pick.to) return "";
-  return marbles[square] || "";
+function now() {
+  // What seat_pick.js shows: the board's record (the turns counted), this seat's turn
+  // waiting at the board, the asks.
+  const { position, turns, waiting } = shown();
+  return {
+    colour: SEAT.colour, marbles: position.marbles, turns, result: position.result,
+    lines: position.lines.map((line) => [...line].sort()), toMove: position.toMove, waiting,
+    pending: theirs === null ? t("Waiting for the board to join the game…") : null,
+    asks: {
+      mine: standing(asks.ask, asks.round) ? asks.ask : null,
+      offered: boardAsk !== null && standing(boardAsk, boardAsk.round),
+      word: lastWord,
+    },
+  };
 }
 
 // --- making a turn --------------------------------------------------------------------------
-function choose(square) {
-  refuse("");
-  const now = shown();
-  if (!myTurn(now)) {
-    refuse(now.waiting ? t("Your turn is being made at the board.") : t("It is not your turn."));
-    return;
-  }
-  const marble = marbleOn(now, square);
-  if (pick.from === null) {
-    if (marble === SEAT.colour) refuse(t("{square} holds your own marble: only one of the other colour's may be moved.", { square }));
-    else if (marble) pick.from = square;
-    else send(square);
-  } else if (pick.to === null) {
-    if (square === pick.from) pick.from = null;
-    else if (!marble && isStep(pick.from, square)) pick.to = square;
-    else refuse(t("{square} is not an empty square next to {from}.", { square, from: pick.from }));
-  } else if (marble) {
-    refuse(t("{square} is taken: place on an empty square.", { square }));
-  } else {
-    send(`${pick.from}-${pick.to}:${square}`);
-  }
-  draw();
-}
-
 function send(token) {
   // The turn added to this seat's record and published: the board shows it on its LEDs.
-  pick = { from: null, to: null };
   const fault = turnFault(shown().position, token);
   if (fault) {
     refuse(t("Refused: {reason}", { reason: fault }));
@@ -298,24 +229,6 @@ function send(token) {
   }
   mine = { round: theirs.round, first: theirs.first, turns: [...theirs.turns, token], takebacks: theirs.takebacks };
   publishMine();
-}
-
-function key(event) {
-  const file = RULE_FILES.indexOf(cursor[0]);
-  const rank = Number(cursor[1]);
-  const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, 1], ArrowDown: [0, -1] };
-  if (event.key in moves) {
-    const [df, dr] = moves[event.key];
-    cursor = RULE_FILES[Math.min(3, Math.max(0, file + df))] + Math.min(4, Math.max(1, rank + dr));
-    event.preventDefault();
-    draw();
-  } else if (event.key === "Enter" || event.key === " ") {
-    event.preventDefault();
-    choose(cursor);
-  } else if (event.key === "Escape") {
-    pick = { from: null, to: null };
-    draw();
-  }
 }
 
 // --- asks across the board over the broker: a take-back, a draw (docs/seat.md) ---------------
@@ -356,14 +269,13 @@ function thisRound() {
 }
 
 function askBoard(what) {
-  refuse("");
   if (theirs === null) return;
   thisRound();
   asks.asked += 1;
   asks.ask = { id: asks.asked, what, number: theirs.turns.length };
   lastWord = null;
   publishAsks();
-  draw();
+  drawSeat();
 }
 
 function answerBoard(agreed) {
@@ -373,7 +285,7 @@ function answerBoard(agreed) {
   lastWord = { what: boardAsk.what, agreed, reason: "", mine: false };
   boardAsk = null;
   publishAsks();
-  draw();
+  drawSeat();
 }
 
 function heardOffer(text) {
@@ -407,70 +319,15 @@ function standing(ask, round) {
   return ask !== null && theirs !== null && round === theirs.round && ask.number === theirs.turns.length;
 }
 
-function showAsks() {
-  const over = theirs === null || Boolean(shown().position.result);
-  const mine = standing(asks.ask, asks.round) ? asks.ask : null;
-  const offered = boardAsk !== null && standing(boardAsk, boardAsk.round) ? boardAsk : null;
-  $("ask-take-back").hidden = over || mine !== null || offered !== null;
-  $("ask-draw").hidden = over || mine !== null || offered !== null;
-  $("offer").hidden = offered === null;
-  let state = "";
-  let text = "";
-  if (mine) {
-    state = "asked";
-    text = mine.what === "draw"
-      ? t("You offered a draw: waiting for the person at the board.")
-      : t("You asked to take back your last turn: waiting for the person at the board.");
-  } else if (offered) {
-    state = "offered";
-  } else if (lastWord !== null && lastWord.agreed) {
-    state = "agreed";
-    text = lastWord.what === "draw" ? t("A draw, agreed.")
-      : t("Agreed: your last turn is taken back on the board.");
-  } else if (lastWord !== null && lastWord.mine) {
-    state = "refused";
-    text = lastWord.what === "draw"
-      ? t("Your draw offer was not accepted: {reason}", { reason: lastWord.reason })
-      : t("Your take-back was not agreed: {reason}", { reason: lastWord.reason });
-  }
-  $("ask-state").dataset.ask = state;
-  $("ask-state").textContent = text;
-}
-
-function setUpAsks() {
-  $("ask-take-back").addEventListener("click", () => askBoard("take-back"));
-  $("ask-draw").addEventListener("click", () => askBoard("draw"));
-  $("accept-draw").addEventListener("click", () => answerBoard(true));
-  $("decline-draw").addEventListener("click", () => answerBoard(false));
-}
-
 async function start() {
-  await loadWords();
-  buildPositionBoard($("board"));
+  await startSeat({ now, send, ask: askBoard, answer: answerBoard });
   const broker = /^wss?:\/\/[^/\s]+/.test(SEAT.broker);
   if (!broker || !NAME.test(SEAT.game) || !NAME.test(SEAT.id) || !["black", "white"].includes(SEAT.colour)) {
     document.body.dataset.seat = "unknown";
     say(t("This link is incomplete: ask the person at the board for a new link."));
     return;
   }
-  $("colour").dataset.colour = SEAT.colour;
-  $("colour").textContent = SEAT.colour === "black"
-    ? t("You play black, from away: the person at the board makes your turns for you.")
-    : t("You play white, from away: the person at the board makes your turns for you.");
-  $("board").addEventListener("click", (event) => {
-    const square = event.target.closest("[data-square]");
-    if (square && document.body.dataset.seat === "live") {
-      cursor = square.dataset.square;
-      choose(square.dataset.square);
-    }
-  });
-  $("board").addEventListener("keydown", key);
-  $("press").addEventListener("click", () => send("*"));
-  $("cancel").addEventListener("click", () => {
-    pick = { from: null, to: null };
-    draw();
-  });
-  setUpAsks();
+  showColour(SEAT.colour);
   connect();
 }
 
