@@ -165,12 +165,18 @@ def test_every_event_kind_is_a_sentence() -> None:
         events.SetupDone(2, "..../..../..../.B..", Colour.WHITE, 2),
         events.PuzzleDone(2, "5VN0B4FS69J", False, 1),
         events.RemoteStatus(1, "opponent-offline"),
+        events.Asked(1, "take-back", Colour.WHITE, 4),
+        events.Answered(1, "draw", Colour.BLACK, False, "play on"),
     ]
     kinds = {cls.kind for cls in events.Event.__args__}  # type: ignore[attr-defined]
     assert {event.kind for event in samples} == kinds
     for event in samples:
         text = describe(event)[1]
         assert "{" not in text and "event" not in text, text
+    assert describe(samples[-2])[1] == (
+        "game 1: white asks to take back their last turn: hold the button or answer on the page"
+    )
+    assert describe(samples[-1])[1] == "game 1: black's draw offer declined: play on"
     assert describe(samples[7])[1] == (
         "game 1 turn 2: white's board plays d2: make it on this board and press"
     )

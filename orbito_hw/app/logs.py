@@ -16,6 +16,8 @@ from collections.abc import Callable, Mapping
 from typing import TextIO
 
 from orbito_hw.control.events import (
+    Answered,
+    Asked,
     BlunderWarning,
     BoardTurn,
     Corrected,
@@ -278,10 +280,33 @@ def describe(event: Event | Mapping[str, object], seat: bool = False) -> tuple[i
             "hold the button to take back and try again"
         )
         return logging.INFO, text.format(game=game, puzzle=event.puzzle, turns=turns)
+    if isinstance(event, Asked | Answered):
+        return logging.INFO, f"{game}: {_ask(event)}"
     sentence = _sentence(event)
     if sentence is not None:
         return logging.DEBUG, f"{game}: {sentence}"
     return logging.DEBUG, f"{game}: event {json.dumps(event.to_json(), sort_keys=True)}"
+
+
+def _ask(event: Asked | Answered) -> str:
+    """An ask (a take-back or a draw, control/asks.py) and its answer: the person at the
+    board reads what they are asked and how to answer (docs/seat.md)."""
+    colour = _colour(event.colour)
+    if isinstance(event, Asked):
+        if event.what == "take-back":
+            return _(
+                "{colour} asks to take back their last turn: hold the button or answer on the page"
+            ).format(colour=colour)
+        return _("{colour} offers a draw: answer on the page").format(colour=colour)
+    if event.what == "take-back":
+        if event.agreed:
+            return _("{colour}'s take-back agreed").format(colour=colour)
+        return _("{colour}'s take-back not agreed: {reason}").format(
+            colour=colour, reason=event.reason
+        )
+    if event.agreed:
+        return _("{colour}'s draw offer accepted").format(colour=colour)
+    return _("{colour}'s draw offer declined: {reason}").format(colour=colour, reason=event.reason)
 
 
 _REMOTE = {
