@@ -6,42 +6,21 @@ its QR code without being asked, a page without the code shows nothing of it."""
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
-from .common.browser import PHONE, WAIT_MS, board, free_port
+from .common.browser import WAIT_MS, board, free_port
+from .common.seat import CODE, coded_config, main_page, post, qr_shown, state, status_of
 from .common.wait import until
-
-CODE = "letmein42"
-SIM = '[backends]\nsensors = "sim"\nbutton = "sim"\ndrive = "sim"\nlights = "sim"\n'
 
 
 def _press(url: str, action: str) -> None:
-    request = urllib.request.Request(
-        f"{url}api/press",
-        data=json.dumps({"action": action}).encode(),
-        headers={"Content-Type": "application/json"},
-        method="POST",
-    )
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        assert answer.status == 200
+    post(url, "/api/press", action=action)
 
 
 def _said(url: str) -> str:
-    with urllib.request.urlopen(f"{url}state", timeout=10) as answer:
-        instruction: str = json.load(answer)["instruction"]
-        return instruction
-
-
-def _status(url: str) -> int:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as answer:
-            return int(answer.status)
-    except urllib.error.HTTPError as refused:
-        return int(refused.code)
+    instruction: str = state(url)["instruction"]
+    return instruction
 
 
 def _hold_until(url: str, said: str) -> None:
@@ -54,17 +33,10 @@ def _hold_until(url: str, said: str) -> None:
 def test_a_link_made_at_the_boards_button_is_shown_on_the_page(
     browser: Any, tmp_path: Path
 ) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text(SIM + f'[board]\nstate_dir = "{tmp_path / "s"}"\n[web]\ncode = "{CODE}"\n')
-    with board(free_port(), "--config", str(config)) as url:
-        page = browser.new_page(viewport=PHONE, locale="en-GB")
-        page.goto(url)
-        page.wait_for_selector('[data-link="live"]', timeout=WAIT_MS)
-        page.click("#controls summary")
+    with board(free_port(), "--config", str(coded_config(tmp_path))) as url:
+        page = main_page(browser, url)
         page.fill("#code", CODE)
-        stranger = browser.new_page(viewport=PHONE, locale="en-GB")  # a page without the code
-        stranger.goto(url)
-        stranger.wait_for_selector('[data-link="live"]', timeout=WAIT_MS)
+        stranger = main_page(browser, url)  # a page without the code
         # The person at the board: a hold on the empty board opens the opponent menu; short
         # presses to its last item; a hold takes it.
         _hold_until(url, "Opponent menu:")
@@ -77,18 +49,14 @@ def test_a_link_made_at_the_boards_button_is_shown_on_the_page(
         link = page.get_attribute("#seat-link", "href")
         assert link is not None and "/seat/" in link
         assert "white" in page.inner_text("#invitation-text")
-        page.wait_for_function(
-            "() => { const qr = document.getElementById('seat-qr');"
-            " return qr.complete && qr.naturalWidth > 0 && !qr.hidden; }",
-            timeout=WAIT_MS,
-        )
+        qr_shown(page)
         token = link.rsplit("/", 1)[1]
-        assert _status(f"{url}seat/{token}") == 200  # the link opens for the player
+        assert status_of(f"{url}seat/{token}") == 200  # the link opens for the player
         assert stranger.is_hidden("#invitation")  # no code, no link: the snapshot has no token
         assert token not in stranger.content()
         # Revoked from the page: the link closes.
         page.click('[data-control="revoke"]')
         page.wait_for_selector('#invitation[data-invitation="revoked"]', timeout=WAIT_MS)
-        assert _status(f"{url}seat/{token}") == 410
+        assert status_of(f"{url}seat/{token}") == 410
         page.close()
         stranger.close()

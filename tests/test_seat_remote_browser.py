@@ -8,78 +8,53 @@ page reloads mid-game, and the seat comes back to the same seat and position."""
 from __future__ import annotations
 
 import json
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from orbito_hw.remote.seat_link import PAGE, seat_link
-from orbito_hw.rules.game import Colour, replay
+from orbito_hw.rules.game import Colour
 
-from .common.browser import PHONE, WAIT_MS, axe_script, board, free_port
+from .common.browser import PHONE, WAIT_MS, board, free_port
 from .common.club_broker import club_broker
-from .common.seat import GAME
+from .common.seat import (
+    GAME,
+    lit,
+    open_seat,
+    person,
+    play_on_seat,
+    play_the_game,
+    post,
+    remote_board,
+    state,
+    turns_shown,
+)
 from .common.two_boards import Broker
 from .common.wait import until
 
 REMOTE_GAME = "seat-night"
 
 
-def _post(url: str, path: str, body: bytes = b"{}") -> None:
-    request = urllib.request.Request(url.rstrip("/") + path, data=body, method="POST",
-                                     headers={"Content-Type": "application/json"})  # fmt: skip
-    with urllib.request.urlopen(request, timeout=10) as answer:
-        answer.read()
-
-
-def _state(url: str) -> dict[str, Any]:
-    with urllib.request.urlopen(url.rstrip("/") + "/state", timeout=10) as answer:
-        result: dict[str, Any] = json.loads(answer.read())
-        return result
-
-
-def _person(url: str, square: str) -> None:
-    """The person at the board puts a marble on ``square`` and presses; until it counts."""
-    count = len(_state(url)["turns"])
-    _post(url, f"/api/square/{square}")
-    _post(url, "/api/press")
-    until(lambda: len(_state(url)["turns"]) == count + 1, what=f"{square} counted")
-
-
-def _turns_shown(seat: Any, count: int) -> None:
-    seat.wait_for_function(
-        f"() => document.querySelectorAll('#turns [data-turn]').length === {count}",
-        timeout=WAIT_MS,
-    )
-
-
-def _lit(url: str, square: str) -> None:
-    """Until the board's LEDs light ``square`` (the board guides its person to it)."""
-    until(lambda: bool(_state(url)["leds"].get(square)), what=f"{square} lit at the board")
-
-
-def _open(browser: Any, link: str) -> Any:
-    seat = browser.new_page(viewport=PHONE, locale="en-GB")
-    seat.goto(link)
-    seat.wait_for_selector('body[data-seat="live"]', timeout=WAIT_MS)
-    return seat
+def _seat(browser: Any, url: str, ws_broker: Broker, first: str = "") -> tuple[Any, Any]:
+    """A seat across the internet for white, its link to the board's own page: the link
+    made, and its page live (after the person's ``first`` turn, if any, shown on it)."""
+    made = seat_link(f"{url}{PAGE}", ws_broker.ws_url(), REMOTE_GAME, Colour.WHITE)
+    seat = open_seat(browser, made.link)
+    if first:
+        person(url, first)
+        turns_shown(seat, 1)
+    return made, seat
 
 
 def test_a_whole_game_against_a_seat_over_the_broker_with_a_restart_and_a_reload(
     browser: Any, ws_broker: Broker, tmp_path: Path
 ) -> None:
-    remote = f"mqtt://127.0.0.1:{ws_broker.port}/{REMOTE_GAME}"
-    argv = ("--state-dir", str(tmp_path), "--remote", remote, "--plays", "black")
-    with board(free_port(), *argv) as url:
-        made = seat_link(f"{url}{PAGE}", ws_broker.ws_url(), REMOTE_GAME, Colour.WHITE)
-        seat = _open(browser, made.link)
+    with remote_board(ws_broker.port, tmp_path, REMOTE_GAME) as url:
+        made, seat = _seat(browser, url, ws_broker)
         assert seat.locator("#colour").get_attribute("data-colour") == "white"
-        for number, token in enumerate(GAME, start=1):
-            if number % 2:  # black: the person at the board
-                _person(url, token)
-                _turns_shown(seat, number)
-                continue
+
+        def meanwhile(number: int, token: str) -> bool:
             if number == 4:  # the broker restarts (forgetting every retained record)
                 ws_broker.stop()
                 seat.wait_for_selector('#link[data-link="reconnecting"]', timeout=WAIT_MS)
@@ -88,80 +63,33 @@ def test_a_whole_game_against_a_seat_over_the_broker_with_a_restart_and_a_reload
             if number == 6:  # the phone reloads: the same seat, the same position
                 seat.reload()
                 seat.wait_for_selector('body[data-seat="live"]', timeout=WAIT_MS)
-                _turns_shown(seat, number - 1)
-            seat.click(f'[data-square="{token}"]')
-            seat.wait_for_selector(f'#instruction[data-waiting="{token}"]', timeout=WAIT_MS)
-            # The board guides its person to the seat's turn before anything counts.
-            _lit(url, token)
-            assert _state(url)["turns"] == GAME[: number - 1]
-            if number == 2:  # reloaded while the turn waits at the board: still waiting
-                seat.reload()
-                seat.wait_for_selector(f'#instruction[data-waiting="{token}"]', timeout=WAIT_MS)
-                seat.click('[data-square="d4"]')  # refused on the page: the turn is being made
-                seat.wait_for_selector('#refusal[data-refusal="yes"]', timeout=WAIT_MS)
-            _person(url, token)
-            seat.wait_for_selector('#instruction[data-waiting=""]', timeout=WAIT_MS)
-            if number == 2:  # asked back over the broker, agreed at the board, played again
-                _take_back_agreed(url, seat, token)
-        seat.wait_for_selector('#result[data-result="black"]', timeout=WAIT_MS)
-        final = _state(url)
-        assert final["turns"] == GAME
-        expected = replay(Colour.BLACK, GAME)
-        assert final["result"] == expected.result.value  # type: ignore[union-attr]
-        shown = [e.get_attribute("data-turn") for e in seat.locator("#turns [data-turn]").all()]
-        assert shown == GAME
+                turns_shown(seat, number - 1)
+            return False
+
+        play_the_game(url, seat, meanwhile)
         # The seat's own record (what it publishes, kept in the page) is the same game.
         key = f"orbito-hw-seat:{REMOTE_GAME}:white:{made.seat}"
         kept = json.loads(seat.evaluate(f"localStorage.getItem({json.dumps(key)})"))
         assert (kept["first"], kept["turns"], kept["round"]) == ("black", GAME, 1)
-        seat.evaluate(axe_script())  # the page as a screen reader meets it: no violation
-        found = seat.evaluate("axe.run(document, {resultTypes: ['violations']})")
-        assert [v["id"] for v in found["violations"]] == []
         seat.close()
-
-
-def _take_back_agreed(url: str, seat: Any, token: str) -> None:
-    """The seat's last turn ``token`` (a placement) taken back at its ask, over the broker:
-    asked on the page, agreed on the board's, undone as the LEDs ask, played again."""
-    count = len(_state(url)["turns"])
-    seat.click('[data-action="seat-take-back"]')
-    seat.wait_for_selector('#ask-state[data-ask="asked"]', timeout=WAIT_MS)
-    until(lambda: _state(url)["ask"] is not None, what="the ask on the board's page")
-    _post(url, "/api/answer", b'{"agree": "yes"}')
-    _lit(url, token)  # to undo
-    _post(url, f"/api/square/{token}")  # lifted off, as the LEDs ask
-    until(lambda: len(_state(url)["turns"]) == count - 1, what=f"{token} taken back")
-    seat.wait_for_selector('#ask-state[data-ask="agreed"]', timeout=WAIT_MS)
-    _turns_shown(seat, count - 1)
-    seat.click(f'[data-square="{token}"]')
-    seat.wait_for_selector(f'#instruction[data-waiting="{token}"]', timeout=WAIT_MS)
-    _lit(url, token)
-    _person(url, token)
-    seat.wait_for_selector('#instruction[data-waiting=""]', timeout=WAIT_MS)
 
 
 def test_a_second_seat_for_a_taken_colour_stays_out(
     browser: Any, ws_broker: Broker, tmp_path: Path
 ) -> None:
-    remote = f"mqtt://127.0.0.1:{ws_broker.port}/{REMOTE_GAME}"
-    argv = ("--state-dir", str(tmp_path), "--remote", remote, "--plays", "black")
-    with board(free_port(), *argv) as url:
-        page = f"{url}{PAGE}"
-        first = seat_link(page, ws_broker.ws_url(), REMOTE_GAME, Colour.WHITE)
-        seat = _open(browser, first.link)
-        _person(url, "b1")
-        _turns_shown(seat, 1)
-        second = seat_link(page, ws_broker.ws_url(), REMOTE_GAME, Colour.WHITE)
+    with remote_board(ws_broker.port, tmp_path, REMOTE_GAME) as url:
+        first, seat = _seat(browser, url, ws_broker, first="b1")
+        second = seat_link(f"{url}{PAGE}", ws_broker.ws_url(), REMOTE_GAME, Colour.WHITE)
         other = browser.new_page(viewport=PHONE, locale="en-GB")
         other.goto(second.link)
         other.wait_for_selector('body[data-seat="taken"]', timeout=WAIT_MS)
         assert "Another player" in other.locator("#instruction").inner_text()
         # The first link, opened again (another tab), is the same seat: it plays on.
-        again = _open(browser, first.link)
-        _turns_shown(again, 1)
+        again = open_seat(browser, first.link)
+        turns_shown(again, 1)
         again.click('[data-square="c4"]')
         again.wait_for_selector('#instruction[data-waiting="c4"]', timeout=WAIT_MS)
-        until(lambda: bool(_state(url)["leds"].get("c4")), what="c4 lit at the board")
+        lit(url, "c4")
         for opened in (seat, other, again):
             opened.close()
 
@@ -207,22 +135,22 @@ def test_the_seat_follows_the_boards_take_backs_and_new_rounds_and_no_other_boar
         made = seat_link("http://127.0.0.1/none", ws_broker.ws_url(), REMOTE_GAME, Colour.WHITE)
         # The page from the board's folder, served by no board at all: file:// will do.
         page = Path(__file__).parents[1] / "orbito_hw" / "web" / "static" / "seat_remote.html"
-        seat = _open(browser, page.as_uri() + "#" + made.link.split("#", 1)[1])
-        _turns_shown(seat, 1)
+        seat = open_seat(browser, page.as_uri() + "#" + made.link.split("#", 1)[1])
+        turns_shown(seat, 1)
         seat_said(["b1"])
         seat.click('[data-square="c4"]')
         seat_said(["b1", "c4"])
         board_says(_record("black-board", "black", ["b1", "c4", "a1"]))
-        _turns_shown(seat, 3)
+        turns_shown(seat, 3)
         board_says(_record("impostor", "black", ["b1", "c4", "a1", "d1"]))  # not the board
         board_says(_record("black-board", "black", ["b1"], takebacks=1))  # two taken back
-        _turns_shown(seat, 1)
+        turns_shown(seat, 1)
         seat_said(["b1"], takebacks=1)
         # Said in order: had the page taken the impostor's record, it would have said it first.
         assert not any(len(r["turns"]) == 4 for r in heard)
         assert seat.locator("#turns [data-turn]").all()[0].get_attribute("data-turn") == "b1"
         board_says(_record("black-board", "black", [], round_=2, first="white"))  # a new game
-        _turns_shown(seat, 0)
+        turns_shown(seat, 0)
         seat_said([], round=2)
         seat.wait_for_selector("#instruction:has-text('Your turn')", timeout=WAIT_MS)
         seat.close()
@@ -251,11 +179,11 @@ def test_on_a_clubs_broker_the_seat_plays_with_its_password_and_stops_without(
             refused.goto(wrong.link)
             refused.wait_for_selector('body[data-seat="revoked"]', timeout=WAIT_MS)
             made = seat_link(page, ws, "club-night", Colour.WHITE, "club-night.white", "w-secret")
-            seat = _open(browser, made.link)
-            _person(url, "b1")
-            _turns_shown(seat, 1)
+            seat = open_seat(browser, made.link)
+            person(url, "b1")
+            turns_shown(seat, 1)
             seat.click('[data-square="c4"]')
-            until(lambda: bool(_state(url)["leds"].get("c4")), what="c4 lit at the board")
+            lit(url, "c4")
             refused.close()
             seat.close()
     finally:
@@ -265,26 +193,18 @@ def test_on_a_clubs_broker_the_seat_plays_with_its_password_and_stops_without(
 def test_draws_offered_both_ways_over_the_broker(
     browser: Any, ws_broker: Broker, tmp_path: Path
 ) -> None:
-    remote = f"mqtt://127.0.0.1:{ws_broker.port}/{REMOTE_GAME}"
-    argv = ("--state-dir", str(tmp_path), "--remote", remote, "--plays", "black")
-    with board(free_port(), *argv) as url:
-        made = seat_link(f"{url}{PAGE}", ws_broker.ws_url(), REMOTE_GAME, Colour.WHITE)
-        seat = _open(browser, made.link)
-        _person(url, "b1")
-        _turns_shown(seat, 1)
+    with remote_board(ws_broker.port, tmp_path, REMOTE_GAME) as url:
+        _, seat = _seat(browser, url, ws_broker, first="b1")
         seat.click('[data-action="seat-draw"]')  # the phone offers; the board declines
-        until(lambda: (_state(url)["ask"] or {}).get("what") == "draw", what="the offer")
-        _post(url, "/api/answer", b'{"agree": "no", "reason": "not yet"}')
+        until(lambda: (state(url)["ask"] or {}).get("what") == "draw", what="the offer")
+        post(url, "/api/answer", agree="no", reason="not yet")
         seat.wait_for_selector('#ask-state[data-ask="refused"]', timeout=WAIT_MS)
         assert "not yet" in seat.locator("#ask-state").inner_text()
-        seat.click('[data-square="b4"]')
-        seat.wait_for_selector('#instruction[data-waiting="b4"]', timeout=WAIT_MS)
-        _lit(url, "b4")
-        _person(url, "b4")
-        _post(url, "/api/draw")  # the board offers; the phone accepts
+        play_on_seat(url, seat, "b4")
+        post(url, "/api/draw")  # the board offers; the phone accepts
         seat.wait_for_selector("#offer:not([hidden])", timeout=WAIT_MS)
         seat.click('[data-action="seat-accept"]')
-        until(lambda: _state(url)["turns"] == [] and _state(url)["game"] == 2, what="drawn")
+        until(lambda: state(url)["turns"] == [] and state(url)["game"] == 2, what="drawn")
         seat.wait_for_selector('#ask-state[data-ask="agreed"]', timeout=WAIT_MS)
-        _turns_shown(seat, 0)  # the next round, on both sides
+        turns_shown(seat, 0)  # the next round, on both sides
         seat.close()

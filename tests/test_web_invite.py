@@ -13,23 +13,13 @@ from typing import Any
 import pytest
 
 from .common.browser import PHONE, WAIT_MS, axe_script, board, free_port
-
-CODE = "letmein42"
-SIM = '[backends]\nsensors = "sim"\nbutton = "sim"\ndrive = "sim"\nlights = "sim"\n'
+from .common.seat import CODE, coded_config, main_page, qr_shown, status_of
 
 
 def no_violations(page: Any, axe: str) -> list[Any]:
     page.evaluate(axe)
     results = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
     return [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in results["violations"]]
-
-
-def status_of(url: str) -> int:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as answer:
-            return int(answer.status)
-    except urllib.error.HTTPError as refused:
-        return int(refused.code)
 
 
 @pytest.fixture(scope="module")
@@ -40,13 +30,8 @@ def axe_source() -> str:
 def test_invite_a_player_shows_the_link_and_its_qr_then_revokes_it(
     browser: Any, axe_source: str, tmp_path: Path
 ) -> None:
-    config = tmp_path / "config.toml"
-    config.write_text(SIM + f'[board]\nstate_dir = "{tmp_path / "s"}"\n[web]\ncode = "{CODE}"\n')
-    with board(free_port(), "--config", str(config)) as url:
-        page = browser.new_page(viewport=PHONE, locale="en-GB")
-        page.goto(url)
-        page.wait_for_selector('[data-link="live"]', timeout=WAIT_MS)
-        page.click("#controls summary")
+    with board(free_port(), "--config", str(coded_config(tmp_path))) as url:
+        page = main_page(browser, url)
         # Without the code: refused, and nothing shown.
         page.click('[data-control="invite"]')
         page.wait_for_selector('body[data-refused="403"]', timeout=WAIT_MS)
@@ -59,12 +44,7 @@ def test_invite_a_player_shows_the_link_and_its_qr_then_revokes_it(
         assert link is not None and "/seat/" in link
         assert page.inner_text("#seat-link") == link
         assert "white" in page.inner_text("#invitation-text")
-        # The QR code, loaded (an SVG of the link) and on screen at the phone's width.
-        page.wait_for_function(
-            "() => { const qr = document.getElementById('seat-qr');"
-            " return qr.complete && qr.naturalWidth > 0 && !qr.hidden; }",
-            timeout=WAIT_MS,
-        )
+        qr_shown(page)  # loaded (an SVG of the link), and on screen at the phone's width:
         assert "/qr.svg" in (page.get_attribute("#seat-qr", "src") or "")
         box = page.locator("#seat-qr").bounding_box()
         assert box is not None and box["width"] >= 150 and box["x"] + box["width"] <= 390
