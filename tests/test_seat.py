@@ -361,6 +361,7 @@ def test_seat_invite_list_revoke_on_the_command_line(tmp_path: Path) -> None:
     assert "█" in made.stdout or "▀" in made.stdout  # the QR code, drawn in the terminal
     (seat,) = SeatBook(tmp_path).read()
     assert f"http://board:8080/seat/{seat.token}" in made.stdout
+    assert SeatBook(tmp_path).path.stat().st_mode & 0o777 == 0o600  # its tokens are keys
     assert (seat.colour, seat.game, seat.live) == ("black", None, True)
     second = _cli("invite", *where)
     assert second.returncode == 2 and "black has a seat already" in second.stderr

@@ -144,7 +144,9 @@ def test_seat_list_shows_a_seat_across_the_internet_and_its_page_as_the_board_he
     state = board.run.state_dir
     made = _invite(capsys, state, "--user", "club-night.white", "--password", "hunter2")
     seat = made["seat"]
-    assert "hunter2" not in (state / "remote-seats.json").read_text()  # never the password
+    kept = state / "remote-seats.json"
+    assert "hunter2" not in kept.read_text()  # never the password
+    assert kept.stat().st_mode & 0o777 == 0o600  # the board's user's alone
     status, out, _err = cli(capsys, "seat", "list", "--state-dir", str(state))
     assert status == 0
     assert f"{seat}  white   remote game {GAME}" in out

@@ -8,15 +8,15 @@ import os
 from pathlib import Path
 
 
-def write_durably(path: Path, text: str, encoding: str = "utf-8") -> None:
-    """``text`` at ``path``, atomically and durably: a fresh temporary file beside it,
-    synced, renamed over, the directory synced. Never written through whatever stands at
-    the name; OSError as the file system says, the temporary file gone (a full disk gets its
-    space back)."""
+def write_durably(path: Path, text: str, encoding: str = "utf-8", mode: int = 0o644) -> None:
+    """``text`` at ``path``, atomically and durably: a fresh temporary file beside it (made
+    with ``mode``: 0o600 for a file that holds keys), synced, renamed over, the directory
+    synced. Never written through whatever stands at the name; OSError as the file system
+    says, the temporary file gone (a full disk gets its space back)."""
     tmp = path.with_name(path.name + ".tmp")
     with contextlib.suppress(FileNotFoundError):
         os.unlink(tmp)
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         with open(fd, "w", encoding=encoding) as f:
             f.write(text)

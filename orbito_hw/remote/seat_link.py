@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import secrets
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
@@ -22,6 +21,7 @@ from typing import Final
 from urllib.parse import urlencode, urlsplit
 
 from orbito_hw.errors import echo
+from orbito_hw.hw.files import write_durably
 from orbito_hw.lang import _
 from orbito_hw.remote.protocol import check_name
 from orbito_hw.rules.game import Colour
@@ -137,13 +137,8 @@ class AwaySeats:
             old = [s.seat for s in seats if s.revoked][:extra]
             seats = [s for s in seats if s.seat not in old]
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_name(f".{self.path.name}.tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            json.dump({"seats": [asdict(s) for s in seats]}, file, indent=1)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, self.path)
+        text = json.dumps({"seats": [asdict(s) for s in seats]}, indent=1)
+        write_durably(self.path, text, mode=0o600)  # the board's user's alone
 
     def add(self, made: SeatLink, user: str | None) -> AwaySeat:
         """Keep the seat ``made`` (``seat invite --broker``)."""

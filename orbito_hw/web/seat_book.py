@@ -16,7 +16,6 @@ import hmac
 import io
 import json
 import logging
-import os
 import secrets
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Final
 
 from orbito_hw.errors import OrbitoError, echo
+from orbito_hw.hw.files import write_durably
 from orbito_hw.lang import _
 from orbito_hw.rules.game import Colour
 
@@ -95,13 +95,8 @@ class SeatBook:
         """Atomically, readable by the board's user only (the tokens are keys)."""
         seats = _trimmed(seats)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = self.path.with_name(f".{self.path.name}.tmp")
-        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as file:
-            json.dump({"seats": [asdict(s) for s in seats]}, file, indent=1)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, self.path)
+        text = json.dumps({"seats": [asdict(s) for s in seats]}, indent=1)
+        write_durably(self.path, text, mode=0o600)  # the board's user's alone
 
     def invite(self, colour: Colour, game: int | None = None) -> Invitation:
         """A new link for ``colour``; SeatTakenError while another link is live (one seat:
