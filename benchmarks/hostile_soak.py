@@ -15,7 +15,8 @@ then, once it lights on the other board, made there too. All the while, at black
 
 It reports the turns refereed, the press-to-LEDs time (a press on the page until its answer:
 the turn accepted and the rings turned, which the page then shows) at p50 and p99, the
-controller's memory over time, and any traceback it wrote. Exit 1 if a turn went wrong, a
+controller's memory over time, where it is (heap_probe/: malloc's bytes in use and free,
+SQLite's), and any traceback it wrote. Exit 1 if a turn went wrong, a
 traceback appeared, p99 passed 20 ms or the memory grew by 2 MB or more after the warm-up.
 """
 
@@ -46,6 +47,7 @@ GAME = "soak"
 P99_GOAL_MS = 20.0
 MEMORY_GOAL_MB = 2.0
 """Issue 35's goal: under 2 MB of growth after the warm-up (over 30 minutes)."""
+PROBE = Path(__file__).resolve().parent / "heap_probe"
 WARM_UP_S = 60.0
 """The warm-up: the controller's one-time loads are behind it, above all the solution table
 (10 MB), loaded by the archive's first review (a game archived, then read). Growth is
@@ -91,6 +93,7 @@ class Soak:
         self.games = 0
         self.wrong: list[str] = []
         self.memory: list[tuple[float, float]] = []
+        self.heap = work / "heap-probe.txt"
 
     # --- the controller and the broker ------------------------------------------------------
     def start(self) -> None:
@@ -111,7 +114,7 @@ class Soak:
                     colour.value]  # fmt: skip
             self.servers[colour] = subprocess.Popen(
                 [sys.executable, "-m", "orbito_hw", *argv], stderr=self.err,
-                env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                env={**os.environ, "PYTHONUNBUFFERED": "1", **self.probe(colour)},
             )  # fmt: skip
             self.pages[colour] = f"http://127.0.0.1:{port}"
         self.base = self.pages[Colour.BLACK]
@@ -284,6 +287,14 @@ class Soak:
             client.loop_stop()
             client.disconnect()
 
+    def probe(self, colour: Colour) -> dict[str, str]:
+        """The environment that loads heap_probe/ in black's controller (the one measured):
+        where its memory is, every 30 s, in the file ``self.heap``."""
+        if colour is not Colour.BLACK:
+            return {}
+        path = os.pathsep.join(filter(None, [str(PROBE), os.environ.get("PYTHONPATH")]))
+        return {"PYTHONPATH": path, "ORBITO_HEAP_PROBE": str(self.heap)}
+
     def sample_memory(self) -> None:
         start = time.monotonic()
         while not self.stop.is_set():
@@ -342,6 +353,7 @@ class Soak:
             f"memory growth after warm-up ({WARM_UP_S:.0f} s): {last - first:+.1f} MB "
             f"(goal under {MEMORY_GOAL_MB:.0f})"
         )
+        print(self.heap_growth())
         print(
             "hostile load: " + ", ".join(f"{n} {what}" for what, n in sorted(self.counts.items()))
         )
@@ -352,6 +364,22 @@ class Soak:
             print("\n".join(["traceback:", *lines[max(0, at - 2) : at + 30]]))
         bad = self.wrong or tracebacks or p99 >= P99_GOAL_MS or last - first >= MEMORY_GOAL_MB
         return 1 if bad else 0
+
+    def heap_growth(self) -> str:
+        """The probe's first line after the warm-up against its last: which part grew."""
+        try:
+            rows = [[float(x) for x in line.split()] for line in self.heap.read_text().split("\n")
+                    if line.strip()]  # fmt: skip
+        except (OSError, ValueError):
+            rows = []
+        rows = [row for row in rows if row[0] >= WARM_UP_S]
+        if len(rows) < 2:
+            return "where the memory is: no probe (glibc's mallinfo2 needed)"
+        names = ["malloc in use", "malloc free", "malloc mapped", "SQLite"]
+        first, last = rows[0], rows[-1]
+        parts = zip(names, first[1:], last[1:], strict=True)
+        told = ", ".join(f"{name} {a:.2f} -> {b:.2f}" for name, a, b in parts)
+        return f"where the memory is ({first[0]:.0f} s to {last[0]:.0f} s, MB): {told}"
 
 
 def main() -> int:
