@@ -7,77 +7,19 @@ reason and the game is unharmed (hypothesis where the input is data)."""
 
 from __future__ import annotations
 
-import random
 from collections.abc import Iterator
-from typing import TypeVar
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from orbito_hw.control.asks import REFUSED
-from orbito_hw.control.events import Answered, Asked, Event, GameOver, NewGame, TakeBack, TakenBack
-from orbito_hw.control.referee import Referee
-from orbito_hw.control.seat import DECLINED, Seat, SeatRefusedError
-from orbito_hw.rules.game import Colour
-from orbito_hw.rules.turn import Turn
-from orbito_hw.sim.demo import turn_commands
-from orbito_hw.sim.harness import MockRun
+from orbito_hw.control.events import Answered, Asked, GameOver, NewGame, TakeBack, TakenBack
+from orbito_hw.control.seat import DECLINED, SeatRefusedError
 from orbito_hw.sim.script import Command
 
-from .common.scripts import undo_commands
+from .common.asks import BLACK, WHITE, Table
 from .common.seat import GAME
-
-BLACK, WHITE = Colour.BLACK, Colour.WHITE
-E = TypeVar("E", bound=Event)
-
-
-class Table:
-    """A simulated board, black the person at it, white a seat on a phone (control/seat.py)."""
-
-    def __init__(self) -> None:
-        self.run = MockRun(seed=1)
-        self.run.run(Command("reset", colour=BLACK), first_command=True)
-        self.seat = Seat(WHITE)
-        self.seat.sit(self.run.referee)
-        self.run.advance(0.0)
-        self.rng = random.Random(37)
-
-    @property
-    def referee(self) -> Referee:
-        return self.run.referee
-
-    @property
-    def turns(self) -> list[str]:
-        return list(self.referee.snapshot().turns)
-
-    def events(self, kind: type[E]) -> list[E]:
-        return [e for e in self.run.typed_events if isinstance(e, kind)]
-
-    def play(self, *tokens: str) -> None:
-        """The next turns: black's made by the person, white's handed in by the seat and
-        made at the board as the LEDs show them."""
-        for token in tokens:
-            number = len(self.turns) + 1
-            if self.referee.position.to_move is WHITE:
-                assert self.seat.hand_in(self.referee, number, token) == "shown"
-            board = self.referee.position.to_move is WHITE
-            for command in turn_commands(Turn.from_notation(token), self.rng, board):
-                self.run.run(command)
-            self.run.wait_for_rings()
-            assert len(self.turns) == number, f"{token} not counted"
-
-    def undo(self, tokens: list[str]) -> None:
-        """The person undoes ``tokens`` (the last first) as the LEDs ask, after each turn back."""
-        for token in tokens:
-            self.run.wait_for_rings()
-            for command in undo_commands(Turn.from_notation(token)):
-                self.run.run(command)
-        self.run.wait_for_rings()
-        self.run.advance(0.1)
-
-    def close(self) -> None:
-        self.run.close()
 
 
 @pytest.fixture

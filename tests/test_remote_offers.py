@@ -125,6 +125,60 @@ def test_an_agreed_take_back_cut_by_a_power_cut_is_still_counted_after_it(away: 
     assert not away.board.game.offers.kept.taking_back
 
 
+def _cut(away: Away) -> None:
+    """A power cut at the board: the controller and the remote game boot again on the same
+    state directory (and the marbles stay where they are)."""
+    asyncio.run(away.board.power_cut(back=False))
+    away.board.game.publish = lambda t, p, retained: away.sent.append((t, p))
+    away.board.run.advance(0.0)
+
+
+def test_the_seats_ask_waiting_at_a_cut_waits_after_it_and_a_hold_agrees(away: Away) -> None:
+    away.play("b1", "b4")
+    away.offer(ask={"id": 1, "what": "take-back", "number": 2})
+    asked = away.referee.snapshot().ask
+    _cut(away)
+    assert away.referee.snapshot().ask == asked  # the board's page shows it again
+    assert away.referee.view().ask is not None  # and the LEDs
+    away.offer(ask={"id": 1, "what": "take-back", "number": 2})  # the broker's, retained
+    assert len(away.told(Asked)) == 1  # taken once
+    away.board.do("hold 2.5")
+    away.board.do("lift b4")
+    away.board.run.advance(0.5)
+    assert away.referee.saved.turns == ["b1"]
+    assert away.published()[-1]["answer"] == {"id": 1, "what": "take-back", "agreed": True,
+                                              "reason": ""}  # fmt: skip
+    assert away.published("record")[-1]["takebacks"] == 1
+
+
+def test_the_boards_draw_offer_waiting_at_a_cut_is_accepted_after_it(away: Away) -> None:
+    away.play("b1", "b4")
+    away.referee.ask("draw", BLACK)
+    away.board.run.advance(0.0)
+    _cut(away)
+    assert away.referee.snapshot().ask is not None
+    away.offer(answer={"id": 1, "what": "draw", "agreed": True, "reason": ""})
+    assert away.told(GameOver)[-1].result.value == "draw"
+
+
+def test_an_agreed_take_back_of_two_turns_cut_between_them_goes_on(away: Away) -> None:
+    away.play("b1", "b4", "c3")
+    away.offer(ask={"id": 1, "what": "take-back", "number": 3})
+    away.referee.answer(BLACK, True)
+    away.board.run.wait_for_rings()  # turned back for c3: the cut comes here
+    _cut(away)
+    away.board.do("lift c3")  # as the LEDs ask
+    away.board.run.wait_for_rings()  # and the rings turn back again, for b4
+    assert away.referee.view().mode == "undo"
+    away.board.do("lift b4")
+    away.board.run.advance(0.5)
+    assert away.referee.saved.turns == ["b1"]
+    assert [e.number for e in away.told(TakenBack)] == [3, 2]
+    record = away.published("record")[-1]
+    assert (record["turns"], record["takebacks"]) == (["b1"], 2)  # the seat follows both
+    assert not away.board.game.offers.kept.taking_back
+
+
 def test_a_refusal_goes_back_with_its_reason(away: Away) -> None:
     away.play("b1", "b4")
     away.offer(ask={"id": 1, "what": "take-back", "number": 2})

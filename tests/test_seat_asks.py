@@ -86,6 +86,28 @@ def test_a_take_back_asked_on_the_seats_page_and_agreed_on_the_boards(board: Boa
     board.do(game())
 
 
+def test_an_ask_waiting_at_a_power_cut_is_on_the_pages_and_leds_again(board: Board) -> None:
+    async def game() -> None:
+        seat = await _seated(board, ["b1", "b4"])
+        _, asked = await board.post(f"{seat}/ask", what="take-back")
+        board.run.power_cut()  # the board boots again on its state directory
+        board.server.feed.watch()
+        await until_async(lambda: board.snapshot()["ask"] == asked["ask"], what="shown again")
+        glows = board.snapshot()["glows"]
+        assert [g["kind"] for g in glows.values()] == ["ask"]  # the seat's marble, pulsing
+        # The person agrees on the board's page before the seat's page is back.
+        assert (await board.post("/api/answer", agree="yes"))[0] == 200
+        await until_async(lambda: bool(_told(board, TakeBack)), what="the rings turn back")
+        await until_async(lambda: "b4" in board.snapshot()["leds"], what="b4 lit to undo")
+        await _undo(board, ["b4"])
+        state = (await board.get(seat))[1]  # the seat's page back: told, and to play again
+        assert (state["turns"], state["to_move"], state["ask"]) == (["b1"], "white", None)
+        assert state["answer"]["agreed"] is True and state["shown"] is None
+        assert (await board.post(f"{seat}/turn", number="2", turn="d4"))[0] == 200
+
+    board.do(game())
+
+
 def test_on_the_seats_own_turn_the_persons_turn_goes_too(board: Board) -> None:
     async def game() -> None:
         seat = await _seated(board, ["b1", "b4", "c3"])

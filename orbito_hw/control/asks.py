@@ -18,8 +18,20 @@ One ask at a time, and each side asks each thing at most once a position: a refu
 until a turn is played or taken back, so a flood of asks is a flood of refusals, each with
 its reason, and the board's person is asked once. An ask lapses (refused, saying why) when
 the game goes on before an answer: a turn played, a take-back, a new game, the player away
-gone. Nothing here is journaled: after a power cut nothing is asked (an ask is asked again),
-and an agreed take-back of two turns cut between them stops after the first.
+gone.
+
+The ask waiting is shown on the LEDs over the position (``shown``, lights.py's
+``AskShown``): the marbles a take-back would take back, or the four corners for a draw,
+pulse in the asking side's colour, the status pixel in the colour of what is asked.
+
+The ask waiting and an agreed take-back's end are journaled with the game (journal.py's
+``ask`` and ``undo_to``), not in a file of their own nor in remote-asks.json: an ask belongs
+to one position of one game, which the journal is the one durable record of, written
+atomically with each turn; a seat at home has no other file, and the broker's
+remote-asks.json keeps only what was said over the broker (its ids). After a power cut the
+ask is shown again (page and LEDs) and waits for its player away to come back; one the game
+went past lapses at once, as it would have. An agreed take-back of two turns cut between
+them goes on to the second (takeback.py).
 """
 
 from __future__ import annotations
@@ -40,11 +52,16 @@ from orbito_hw.control.events import (
     TakenBack,
     TurnPlayed,
 )
+from orbito_hw.control.journal import SavedAsk
+from orbito_hw.control.lights import AskShown
 from orbito_hw.control.machine import Trigger
+from orbito_hw.control.menu import CORNERS
 from orbito_hw.control.players import Players
 from orbito_hw.control.takeback import TakeBacks
 from orbito_hw.errors import OrbitoError, echo
 from orbito_hw.rules.game import Colour, Result
+from orbito_hw.rules.squares import PRESS_TO, Square
+from orbito_hw.rules.turn import Turn
 
 log = logging.getLogger(__name__)
 
@@ -91,6 +108,19 @@ def what_of(text: str) -> What:
     raise AskRefusedError(f"{echo(text)} is not one of {', '.join(WHATS)}")
 
 
+def marbles_now(tokens: list[str]) -> tuple[Square, ...]:
+    """Where the marbles that the turns ``tokens`` (the last turns of a game) placed or moved
+    stand after them: each followed through the moves and presses since, lowest first."""
+    followed: list[Square] = []
+    for token in tokens:
+        turn = Turn.from_notation(token)
+        src, dst = turn.move_from, turn.move_to
+        followed = [dst if sq == src and dst is not None else sq for sq in followed]
+        followed += [sq for sq in (dst, turn.place) if sq is not None]
+        followed = [PRESS_TO[sq] for sq in followed]  # every square is on a ring
+    return tuple(sorted(set(followed)))
+
+
 class Asks:
     """The referee's part that keeps the ask waiting for an answer (``pending``) and the
     last answer of the game (``last``), and carries an agreed one out."""
@@ -110,13 +140,42 @@ class Asks:
         self.last: Answer | None = None
         self._asked: set[tuple[int, int, What, Colour]] = set()  # once a position each
         self._looking = False  # a look at the pending ask is due (after the event told)
+        # An ask read back from the journal after a restart waits for its player away, of
+        # this colour, to come back (a seat at home sits again at its page's next request).
+        self._waiting_for: Colour | None = None
         referee.subscribe(self._heard)
+
+    def restore(self) -> None:
+        """After a start of the controller (the journal read): the ask that waited before
+        the cut waits again, for the same player away; one the game has gone past since
+        lapses, told once the board has started."""
+        kept = self.referee.saved.ask
+        if kept is None:
+            return
+        what = what_of(kept.what)
+        self._pending = Ask(self.referee.saved.game, kept.number, what, kept.colour)
+        self._asked.add((self.referee.saved.game, kept.number, what, kept.colour))
+        self._waiting_for = kept.away
+        self._looking = True
+        self.referee.clock.post(self._look)
+
+    def _keep(self, ask: Ask | None, away: Colour | None = None) -> None:
+        """``ask`` is the one waiting (None: none): in the journal at the next save."""
+        self._pending = ask
+        saved = self.referee.saved
+        saved.ask = None
+        if ask is not None and away is not None and ask.game == saved.game:
+            saved.ask = SavedAsk(ask.what, ask.colour, ask.number, away)
 
     # --- what stands ------------------------------------------------------------------------
     def away(self) -> Colour | None:
-        """The colour of the player away (a seat, the other board); None: none plays."""
+        """The colour of the player away (a seat, the other board); None: none plays. After
+        a restart, while the ask it left waits, that ask's player away's, come back or not."""
         opponent = self.players.opponent
-        return opponent.colour if opponent is not None and opponent.by == "remote" else None
+        if opponent is not None and opponent.by == "remote":
+            self._waiting_for = None  # back
+            return opponent.colour
+        return self._waiting_for if self._pending is not None else None
 
     @property
     def pending(self) -> Ask | None:
@@ -193,9 +252,11 @@ class Asks:
             self.answer(colour, True, "")
             return
         self._asked.add((saved.game, len(saved.turns), what, colour))
-        self._pending = Ask(saved.game, len(saved.turns), what, colour)
+        self._keep(Ask(saved.game, len(saved.turns), what, colour), self.away())
+        self.referee.save()
         self.referee.emit(Asked(saved.game, what, colour, len(saved.turns)))
         log.info("%s asks for a %s after turn %d", colour, what, len(saved.turns))
+        self.referee.draw()  # the LEDs show it
 
     # --- answering ----------------------------------------------------------------------------
     def answer_refusal(self, colour: Colour, agreed: bool) -> str:
@@ -224,14 +285,17 @@ class Asks:
             return
         ask = self.pending
         assert ask is not None
+        if agreed and ask.what == "take-back":
+            # Back to before the asker's last turn, one turn at a time (takeback.py): the
+            # journal has the agreement (and no ask) in one write, so a power cut from here
+            # on carries the take-back on to its end.
+            self.take_backs.down_to = self.last_turn_of(ask.colour)
         self._tell(ask, agreed, "" if agreed else reason or REFUSED)
         if not agreed:
             return
         if ask.what == "draw":
             end_by_agreement(self.referee, Result.DRAW, self.new_game)
             return
-        # Back to before the asker's last turn, one turn at a time (takeback.py).
-        self.take_backs.down_to = self.last_turn_of(ask.colour)
         self.take_backs.start(Trigger.TAKE_BACK, single=True)
 
     def agree_by_hold(self) -> bool:
@@ -247,11 +311,29 @@ class Asks:
         return True
 
     def _tell(self, ask: Ask, agreed: bool, reason: str) -> None:
-        self._pending = None
+        self._keep(None)
+        self._waiting_for = None
         self.last = Answer(ask, agreed, reason)
+        self.referee.save()
         self.referee.emit(Answered(ask.game, ask.what, ask.colour, agreed, reason))
         how = "agreed" if agreed else f"refused ({reason})"
         log.info("%s's ask for a %s %s", ask.colour, ask.what, how)
+        self.referee.draw()  # the LEDs show it no more
+
+    # --- the LEDs ---------------------------------------------------------------------------
+    def shown(self) -> AskShown | None:
+        """The ask waiting as the LEDs show it over the position (lights.py); None: none,
+        or the board is not waiting for a turn."""
+        ask = self.pending
+        if ask is None or not self.referee.playing:
+            return None
+        away = self.away()
+        if ask.what == "draw":
+            squares: tuple[Square, ...] = CORNERS
+        else:
+            start = self.last_turn_of(ask.colour)
+            squares = () if start is None else marbles_now(self.referee.saved.turns[start:])
+        return AskShown(ask.what, ask.colour, squares, ask.colour is away)
 
     # --- lapses -------------------------------------------------------------------------------
     def _heard(self, event: Event) -> None:

@@ -14,14 +14,16 @@ from orbito_hw.control.lights import View
 from orbito_hw.control.machine import Trigger
 from orbito_hw.control.players import Players
 from orbito_hw.control.seen import board_off, seen_at, wrong_colours
+from orbito_hw.control.takeback import TakeBacks
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import squares_of
 
 
 class Corrections:
-    def __init__(self, referee: Core, players: Players) -> None:
+    def __init__(self, referee: Core, players: Players, take_backs: TakeBacks) -> None:
         self.referee = referee
         self.players = players  # offered the next turn once the board is right
+        self.take_backs = take_backs  # an agreed take-back cut between its turns goes on
 
     def off(self) -> int:
         """The squares where the board differs from what the referee expects."""
@@ -40,6 +42,8 @@ class Corrections:
             referee.draw()
             return
         referee.emit(Corrected(referee.saved.game))
+        if self.take_backs.carry_on(Trigger.TAKE_BACK):
+            return
         if referee.position.is_over:
             referee.go(Trigger.FIXED_OVER)
             referee.announce()

@@ -80,6 +80,21 @@ class JournalDamageError(OrbitoError, ValueError):
         self.recovered = recovered
 
 
+@dataclass(frozen=True)
+class SavedAsk:
+    """An ask waiting for its answer (asks.py): ``colour`` asks for ``what`` after ``number``
+    turns; ``away`` is the colour of the player away."""
+
+    what: str
+    colour: Colour
+    number: int
+    away: Colour
+
+    def to_json(self) -> dict[str, object]:
+        return {"what": self.what, "colour": self.colour.value, "number": self.number,
+                "away": self.away.value}  # fmt: skip
+
+
 MAX_TOUCHES = 64
 """Touches of a turn in progress journaled as they come; past this many the journal keeps
 what the reader holds instead (at most 48 touches), so a marble lifted and put back a
@@ -122,6 +137,11 @@ class Saved:
     origin: str | None = None
     """Where a set-up game came from, as the archive keeps it: "archive:ID:N" (an archived
     game ID, after its turn N), "journal" (set up again), "script", "puzzle:ID"..."""
+    ask: SavedAsk | None = None
+    """The ask across the board waiting for an answer (a take-back, a draw: asks.py)."""
+    undo_to: int | None = None
+    """An agreed take-back (asks.py) under way: it takes back, one turn at a time, until this
+    many turns are left; after a power cut between its turns it goes on to the next."""
 
     @property
     def own_turns(self) -> int:
@@ -170,6 +190,9 @@ class Saved:
             **({"base": self.base} if self.base else {}),
             **({"setting_up": True} if self.setting_up else {}),
             **({"origin": self.origin} if self.origin is not None else {}),
+            # Only while a player away's ask waits, or an agreed take-back is under way.
+            **({"ask": self.ask.to_json()} if self.ask is not None else {}),
+            **({"undo_to": self.undo_to} if self.undo_to is not None else {}),
         }
 
     @classmethod
@@ -206,7 +229,10 @@ class Saved:
             saved.opponent = _opponent(data.get("opponent"))
             saved.undo_one = _flag(data.get("undo_one", False), "undo_one")
             saved.setting_up = _flag(data.get("setting_up", False), "setting_up")
-            if saved.setting_up and (saved.pending or saved.touches or saved.undo):
+            saved.ask = _ask(data.get("ask"), len(saved.turns))
+            saved.undo_to = _undo_to(data.get("undo_to"), saved.base, len(saved.turns))
+            under_way = saved.pending or saved.touches or saved.undo or saved.undo_to is not None
+            if saved.setting_up and under_way:
                 raise JournalDamageError("a set-up with a turn or a take-back under way")
         except JournalDamageError as exc:
             recovered = cls(game, saved.first, saved.turns, base=saved.base, origin=saved.origin)
@@ -296,6 +322,31 @@ def _origin(value: object) -> str | None:
     if not isinstance(value, str) or not 0 < len(value) <= 64 or not value.isprintable():
         raise JournalDamageError(f"origin {_shown(value)} is not where a set-up came from")
     return value
+
+
+ASKED = ("take-back", "draw")
+
+
+def _ask(value: object, turns: int) -> SavedAsk | None:
+    """An ask waiting: what, by which colour, after how many turns (at most two turns more
+    than stand: a take-back since may have left fewer), and the colour of the player away."""
+    if value is None:
+        return None
+    colours = [c.value for c in Colour]
+    if not (isinstance(value, dict) and value.get("what") in ASKED
+            and value.get("colour") in colours and value.get("away") in colours):  # fmt: skip
+        raise JournalDamageError(f"ask {_shown(value)} is not an ask of black or white")
+    number = value.get("number")
+    if type(number) is not int or not 0 <= number <= turns + 2:
+        raise JournalDamageError(f"ask number {_shown(number)} is not after a turn of the game")
+    return SavedAsk(value["what"], Colour(value["colour"]), number, Colour(value["away"]))
+
+
+def _undo_to(value: object, base: int, turns: int) -> int | None:
+    """The turns an agreed take-back leaves: fewer than stand, none of a set-up's."""
+    if value is None or (type(value) is int and base <= value < turns):
+        return value
+    raise JournalDamageError(f"undo_to {_shown(value)} is not {base} to {turns - 1} turns")
 
 
 UNDO_STEPS = ("turning", "turned")

@@ -13,7 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from orbito_hw.control.guide import Guide, Step
-from orbito_hw.control.lights import Palette, View, dimmed, guide_of, guide_status, light_of
+from orbito_hw.control.lights import (
+    AskShown,
+    Palette,
+    View,
+    ask_status,
+    dimmed,
+    guide_of,
+    guide_status,
+    light_of,
+)
 from orbito_hw.hw.interfaces import RGB, rgb_hex
 from orbito_hw.lang import N_, _
 from orbito_hw.rules.game import Colour, Result
@@ -50,6 +59,7 @@ class Lit:
     colour: RGB
     blinking: bool = False
     dim: bool = False  # a step waiting: ``colour`` is the LED's, a palette colour dimmed
+    pulsing: bool = False  # an ask waiting: ``colour`` at its brightest
 
     def colour_name(self, palette: Palette) -> str:
         """The colour's name (the default palette's), or ``#rrggbb`` for one changed in
@@ -67,6 +77,7 @@ class Lit:
         """``c2: place a black marble here (blue, blinking)``."""
         name = self.colour_name(palette)
         how = _("{colour}, blinking").format(colour=name) if self.blinking else name
+        how = _("{colour}, pulsing").format(colour=name) if self.pulsing else how
         how = _("{colour}, dim").format(colour=name) if self.dim else how
         # a square's name is notation (never translated); the status pixel's is a word
         where = _("status") if self.where == "status" else self.where
@@ -146,6 +157,21 @@ def guide_status_words(view: View, guide: Guide, who: str) -> str:
     return _("{who}'s turn: make it for it and press").format(who=who)
 
 
+def ask_words(ask: AskShown) -> tuple[str, str]:
+    """What an ask waiting says: on each of its squares, and on the status pixel."""
+    colour = colour_word(ask.colour)
+    if ask.what == "take-back":
+        square = _("{colour} asks to take back the turn that put this marble here")
+        status = _("{colour} asks to take back their last turn: hold the button to agree, "
+                   "or refuse on the page, or play on")  # fmt: skip
+    else:
+        square = _("{colour} offers a draw")
+        status = _("{colour} offers a draw: agree on the page, or play on")
+        if not ask.away:  # the person at the board offered it
+            status = _("{colour} offers a draw: waiting for the player away's answer")
+    return square.format(colour=colour), status.format(colour=colour)
+
+
 def view_words(view: View | None, palette: Palette, who: str | None = None) -> list[Lit]:
     """Every LED that the view lights, in words, squares first (a1 to d4), the status pixel
     last; ``who`` names the player whose turn the LEDs show ("the board", or in a remote game
@@ -222,6 +248,12 @@ def view_words(view: View | None, palette: Palette, who: str | None = None) -> l
         status = Lit("status", _("hands off: the rings turn"), p.moving)
     elif mode == "fault":
         status = Lit("status", _("fault: the board waits (see the fault line)"), p.fault, True)
+    elif view.ask is not None:  # an ask waiting: its squares and the status pixel pulse
+        ask = view.ask
+        on_square, on_status = ask_words(ask)
+        for sq in ask.squares:
+            squares[sq] = Lit(square_name(sq), on_square, p.marble(ask.colour), pulsing=True)
+        status = Lit("status", on_status, ask_status(ask, p), pulsing=True)
     elif view.to_move is not None:
         text = _("{colour} to move").format(colour=colour_word(view.to_move))
         status = Lit("status", text, p.marble(view.to_move))

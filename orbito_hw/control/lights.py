@@ -78,6 +78,21 @@ class Palette:
         return self.black if colour is Colour.BLACK else self.white
 
 
+@dataclass(frozen=True)
+class AskShown:
+    """An ask across the board waiting for its answer (asks.py), as the LEDs show it over the
+    position: ``squares`` pulse in the colour of the side that asks (``colour``), the status
+    pixel pulses in the colour of what is asked (the take-back's cyan, the draw's orange).
+    A take-back lights the marbles of the turns it would take back, where they stand now; a
+    draw the four corners. ``away``: the player away asks (else the person at the board, who
+    waits for their answer)."""
+
+    what: str  # "take-back" or "draw"
+    colour: Colour
+    squares: tuple[Square, ...]
+    away: bool = True
+
+
 SETUP_LATER = 0.25
 """How bright a square to fill later in a set-up shows (the other colour's), of its colour."""
 
@@ -109,6 +124,7 @@ class View:
     # on a square at fault, from sensors that tell colours (a marble of the wrong colour)
     guide: Guide | None = None  # what is left to do, as far as the hands got (guide.py);
     # None: the one the fields above describe, nothing done (``guide_of``)
+    ask: AskShown | None = None  # "play": an ask waiting for its answer, over the position
 
 
 def result_frame(result: Result, lines: tuple[Mask, ...], palette: Palette) -> dict[Square, RGB]:
@@ -198,7 +214,7 @@ class LightShow:
             self._draw()
 
     def _tick_period(self, view: View) -> float:
-        if view.mode == "result" and view.result is Result.DRAW:
+        if (view.mode == "result" and view.result is Result.DRAW) or view.ask is not None:
             return self.pulse_period / 20
         return self.blink_period
 
@@ -227,7 +243,7 @@ class LightShow:
         if view.mode == "result" and view.result is not None:
             lit = result_frame(view.result, view.lines, p)
             if view.result is Result.DRAW:
-                level = 0.55 + 0.45 * math.cos(2 * math.pi * self._phase / 20)
+                level = self._pulse()
                 lit = {sq: _dim(c, level) for sq, c in lit.items()}
                 return lit, p.draw, True
             return (lit if on else {}), next(iter(lit.values()), None), True
@@ -238,7 +254,16 @@ class LightShow:
             return {}, p.moving, False
         if view.mode == "fault":
             return {}, p.fault if on else None, True
+        if view.ask is not None:  # an ask waits: its squares and the status pixel pulse
+            level, ask = self._pulse(), view.ask
+            lit = dict.fromkeys(ask.squares, _dim(p.marble(ask.colour), level))
+            return lit, _dim(ask_status(ask, p), level), True
         return {}, p.marble(view.to_move) if view.to_move else None, False
+
+    def _pulse(self) -> float:
+        """How bright a pulse is at this phase: from a tenth to full, and back, each
+        ``pulse_period`` (a draw's whole board, an ask waiting)."""
+        return 0.55 + 0.45 * math.cos(2 * math.pi * self._phase / 20)
 
     def _menu(self, choice: Choice) -> dict[int, RGB]:
         """The opponent menu: two people light a1..d1 in both marble colours in turn; the
@@ -370,6 +395,11 @@ def guide_status(view: View, guide: Guide, palette: Palette) -> tuple[RGB | None
     if guide.fixes:
         return p.error, False
     return p.board, guide.press_now
+
+
+def ask_status(ask: AskShown, palette: Palette) -> RGB:
+    """The status pixel's colour while ``ask`` waits (pulsing): what is asked."""
+    return palette.undo if ask.what == "take-back" else palette.draw
 
 
 def status_off(view: View, palette: Palette) -> RGB | None:

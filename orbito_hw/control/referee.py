@@ -57,7 +57,7 @@ class Referee(Core):
         self.players = Players(self, self.settings.opponent)
         self.hinter = Hints(self, self.players, self.settings.hints)
         self.take_backs = TakeBacks(self, self.players, self.hinter)
-        self.corrections = Corrections(self, self.players)
+        self.corrections = Corrections(self, self.players, self.take_backs)
         self.setups = SetUps(self, self.players, self.hinter)
         self.opponent_menu = OpponentMenu(
             self.clock, self.draw, self.settings.invite_seat is not None
@@ -107,6 +107,7 @@ class Referee(Core):
             self.journal.save(saved := exc.recovered or Saved(first=self.settings.first))
         self.saved = saved or Saved(first=self.settings.first)
         self.players.restore(self.settings.make_player)
+        self.asks.restore()  # an ask that waited before the cut waits again
         self.pending = Turn.from_notation(self.saved.pending) if self.saved.pending else None
         if self.saved.undo == "turned":  # the undoing of a take-back, under way
             self.reader = self.take_backs.undo_reader()
@@ -137,6 +138,8 @@ class Referee(Core):
             self.emit(self._commit(self.pending))  # the rings had turned: the turn stands
         if self.corrections.off():
             return self.corrections.enter(T.MISMATCH)
+        if self.take_backs.carry_on(T.RESUME_TURNING):  # an agreed take-back, cut between turns
+            return
         if self.position.is_over:
             self.go(T.RESUME_OVER)
             self.announce()  # unless it was, before the cut
@@ -564,4 +567,8 @@ class Referee(Core):
         if invited is not None and self.state is S.WAITING and not self.reader.touched:
             return View("menu", to_move, menu=invited)
         shown = self.refusal or self.hinter.shown
-        return shown or View("play", to_move, board_turn=self.board_turn)
+        if shown is not None:
+            return shown
+        board_turn = self.board_turn  # its turn's steps first; else an ask waiting, pulsing
+        asked = self.asks.shown() if board_turn is None else None
+        return View("play", to_move, board_turn=board_turn, ask=asked)

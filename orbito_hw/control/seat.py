@@ -26,7 +26,7 @@ from typing import Final, Literal
 
 from orbito_hw.control.asks import AskRefusedError, what_of
 from orbito_hw.control.board_player import BoardPlayer
-from orbito_hw.control.events import Event, NewGame, TakeBack
+from orbito_hw.control.events import Event, NewGame, TakeBack, TurnPlayed
 from orbito_hw.control.referee import Referee
 from orbito_hw.errors import IllegalTurnError, NotationError, OrbitoError, echo
 from orbito_hw.rules.game import Colour, Position, replay
@@ -98,9 +98,11 @@ class Seat:
             referee.set_opponent(self.player)
 
     def _on_event(self, event: Event) -> None:
-        """A take-back begun, or a new game: the turn handed in is spent (kept, it would be
-        chosen again when the position it was handed in for came back)."""
-        if isinstance(event, TakeBack | NewGame):
+        """A turn played, a take-back begun, or a new game: the turn handed in is spent
+        (kept, it would be chosen again when the position it was handed in for came back,
+        also on the controller a power cut boots, whose take-backs the seat hears only once
+        it sits there again)."""
+        if isinstance(event, TurnPlayed | TakeBack | NewGame):
             self._arrived = None
 
     def leave(self, referee: Referee) -> None:

@@ -4,7 +4,8 @@ Holding the button during a game takes back its last turn: the take-back is jour
 ("turning"), the rings turn back one place ("turned"), the LEDs show what to undo, and once
 the sensors show the position before the turn it is gone from the game. Against the board,
 taking back the board's turn takes back the person's before it too. A power cut at any
-step resumes it from the journal and the sensors.
+step resumes it from the journal and the sensors: what was undone by hand while the board
+was off counts, and an agreed take-back of several turns (asks.py) goes on to its end.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from orbito_hw.control.lights import View
 from orbito_hw.control.machine import Trigger
 from orbito_hw.control.players import Players
 from orbito_hw.control.reading import TurnReader
-from orbito_hw.control.seen import board_off
+from orbito_hw.control.seen import board_off, put_colour
 from orbito_hw.hw.interfaces import MoveReport
 from orbito_hw.rules.game import replay
 from orbito_hw.rules.squares import parse_square, squares_of
@@ -44,9 +45,17 @@ class TakeBacks:
         self.referee = referee
         self.players = players  # the board's choice forgotten or made again, the turn offered
         self.hints = hints  # a hint shown goes
-        # An agreed take-back (asks.py) goes down to this many turns, one turn at a time;
-        # None: a take-back as the hold makes it. Not journaled: cut, it stops at one turn.
-        self.down_to: int | None = None
+
+    @property
+    def down_to(self) -> int | None:
+        """An agreed take-back (asks.py) goes down to this many turns, one turn at a time;
+        None: a take-back as the hold makes it. Journaled (``undo_to``): a power cut between
+        its turns goes on to the next one after the restart (``carry_on``)."""
+        return self.referee.saved.undo_to
+
+    @down_to.setter
+    def down_to(self, turns: int | None) -> None:
+        self.referee.saved.undo_to = turns
 
     @property
     def board_as_it_stands(self) -> bool:
@@ -143,7 +152,8 @@ class TakeBacks:
         """After a restart mid take-back: the journal says whether the rings had turned back;
         while it says "turning" the sensors tell (nearer the layout before the press than the
         position after it: they had), and a full board, which reads the same either way,
-        trusts the journal and turns back."""
+        trusts the journal and turns back. Once they had, what the hands undid while the
+        board was off counts: a board already as the take-back leaves it finishes it."""
         referee = self.referee
         saved = referee.saved
         if saved.undo == "turning":
@@ -155,8 +165,37 @@ class TakeBacks:
             saved.undo = "turned"
             referee.reader = self.undo_reader()
             referee.save()
+        self._caught_up(reading)
         referee.go(Trigger.RESUME_UNDO)
         self.check_undone()
+
+    def _caught_up(self, reading: int) -> None:
+        """The lifts and puts made while the board was off (the sensors read them, the
+        journal has none): taken as touches of the undoing, the lifts first."""
+        referee = self.referee
+        reader, saved = referee.reader, referee.saved
+        held = reader.occupied
+        touches = [(sq, False) for sq in squares_of(held & ~reading)]
+        touches += [(sq, True) for sq in squares_of(reading & ~held)]
+        for square, present in touches:
+            reader.sense(square, present, put_colour(referee.sensors, square, present))
+            saved.add_touch(reader, square, present)
+        if touches:
+            referee.save()
+
+    def carry_on(self, trigger: Trigger) -> bool:
+        """After a restart (or the correction after it) between two turns of an agreed
+        take-back: the next turn is taken back now, the rings first; True if so."""
+        saved = self.referee.saved
+        if self.down_to is None or saved.undo is not None:
+            return False
+        if len(saved.turns) <= self.down_to or saved.own_turns == 0:
+            self.down_to = None  # nothing left of it
+            self.referee.save()
+            return False
+        self.players.forget_choice()  # the turn before goes too: nothing to choose yet
+        self.start(trigger, single=True)
+        return True
 
     def check_undone(self) -> None:
         """Done once the marbles, as the lifts and puts moved them, are the position before

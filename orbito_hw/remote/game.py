@@ -237,7 +237,7 @@ class RemoteGame:
         # under way at the restart is still ours to finish.
         saved = referee.snapshot().saved
         self.offers.load()
-        agreed = self.offers.kept.taking_back
+        agreed = self.offers.kept.taking_back or saved.undo_to is not None
         self._stepping = saved.undo is not None and saved.undo_one and not agreed
         self._show_link()  # the status pixel says when the link is down
         self.seats = AwaySeats(referee.journal.directory)

@@ -59,6 +59,8 @@ def kinds_of(view: View | None) -> dict[int, str]:
                 kinds.update(dict.fromkeys(squares_of(line), "line"))
     elif mode == "warning":
         kinds.update(dict.fromkeys(view.squares, "warning"))
+    elif view.ask is not None:  # an ask waiting for its answer: its squares pulse
+        kinds.update(dict.fromkeys(view.ask.squares, "ask"))
     return kinds
 
 
@@ -85,7 +87,7 @@ def glows(view: View | None, palette: Palette, who: str = "") -> dict[str, Glow]
         out[name] = {
             "kind": kind,
             "colour": rgb_hex(lit.colour),  # as the LED shows it: dim while the step waits
-            "blink": lit.blinking,
+            "blink": lit.blinking or lit.pulsing,
             "meaning": lit.meaning,
             "step": step,
         }
