@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+from .common.asks import Table
 from .common.browser import missing
 from .common.systemd import FakeSystemd
 from .common.two_boards import Broker, mosquitto
@@ -73,6 +74,17 @@ def ws_broker(tmp_path: Path) -> Iterator[Broker]:
         yield running
     finally:
         running.stop()
+
+
+@pytest.fixture
+def table() -> Iterator[Table]:
+    """The asks' table (tests/common/asks.py): the simulated board, black the person at it,
+    white a seat on a phone; closed after the test. (test_puzzles.py's ``table`` is its own.)"""
+    made = Table()
+    try:
+        yield made
+    finally:
+        made.close()
 
 
 @pytest.fixture(scope="module")

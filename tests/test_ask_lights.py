@@ -8,9 +8,7 @@ LED words (English and French) and the page's glows say the same."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,15 +27,6 @@ from .common.asks import Table
 BLACK, WHITE = Colour.BLACK, Colour.WHITE
 P = Palette()
 RGB = tuple[int, int, int]
-
-
-@pytest.fixture
-def table() -> Iterator[Table]:
-    made = Table()
-    try:
-        yield made
-    finally:
-        made.close()
 
 
 def frames(table: Table, count: int = 20) -> list[tuple[dict[int, RGB], RGB | None]]:

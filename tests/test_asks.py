@@ -7,8 +7,6 @@ reason and the game is unharmed (hypothesis where the input is data)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -20,15 +18,6 @@ from orbito_hw.sim.script import Command
 
 from .common.asks import BLACK, WHITE, Table
 from .common.seat import GAME
-
-
-@pytest.fixture
-def table() -> Iterator[Table]:
-    made = Table()
-    try:
-        yield made
-    finally:
-        made.close()
 
 
 def test_a_take_back_asked_after_the_seats_turn_takes_that_turn_back_once_agreed(

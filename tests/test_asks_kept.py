@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,15 +30,6 @@ from .common.asks import BLACK, WHITE, Table
 from .common.scripts import undo_commands
 
 P = Palette()
-
-
-@pytest.fixture
-def table() -> Iterator[Table]:
-    made = Table()
-    try:
-        yield made
-    finally:
-        made.close()
 
 
 def journal(table: Table) -> dict[str, object]:
