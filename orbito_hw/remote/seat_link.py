@@ -11,18 +11,18 @@ online or not) and refuses a revoked seat's messages (remote/game.py).
 
 from __future__ import annotations
 
-import json
 import logging
 import secrets
-from dataclasses import asdict, dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 from urllib.parse import urlencode, urlsplit
 
 from orbito_hw.errors import echo
-from orbito_hw.hw.files import write_durably
-from orbito_hw.lang import _
+from orbito_hw.hw.files import RecordFile
+from orbito_hw.lang import N_
 from orbito_hw.remote.protocol import check_name
 from orbito_hw.rules.game import Colour
 
@@ -110,35 +110,23 @@ class AwaySeat:
         return "revoked" if self.revoked else "live"
 
 
-class AwaySeats:
+class AwaySeats(RecordFile[AwaySeat]):
     """``remote-seats.json`` in ``state_dir``: read at each use, written atomically (mode
-    0600), so ``seat revoke`` beside a running board is seen at the seat's next message."""
+    0600), so ``seat revoke`` beside a running board is seen at the seat's next message. A
+    damaged file is no seat (one line in the log)."""
 
     def __init__(self, state_dir: Path) -> None:
-        self.path = Path(state_dir) / SEATS_FILE
-        self._seen: tuple[int, int] | None = None  # the file's (mtime, size) when last read
+        unusable = N_("{path} unusable ({reason}): no seat across the internet is listed")
+        super().__init__(Path(state_dir) / SEATS_FILE, AwaySeat, "seats", unusable)
         self._revoked: frozenset[tuple[str, str]] = frozenset()
 
-    def read(self) -> list[AwaySeat]:
-        """Every seat kept; a damaged file is none (one line in the log)."""
-        try:
-            raw = json.loads(self.path.read_bytes())
-            return [AwaySeat(**item) for item in raw["seats"]]
-        except FileNotFoundError:
-            return []
-        except (OSError, ValueError, TypeError, KeyError) as exc:
-            text = _("{path} unusable ({reason}): no seat across the internet is listed")
-            log.warning("%s", text.format(path=self.path, reason=exc))
-            return []
-
-    def write(self, seats: list[AwaySeat]) -> None:
+    def write(self, records: Sequence[AwaySeat]) -> None:
+        seats = list(records)
         extra = len(seats) - MAX_SEATS
         if extra > 0:
             old = [s.seat for s in seats if s.revoked][:extra]
             seats = [s for s in seats if s.seat not in old]
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"seats": [asdict(s) for s in seats]}, indent=1)
-        write_durably(self.path, text, mode=0o600)  # the board's user's alone
+        super().write(seats)
 
     def add(self, made: SeatLink, user: str | None) -> AwaySeat:
         """Keep the seat ``made`` (``seat invite --broker``)."""
@@ -177,14 +165,8 @@ class AwaySeats:
     def is_revoked(self, game: str, seat_id: str) -> bool:
         """Whether the seat ``seat_id`` of ``game`` was revoked here; the file read again
         only when it changed (a stat per message: a flood of messages reads it once)."""
-        try:
-            stat = self.path.stat()
-            seen: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
-        except OSError:
-            seen = None
-        if seen != self._seen:
-            self._seen = seen
-            kept = self.read() if seen is not None else []
+        kept = self.changed()
+        if kept is not None:
             self._revoked = frozenset((s.game, s.seat) for s in kept if s.revoked)
         return (game, seat_id) in self._revoked
 

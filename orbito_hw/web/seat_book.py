@@ -14,18 +14,17 @@ from __future__ import annotations
 
 import hmac
 import io
-import json
 import logging
 import secrets
-from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
 from orbito_hw.errors import OrbitoError, echo
-from orbito_hw.hw.files import write_durably
-from orbito_hw.lang import _
+from orbito_hw.hw.files import RecordFile
+from orbito_hw.lang import N_
 from orbito_hw.rules.game import Colour
 
 log = logging.getLogger(__name__)
@@ -69,34 +68,19 @@ class Invitation:
         return "revoked" if self.revoked else "ended" if self.ended else "live"
 
 
-class SeatBook:
+class SeatBook(RecordFile[Invitation]):
     """``seats.json`` in ``state_dir``: read at each use, so a restart, or ``seat revoke``
-    run beside a running board, is seen at the seat's next request."""
+    run beside a running board, is seen at the seat's next request. A damaged file is no
+    invitation (one line in the log): its links stop working, none is made up."""
 
     def __init__(self, state_dir: Path) -> None:
-        self.path = Path(state_dir) / SEATS_FILE
-        self._seen: tuple[int, int] | None = None  # the file's (mtime, size) at ``live``
+        unusable = N_("{path} unusable ({reason}): no seat's link works until a new invitation")
+        super().__init__(Path(state_dir) / SEATS_FILE, Invitation, "seats", unusable)
         self._live: list[Invitation] = []
 
-    def read(self) -> list[Invitation]:
-        """Every invitation kept; a damaged file is no invitation (one line in the log):
-        its links stop working, none is made up."""
-        try:
-            raw = json.loads(self.path.read_bytes())
-            return [Invitation(**item) for item in raw["seats"]]
-        except FileNotFoundError:
-            return []
-        except (OSError, ValueError, TypeError, KeyError) as exc:
-            text = _("{path} unusable ({reason}): no seat's link works until a new invitation")
-            log.warning("%s", text.format(path=self.path, reason=exc))
-            return []
-
-    def write(self, seats: list[Invitation]) -> None:
+    def write(self, records: Sequence[Invitation]) -> None:
         """Atomically, readable by the board's user only (the tokens are keys)."""
-        seats = _trimmed(seats)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        text = json.dumps({"seats": [asdict(s) for s in seats]}, indent=1)
-        write_durably(self.path, text, mode=0o600)  # the board's user's alone
+        super().write(_trimmed(list(records)))
 
     def invite(self, colour: Colour, game: int | None = None) -> Invitation:
         """A new link for ``colour``; SeatTakenError while another link is live (one seat:
@@ -124,14 +108,9 @@ class SeatBook:
     def live(self, game: int) -> Invitation | None:
         """The newest live link of ``game`` (or for the game opened next), for the board's
         page to show; the file read again only when it changed (a stat a snapshot)."""
-        try:
-            stat = self.path.stat()
-            seen: tuple[int, int] | None = (stat.st_mtime_ns, stat.st_size)
-        except OSError:
-            seen = None
-        if seen != self._seen:
-            self._seen = seen
-            self._live = [s for s in self.read() if s.live] if seen is not None else []
+        kept = self.changed()
+        if kept is not None:
+            self._live = [s for s in kept if s.live]
         return next((s for s in reversed(self._live) if s.game in (None, game)), None)
 
     def update(self, changed: Invitation) -> None:
