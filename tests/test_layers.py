@@ -27,7 +27,7 @@ CAD = {"orbito_cad"}
 CAD_MAY_IMPORT = {"rules", "errors", "hw", "lang"}
 CAD_LIBRARIES = {
     "build123d", "bd_warehouse", "matplotlib", "mpl_toolkits", "numpy", "orbito_cad",
-    "manifold3d", "mujoco", "magpylib", "scipy",
+    "manifold3d", "mujoco", "magpylib", "scipy", "mitsuba",
     "orbito_fw",  # the drive's step planner, as the Pi and the Pico run it (physics.py)
 }  # fmt: skip
 
