@@ -52,16 +52,21 @@ def main(spp: int = 100_000, n_offsets: int = 8) -> None:
           f"it keeps {c.led:.3f} of the LED's light, {c.flicker:.2%} of a 100 %-deep flicker "
           f"(100 or 120 Hz, worst phase), {c.steady:.0e} of a steady room light, {c.ramp:.0e} "
           f"of one sliding to nothing over the reading")  # fmt: skip
-    print(f"\n{'room':22s} {'marbles':7s} {'white, least':>14s} {'black, most':>14s} "
+    print("\nworst over the poses and the parts' spread (the weakest detector and LED: the least")
+    print("white, the most black, the most error noise and the room leave; white less its error")
+    print("over black plus its error):")
+    print(f"{'room':22s} {'marbles':7s} {'white, least':>14s} {'black, most':>14s} "
           f"{'error':>9s} {'white/black':>11s}")  # fmt: skip
     for m in fig.margins:
-        verdict = (
-            f"{m.too_bright}/{m.readings} too bright"
-            if m.ratio is None
-            else f"{m.ratio:11.1f} {'holds' if m.ratio >= optics.NEED else 'FAILS'}"
-        )
+        if m.ratio is None:
+            print(
+                f"{m.room:22s} {m.marbles:7s} {'-':>14s} {'-':>14s} {'-':>9s} "
+                f"{m.too_bright}/{m.readings} readings too bright: named, never a colour"
+            )
+            continue
         print(f"{m.room:22s} {m.marbles:7s} {m.white_mv:11.2f} mV {m.black_mv:11.2f} mV "
-              f"{m.error_mv:6.2f} mV {verdict}")  # fmt: skip
+              f"{m.error_mv:6.2f} mV {m.ratio:11.1f} "
+              f"{'holds' if m.ratio >= optics.NEED else 'FAILS'}")  # fmt: skip
     print("\nat a typical square (mV, least to most over the poses; too bright: share):")
     for room in ROOMS:
         rows = [r for r in fig.rows if r.room == room.name]

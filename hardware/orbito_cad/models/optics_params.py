@@ -114,8 +114,8 @@ class OpticsParams:
     # ``marble_offset`` off, and the floor between them (the wall) is several mm thick.
     # The detector's window is vertical; the LED's is slanted to light the spot of the marble
     # the detector sees, so the marble's gloss sends the LED's mirror image away from it.
-    window_r: float = 3.95
-    window_angle: float = 35.0  # degrees
+    window_r: float = 4.0
+    window_angle: float = 25.0  # degrees
     window_d: float = 1.4
     # The face (dark PETG): its diffuse reflectance, and how much of the room's light gets
     # through its floor to the detector (black PETG, 1.25 mm over a pocket): a bound, the

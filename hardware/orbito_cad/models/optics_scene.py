@@ -10,8 +10,10 @@ centre), z up from the top of the floor the cups slide on. In the scene:
 - the marble, a sphere of ``marble_d`` resting on the seat's rim at a height and an offset
   the seat allows (``magnetics.marble_heights`` and ``offsets``), of a ``Material``
   (``roughplastic``: a diffuse body under a dielectric coat);
-- the LED under its window, a Lambertian disc of the package's opening at the datasheet's
-  intensity; the detector under the other, an ``irradiancemeter`` over its die;
+- the LED under its window: a Lambertian surface has one radiance every way, so the light
+  that goes up the window is the package's radiance (its datasheet intensity over its
+  opening) across the window's bottom, and the model puts it there, a disc across the
+  window (no light path is lost to a sample under the floor, and the render converges); the detector under the other, an ``irradiancemeter`` over its die;
 - the room's light from above: a diffuse sky, a wide emitting plane normalised to the
   illuminance it gives an open face. The sun straight down adds its beam where the detector
   sees the sky through an empty seat (``Light.sun``); under a marble, what the cup lets
@@ -171,6 +173,16 @@ def _at(xy: Vec, z: float, scale: float) -> mi.ScalarTransform4f:
     return out
 
 
+def _across(w: Window, r: float) -> mi.ScalarTransform4f:
+    """A disc of radius ``r`` across window ``w`` at its bottom, facing up along it."""
+    t = mi.ScalarTransform4f()
+    bottom = [float(v) for v in w.bottom]
+    tip = [float(v) for v in w.bottom + w.axis]
+    up = [1.0, 0.0, 0.0] if abs(float(w.axis[0])) < 0.9 else [0.0, 1.0, 0.0]
+    out: mi.ScalarTransform4f = t.look_at(origin=bottom, target=tip, up=up) @ t.scale([r, r, r])
+    return out
+
+
 def sky_share() -> float:
     """The share of a whole hemisphere's light the sky's square plane gives the face's
     centre (its view factor): the sky's radiance is divided by it."""
@@ -218,7 +230,7 @@ def scene_dict(marble: Material | None, centre: tuple[float, float, float], spp:
         },
         "led": {
             "type": "disk",
-            "to_world": _at(led.bottom, -floor_t(p) - 0.01, led_r),
+            "to_world": _across(led, o.window_d / 2 - 0.01),
             "emitter": {"type": "area", "radiance": {"type": "rgb", "value": [led_radiance, 0, 0]}},
             "bsdf": _matte(0.8),  # the package's white body
         },
