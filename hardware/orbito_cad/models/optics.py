@@ -378,22 +378,25 @@ def flash(scheme: Scheme = Scheme(), o: OpticsParams = OPTICS) -> Flash:
 @dataclass(frozen=True, slots=True)
 class Row:
     """One room light, one marble (or empty): its readings (mV) at a typical square over
-    the seat's poses, the parts' spread (a square's readings scale by up to this either way)
-    and the noise at the peak; too_bright: the share of readings that saturate."""
+    the seat's poses, the parts' spread (a square's readings are the typical ones times
+    ``scale_low`` to ``scale_high``), the most error noise and the room leave (at the peak)
+    and the share of readings, over poses and parts, that are too bright."""
 
     room: str
     lux: float
     marble: str
     low_mv: float | None
     high_mv: float | None
-    spread: float
+    scale_low: float
+    scale_high: float
     noise_mv: float
     too_bright: float
 
 
 def table(lits: Sequence[Lit], c: Cancelled, o: OpticsParams = OPTICS) -> list[Row]:
     typical = Part(o.pt_ua_per_lux, o.led_red_cd)
-    spread = (1 + o.pt_spread) * (1 + o.led_spread) - 1
+    low = (1 - o.pt_spread) * (1 - o.led_spread)
+    high = (1 + o.pt_spread) * (1 + o.led_spread)
     rows = []
     for room in ROOMS:
         for name in sorted({x.material for x in lits}):
@@ -402,7 +405,7 @@ def table(lits: Sequence[Lit], c: Cancelled, o: OpticsParams = OPTICS) -> list[R
             at_all = [reading(x, room, q, c, o) for x in mine for q in parts(o)]
             mv = [r.mv for r in got if r.mv is not None]
             rows.append(Row(room.name, room.lux, name, min(mv, default=None),
-                            max(mv, default=None), round(spread, 3),
+                            max(mv, default=None), round(low, 3), round(high, 3),
                             max((r.error_mv for r in at_all), default=0.0),
                             sum(r.mv is None for r in at_all) / len(at_all)))  # fmt: skip
     return rows
@@ -444,8 +447,8 @@ def write_table(fig: Figures, path: Path = TABLE) -> None:
     data = {
         "about": "issue 44's optical model (hardware/orbito_cad/models/optics.py): each "
         "square's reading (mV at the detector's load, LED lit less dark) per room light and "
-        "marble, low to high over the seat's poses at a typical square; spread: how far a "
-        "square's parts scale it either way; noise_mv: the most noise and room light leave "
+        "marble, low to high over the seat's poses at a typical square; scale_low, scale_high: "
+        "a square's parts scale it between them; noise_mv: the most noise and room light leave "
         "on a reading (peak); too_bright: the share of readings that saturate. Written by "
         "python benchmarks/optics.py.",
         "spp": fig.spp,

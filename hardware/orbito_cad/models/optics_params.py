@@ -64,9 +64,14 @@ ROOMS = (
 @dataclass(frozen=True, slots=True)
 class OpticsParams:
     # --- the LED: its red channel is the reading's light ------------------------------------
-    # Worldsemi WS2812B (5050), red 620-630 nm: 390-420 mcd at full PWM. The low end, and
-    # LEDs of one reel and their ageing taken 20 % under it (led_spread).
+    # Worldsemi WS2812B (5050) at full PWM, each channel's low end: red (620-630 nm) 390-420
+    # mcd, green (515-530 nm) 660-720, blue (465-475 nm) 180-200. White and black pigments
+    # reflect about alike across the visible, so the channel is the detector's choice: red,
+    # where its response peaks (630 nm), as the issue's first estimate took it.
+    # LEDs of one reel and their ageing are taken 20 % either side (led_spread).
     led_red_cd: float = 0.39
+    led_green_cd: float = 0.66
+    led_blue_cd: float = 0.18
     led_spread: float = 0.2
     # The 5050's light leaves its package through a round opening about 3.5 mm across: the
     # model's emitter is that opening, Lambertian (the datasheet's 120 deg viewing angle).

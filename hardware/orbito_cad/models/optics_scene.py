@@ -13,7 +13,8 @@ centre), z up from the top of the floor the cups slide on. In the scene:
 - the LED under its window: a Lambertian surface has one radiance every way, so the light
   that goes up the window is the package's radiance (its datasheet intensity over its
   opening) across the window's bottom, and the model puts it there, a disc across the
-  window (no light path is lost to a sample under the floor, and the render converges); the detector under the other, an ``irradiancemeter`` over its die;
+  window (no light path is lost to a sample under the floor, and the render converges);
+- the detector under the other window, an ``irradiancemeter`` over its die;
 - the room's light from above: a diffuse sky, a wide emitting plane normalised to the
   illuminance it gives an open face. The sun straight down adds its beam where the detector
   sees the sky through an empty seat (``Light.sun``); under a marble, what the cup lets
