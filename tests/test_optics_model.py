@@ -91,6 +91,36 @@ def test_an_open_window_under_the_sky_gets_its_view_factor() -> None:
     assert light.sun == 1.0
 
 
+def test_the_leds_light_up_its_window_is_its_datasheets() -> None:
+    """The LED as the model puts it, a disc across its window's bottom: on the window's axis
+    ``d`` above it a meter gets pi L r^2 / (r^2 + d^2), L the package's radiance at 1 cd
+    over its opening, r the window's radius (so the disc faces up the window, and a candela
+    of the datasheet is a candela in the scene)."""
+    import mitsuba as mi
+    import numpy as np
+
+    _, led = scene.windows()
+    parts = scene.scene_dict(None, (0.0, 0.0, 0.0), 4, 0)
+    d = 3.0
+    at = led.bottom + led.axis * d
+    t = mi.ScalarTransform4f()
+    toward = t.look_at(origin=list(at), target=list(at - led.axis), up=[0.0, 0.0, 1.0])
+    meter = {
+        "type": "disk",
+        "to_world": toward @ t.scale([0.05, 0.05, 0.05]),
+        "sensor": {
+            "type": "irradiancemeter",
+            "film": parts["detector"]["sensor"]["film"],
+            "sampler": {"type": "independent", "sample_count": 40_000, "seed": SEED},
+        },
+    }
+    alone = {"type": "scene", "integrator": {"type": "direct"}, "led": parts["led"], "m": meter}
+    got = float(np.asarray(mi.render(mi.load_dict(alone)))[0, 0, 0]) * scene.LUX_PER_LM_MM2
+    r, big = scene.led_disc_r(), OPTICS.led_emitting_d / 2
+    radiance = 1.0 / (math.pi * big * big)
+    assert got == pytest.approx(math.pi * radiance * r * r / (r * r + d * d) * 1e6, rel=0.05)
+
+
 # --- the margins -------------------------------------------------------------------------------
 def test_white_and_black_stay_three_times_apart_in_every_pose(
     run: tuple[list[optics.Lit], optics.Cancelled],

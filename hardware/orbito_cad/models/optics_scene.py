@@ -174,6 +174,11 @@ def _at(xy: Vec, z: float, scale: float) -> mi.ScalarTransform4f:
     return out
 
 
+def led_disc_r(o: OpticsParams = OPTICS) -> float:
+    """The LED's disc across its window: the window's radius, a hair inside its wall."""
+    return o.window_d / 2 - 0.01
+
+
 def _across(w: Window, r: float) -> mi.ScalarTransform4f:
     """A disc of radius ``r`` across window ``w`` at its bottom, facing up along it."""
     t = mi.ScalarTransform4f()
@@ -231,7 +236,7 @@ def scene_dict(marble: Material | None, centre: tuple[float, float, float], spp:
         },
         "led": {
             "type": "disk",
-            "to_world": _across(led, o.window_d / 2 - 0.01),
+            "to_world": _across(led, led_disc_r(o)),
             "emitter": {"type": "area", "radiance": {"type": "rgb", "value": [led_radiance, 0, 0]}},
             "bsdf": _matte(0.8),  # the package's white body
         },
