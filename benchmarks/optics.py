@@ -47,7 +47,7 @@ def main(spp: int = 100_000, n_offsets: int = 8) -> None:
     empty = max(x.light.led for x in lits if x.material == "empty")
     print(f"  an empty square: {empty:.4f} lux per cd (the LED's light leaves upwards)")
     c = fig.cancelled
-    print(f"\nthe reading: load {OPTICS.load_ohm / 1e3:.0f} kOhm, the LED lit "
+    print(f"\nthe reading: load {OPTICS.load_ohm / 1e3:.1f} kOhm, the LED lit "
           f"{fig.flash.lit_s * 1e3:.1f} ms in a {fig.flash.reading_s * 1e3:.1f} ms reading; "
           f"it keeps {c.led:.3f} of the LED's light, {c.flicker:.2%} of a 100 %-deep flicker "
           f"(100 or 120 Hz, worst phase), {c.steady:.0e} of a steady room light, {c.ramp:.0e} "
@@ -74,8 +74,12 @@ def main(spp: int = 100_000, n_offsets: int = 8) -> None:
                           + (f" ({r.too_bright:.0%} too bright)" if r.too_bright else "")
                           for r in rows)  # fmt: skip
         print(f"  {room.name}: {cells}")
+    print(f"\na marble's reading is too bright from {fig.too_bright_daylight:,.0f} lux of "
+          f"daylight, "
+          f"{fig.too_bright_lamps:,.0f} lux of flickering lamps (the strongest detector, "
+          f"the worst pose)")  # fmt: skip
     print(f"\nstray light through the floor: the model takes {OPTICS.floor_transmittance:.0e} of "
-          f"the room's light at the die; every room light short of direct sun keeps 3x up to "
+          f"the room's light at the die; every room light read at 3x keeps it up to "
           f"{fig.floor_limit:.1e}")  # fmt: skip
     f = fig.flash
     print(f"\nthe flash: the LED red at full for {f.lit_s * 1e3:.1f} ms, dark for "

@@ -88,7 +88,7 @@ class Scheme:
     mains flicker's first ``harmonics``) and taken off the lit ones."""
 
     dark: int = 16
-    lit: int = 3
+    lit: int = 5
     harmonics: int = 6
 
 
@@ -324,6 +324,23 @@ def pose_ratio(lits: Sequence[Lit], marbles: str) -> tuple[float, Pose, Pose]:
     return w.light.led / b.light.led, w.pose, b.pose
 
 
+def too_bright_from(lits: Sequence[Lit], c: Cancelled, daylight: bool = True,
+                    o: OpticsParams = OPTICS) -> float:  # fmt: skip
+    """The least room light (lux, daylight or lamps) at which some marble's reading, in some
+    pose at some corner of the parts' spread, is too bright."""
+
+    def bright(lux: float) -> bool:
+        room = Room("", lux, daylight, not daylight)
+        marbles = [x for x in lits if x.material != "empty"]
+        return any(reading(x, room, q, c, o).mv is None for x in marbles for q in parts(o))
+
+    low, high = 0.0, 1e7
+    for _ in range(60):
+        mid = (low + high) / 2
+        low, high = (low, mid) if bright(mid) else (mid, high)
+    return high
+
+
 def floor_limit(lits: Sequence[Lit], c: Cancelled, o: OpticsParams = OPTICS) -> float:
     """The most of the room's light the floor may let through to the detector before a
     room light the reading holds in (3x, nothing too bright) with a floor letting nothing
@@ -423,6 +440,8 @@ class Figures:
     margins: list[Margin]
     pose_ratio: dict[str, float]
     floor_limit: float
+    too_bright_daylight: float  # lux of daylight from which some marble reads too bright
+    too_bright_lamps: float  # and of flickering lamps
     rows: list[Row] = field(default_factory=list)
 
 
@@ -437,7 +456,8 @@ def figures(spp: int, n_offsets: int = 8, seed: int = 1, scheme: Scheme = Scheme
     c = cancelled(scheme, o)
     ratios = {kind: pose_ratio(lits, kind)[0] for kind in MARBLES}
     fig = Figures(spp, len(where), one, c, flash(scheme, o), margins(lits, c, o), ratios,
-                  floor_limit(lits, c, o), table(lits, c, o))  # fmt: skip
+                  floor_limit(lits, c, o), too_bright_from(lits, c, True, o),
+                  too_bright_from(lits, c, False, o), table(lits, c, o))  # fmt: skip
     return fig, lits
 
 
@@ -457,6 +477,10 @@ def write_table(fig: Figures, path: Path = TABLE) -> None:
         "lit_s": round(fig.flash.lit_s, 4),
         "rows": [_rounded(asdict(r)) for r in fig.rows],
         "margins": [_rounded(asdict(m)) for m in fig.margins],
+        "too_bright_from_lux": {
+            "daylight": round(fig.too_bright_daylight),
+            "lamps": round(fig.too_bright_lamps),
+        },
     }
     path.write_text(json.dumps(data, indent=1) + "\n")
 

@@ -103,7 +103,11 @@ class OpticsParams:
     # --- the load and the ADC: the phototransistor into a load resistor, through a
     # CD74HC4067 (70 Ohm, under 1 nA: nothing against the load) into the ADS1115 ----------
     vcc: float = 3.3
-    load_ohm: float = 47e3
+    # The load: the model's sweep (optics.md) trades the reading's margin, which noise eats
+    # at a small load, against the room light that saturates it at a large one. 4.7 kOhm
+    # keeps 4x in direct sun and saturates from 150,000 lux; 47 kOhm kept 5.4x but was too
+    # bright from 15,000 lux of daylight.
+    load_ohm: float = 4.7e3
     # The ADS1115's programmable ranges (+-V), 16 bits; the reading picks the smallest that
     # holds its LED-off level with room for the LED's light (module optics, ``pga_range``).
     pga_ranges: tuple[float, ...] = (4.096, 2.048, 1.024, 0.512, 0.256)
