@@ -208,6 +208,7 @@ def test_the_shipped_table_is_the_models(run: tuple[list[optics.Lit], optics.Can
     rows = {(r["room"], r["marble"]): r for r in data["rows"]}  # type: ignore[attr-defined]
     names = {x.material for x in lits}
     assert set(rows) == {(room.name, name) for room in ROOMS for name in names}
+    assert data["too_bright_v"] == pytest.approx(optics.TOO_BRIGHT * optics.ceiling(), abs=1e-4)
     typical = optics.Part(OPTICS.pt_ua_per_lux, OPTICS.led_red_cd)
     for room in ROOMS:
         for x in lits:

@@ -262,7 +262,9 @@ def reading(lit: Lit, room: Room, part: Part, c: Cancelled,
     # the photocurrent's shot noise over the conversion's band, through the same weights
     current = (room_v + led_v) / o.load_ohm
     shot = o.noise_peak * math.sqrt(2 * 1.602e-19 * current * o.adc_sps / 2) * o.load_ohm * c.noise
-    left = room_v * ((c.flicker if depth else 0.0) * depth / o.ripple_depth + c.steady)
+    # what the fit leaves of the flicker scales with its depth (``c`` is at ``ripple_depth``)
+    flicker_left = c.flicker * depth / o.ripple_depth if depth else 0.0
+    left = room_v * (flicker_left + c.steady)
     return Reading(led_v * c.led * 1e3, (noise + shot + left) * 1e3)
 
 
@@ -396,8 +398,9 @@ def flash(scheme: Scheme = Scheme(), o: OpticsParams = OPTICS) -> Flash:
 class Row:
     """One room light, one marble (or empty): its readings (mV) at a typical square over
     the seat's poses, the parts' spread (a square's readings are the typical ones times
-    ``scale_low`` to ``scale_high``), the most error noise and the room leave (at the peak)
-    and the share of readings, over poses and parts, that are too bright."""
+    ``scale_low`` to ``scale_high``), the most error noise and the room leave (at the peak),
+    the share of readings, over poses and parts, that are too bright, and the room's own
+    light at the load (a reading whose room and LED light pass ``too_bright_v`` saturates)."""
 
     room: str
     lux: float
@@ -408,6 +411,7 @@ class Row:
     scale_high: float
     noise_mv: float
     too_bright: float
+    room_mv: float  # the room's light at the load under the lit conversions, at most (mV)
 
 
 def table(lits: Sequence[Lit], c: Cancelled, o: OpticsParams = OPTICS) -> list[Row]:
@@ -424,7 +428,9 @@ def table(lits: Sequence[Lit], c: Cancelled, o: OpticsParams = OPTICS) -> list[R
             rows.append(Row(room.name, room.lux, name, min(mv, default=None),
                             max(mv, default=None), round(low, 3), round(high, 3),
                             max((r.error_mv for r in at_all), default=0.0),
-                            sum(r.mv is None for r in at_all) / len(at_all)))  # fmt: skip
+                            sum(r.mv is None for r in at_all) / len(at_all),
+                            max(room_ua(x, room, typical, o) for x in mine) * o.load_ohm
+                            * 1e-3))  # fmt: skip
     return rows
 
 
@@ -461,7 +467,7 @@ def figures(spp: int, n_offsets: int = 8, seed: int = 1, scheme: Scheme = Scheme
     return fig, lits
 
 
-def write_table(fig: Figures, path: Path = TABLE) -> None:
+def write_table(fig: Figures, path: Path = TABLE, o: OpticsParams = OPTICS) -> None:
     """The model's output for the simulated board: its readings per room light and marble,
     with the timing and the margins they come with."""
     data = {
@@ -469,12 +475,15 @@ def write_table(fig: Figures, path: Path = TABLE) -> None:
         "square's reading (mV at the detector's load, LED lit less dark) per room light and "
         "marble, low to high over the seat's poses at a typical square; scale_low, scale_high: "
         "a square's parts scale it between them; noise_mv: the most noise and room light leave "
-        "on a reading (peak); too_bright: the share of readings that saturate. Written by "
-        "python benchmarks/optics.py.",
+        "on a reading (peak); too_bright: the share of readings that saturate; room_mv: the "
+        "room's light at the load (a reading saturates when it and the LED's pass "
+        "too_bright_v at the flicker's crest). "
+        "Written by python benchmarks/optics.py.",
         "spp": fig.spp,
         "poses": fig.poses,
         "reading_s": round(fig.flash.reading_s, 4),
         "lit_s": round(fig.flash.lit_s, 4),
+        "too_bright_v": round(TOO_BRIGHT * ceiling(o), 4),
         "rows": [_rounded(asdict(r)) for r in fig.rows],
         "margins": [_rounded(asdict(m)) for m in fig.margins],
         "too_bright_from_lux": {
