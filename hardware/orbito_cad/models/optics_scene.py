@@ -28,8 +28,10 @@ detector's die: per the LED's candela, per the room's lux.
 
 from __future__ import annotations
 
+import atexit
 import functools
 import math
+import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -136,8 +138,10 @@ def _write_ply(path: Path, part: Part) -> None:
 
 @functools.cache
 def meshes(o: OpticsParams = OPTICS, p: Params = PARAMS) -> dict[str, str]:
-    """The floor, the case and the cup as PLY files in a directory of their own."""
+    """The floor, the case and the cup as PLY files in a directory of their own, removed
+    when the process ends (Mitsuba loads its meshes from files)."""
     where = Path(tempfile.mkdtemp(prefix="orbito-optics-"))
+    atexit.register(shutil.rmtree, where, True)
     out = {}
     for name, part in (("floor", floor_part(o, p)), ("case", case_part(p)),
                        ("cup", cup_part(p))):  # fmt: skip
