@@ -4,7 +4,8 @@ The board's geometry (the floor, the cup and its seat, the marble, its heights a
 not here: the model takes it from ``orbito_cad.board.params`` and
 ``orbito_cad.models.magnetics``. What is here is new with the optics (issue 44), each figure
 with its source; the reflectances are the calibration's to replace, square by square
-(``doctor``), so the model takes the unkind end of each range. Lengths in mm, light in lux and candela (the detector is rated in lux).
+(``doctor``), so the model takes the unkind end of each range. Lengths in mm, light in lux
+and candela (the detector is rated in lux).
 """
 
 from __future__ import annotations
