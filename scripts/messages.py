@@ -37,7 +37,7 @@ ROOT: Final = Path(__file__).resolve().parents[1]
 PACKAGE: Final = ROOT / "orbito_hw"
 LANG: Final = PACKAGE / "lang"
 TRANSLATED: Final = ("fr",)  # every language but English, the source
-PYTHON_KEYWORDS: Final = {"_": None, "N_": None, "ngettext": (1, 2)}
+PYTHON_KEYWORDS: Final = {"_": None, "N_": None, "R_": None, "ngettext": (1, 2)}
 JS_KEYWORDS: Final = {"t": None}
 HTML_TEXT: Final = "data-i18n"
 """An HTML element whose text is a sentence of the page (web/static/words.js): the text as

@@ -288,19 +288,20 @@ def test_the_log_speaks_the_configs_language(
 
 
 def test_the_prompt_speaks_french_with_lang_fr(capsys: pytest.CaptureFixture[str]) -> None:
-    """The simulated board's prompt: its help in French within 80 columns, a turn typed in the
-    game's notation played (the JSON event stays English), an unknown command refused in
-    French."""
+    """The simulated board's prompt: its help in French within 80 columns, with the French
+    command words, a turn typed in the game's notation played (the JSON event stays English),
+    an unknown command refused in French, naming the French words."""
     status, out, err = run(
         capsys, "--lang", "fr", "run", "--mock", "--interactive", stdin="help\na1\nbogus\nquit\n"
     )
     assert status == 0
     helped = [line for line in out.splitlines() if not line.startswith("{")]
     assert helped[0].startswith("commandes (une par ligne")
-    assert "  undo                  reprendre le dernier tour, billes remises en place" in helped
+    assert "  annuler               reprendre le dernier tour, billes remises en place" in helped
+    assert "  nouvelle [noir|blanc]" in helped
     assert max(map(len, helped)) <= 80
     assert '"event": "turn"' in out and '"colour": "black"' in out
-    assert "orbito-hw: commande inconnue 'bogus' : tapez TURN, undo," in err
+    assert "orbito-hw: commande inconnue 'bogus' : tapez TOUR, annuler," in err
 
 
 def test_the_service_status_line_speaks_the_language() -> None:

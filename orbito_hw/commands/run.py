@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from orbito_hw.commands import UsageError, emit, fail, input_lines
 from orbito_hw.hw.interfaces import BACKENDS, Backend  # the names only: no driver is imported
-from orbito_hw.lang import _
+from orbito_hw.lang import _, reworded
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -526,7 +526,7 @@ def run_interactive(
             except QuitError:
                 break
             except (ValueError, CommandError) as exc:
-                print(f"orbito-hw: {exc}", file=sys.stderr)
+                print(f"orbito-hw: {reworded(str(exc))}", file=sys.stderr)
                 continue
             prompt.board(run)
         run.finish()

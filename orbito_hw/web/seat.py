@@ -36,7 +36,7 @@ from orbito_hw.control.led_words import colour_word
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.seat import Seat, SeatRefusedError, standing
 from orbito_hw.errors import OrbitoError, shown
-from orbito_hw.lang import _
+from orbito_hw.lang import R_, _
 from orbito_hw.rules.game import Colour
 from orbito_hw.web.controls import BoardControls
 from orbito_hw.web.feed import Feed
@@ -303,7 +303,7 @@ class SeatDesk:
         await self.server._allowed(request)
         live = self.book.live(self.referee.snapshot().game)
         if live is None:
-            raise problem(web.HTTPNotFound, "no seat's link is live")
+            raise problem(web.HTTPNotFound, R_("no seat's link is live"))
         return web.json_response(_said(request, live))
 
     async def _revoke(self, request: web.Request) -> web.Response:
@@ -329,16 +329,18 @@ class SeatDesk:
         token = request.match_info["token"]
         if not self._limit(token):
             self.refused(f"token {token[:6]}... past its rate")
-            raise problem(web.HTTPTooManyRequests, "too many requests from this seat: slow down")
+            raise problem(
+                web.HTTPTooManyRequests, R_("too many requests from this seat: slow down")
+            )
         invitation = self.book.find(token)
         if invitation is None:
             self.refused(f"unknown token {shown(token[:6])}...")
-            raise problem(web.HTTPNotFound, "no such seat: ask the board for a new link")
+            raise problem(web.HTTPNotFound, R_("no such seat: ask the board for a new link"))
         if invitation.revoked:
             self._refuse(invitation, "the link was revoked")
             if self.token == invitation.token:
                 self._stand_up()
-            raise problem(web.HTTPGone, "this link was revoked at the board")
+            raise problem(web.HTTPGone, R_("this link was revoked at the board"))
         game = self.referee.snapshot().game
         if invitation.game is None:  # the CLI's: the game on the board now
             invitation.game = game
@@ -349,11 +351,14 @@ class SeatDesk:
                 self.book.update(invitation)
             if self.token == invitation.token:
                 self._stand_up()
-            raise problem(web.HTTPGone, f"this link was for game {invitation.game}, now over")
+            raise problem(
+                web.HTTPGone,
+                R_("this link was for game {game}, now over").format(game=invitation.game),
+            )
         if self.token != invitation.token:
             opponent = self.referee.opponent
             if opponent is not None and opponent.by == "remote":  # --remote: the other board's
-                raise problem(web.HTTPConflict, "this board plays another board: no seat now")
+                raise problem(web.HTTPConflict, R_("this board plays another board: no seat now"))
             self.seat, self.token = Seat(invitation.plays), invitation.token
         assert self.seat is not None
         if sit:
@@ -361,7 +366,9 @@ class SeatDesk:
             try:
                 self.seat.sit(self.referee)  # again after a power cut: the new controller's
             except OrbitoError as exc:
-                raise problem(web.HTTPConflict, f"the board cannot seat it: {exc}") from None
+                raise problem(
+                    web.HTTPConflict, R_("the board cannot seat it: {why}").format(why=exc)
+                ) from None
             self._settle()
         return invitation, self.seat
 

@@ -463,7 +463,7 @@ function describe(e) {
   switch (e.event) {
     case "turn": return t("turn {number}: {colour} {turn}", { number: e.number, colour, turn: e.turn });
     case "board-turn": return t("the board's turn {number} ({colour}): {turn}, make it", { number: e.number, colour, turn: e.turn });
-    case "rejected": return t("not accepted: {reason}", { reason: e.reason }) + (squares ? ` (${squares})` : "");
+    case "rejected": return t("not accepted: {reason}", { reason: said(e.reason) }) + (squares ? ` (${squares})` : "");
     case "correction": return t("the board does not match: {squares}", { squares }) + seenColours(e.seen);
     case "corrected": return t("the board matches again");
     case "result": return e.result === "draw" ? t("a draw") : e.result === "black" ? t("black wins") : t("white wins");
@@ -474,9 +474,9 @@ function describe(e) {
     case "takeback": return t("taking back turn {number} ({turn})", { number: e.number, turn: e.turn });
     case "taken-back": return t("turn {number} taken back", { number: e.number });
     case "ask": return e.what === "draw" ? t("{colour} offers a draw", { colour }) : t("{colour} asks to take back", { colour });
-    case "answer": return e.agreed ? t("agreed") : t("not agreed: {reason}", { reason: e.reason });
+    case "answer": return e.agreed ? t("agreed") : t("not agreed: {reason}", { reason: said(e.reason) });
     case "puzzle": return e.solved ? t("puzzle {id} solved", { id: e.id }) : t("puzzle {id} not solved", { id: e.id });
-    case "fault": return t("fault: {reason}", { reason: e.reason });
+    case "fault": return t("fault: {reason}", { reason: said(e.reason) });
     default: return null; // consumers ignore what they do not know
   }
 }

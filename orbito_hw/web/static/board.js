@@ -16,7 +16,7 @@ async function fetchJson(path) {
 function errorOf(response) {
   // What a refused request says: its JSON error, else the status line.
   return response.json().then(
-    (body) => body.error || response.statusText,
+    (body) => (body.error ? said(body.error) : response.statusText), // words.js: in the page's language
     () => response.statusText,
   );
 }

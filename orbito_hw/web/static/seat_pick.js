@@ -98,8 +98,8 @@ function showAsks(now) {
   } else if (word !== null && word.mine) {
     state = "refused";
     text = word.what === "draw"
-      ? t("Your draw offer was not accepted: {reason}", { reason: word.reason })
-      : t("Your take-back was not agreed: {reason}", { reason: word.reason });
+      ? t("Your draw offer was not accepted: {reason}", { reason: said(word.reason) })
+      : t("Your take-back was not agreed: {reason}", { reason: said(word.reason) });
   }
   $("ask-state").dataset.ask = state;
   $("ask-state").textContent = text;

@@ -224,7 +224,7 @@ function send(token) {
   // The turn added to this seat's record and published: the board shows it on its LEDs.
   const fault = turnFault(shown().position, token);
   if (fault) {
-    refuse(t("Refused: {reason}", { reason: fault }));
+    refuse(t("Refused: {reason}", { reason: said(fault) }));
     return;
   }
   mine = { round: theirs.round, first: theirs.first, turns: [...theirs.turns, token], takebacks: theirs.takebacks };

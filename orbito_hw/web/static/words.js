@@ -8,6 +8,36 @@
 
 const LANG_KEY = "orbito-hw-lang";
 let WORDS = {};
+let REASONS = []; // the board's reasons (English, as events and answers carry them), said here
+
+function compileReasons(pairs) {
+  // [[English template, translation]], the most words first: a reader for each template.
+  return (pairs || []).map(([template, translated]) => {
+    const names = [];
+    const parts = template.split(/\{(\w+)\}/);
+    const source = parts.map((part, index) => {
+      if (index % 2 === 0) return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      if (names.includes(part)) return `\\k<${part}>`;
+      names.push(part);
+      return `(?<${part}>[\\s\\S]+?)`;
+    }).join("");
+    return { pattern: new RegExp(`^${source}$`), translated };
+  });
+}
+
+function said(text) {
+  // A reason the board sent in English (a refusal, an answer's), in the page's language:
+  // the template that reads it whole, its fields put back (each said too); else as it came.
+  const english = String(text ?? "");
+  for (const reason of REASONS) {
+    const match = reason.pattern.exec(english);
+    if (match === null) continue;
+    const fields = {};
+    for (const [name, value] of Object.entries(match.groups || {})) fields[name] = said(value);
+    return reason.translated.replace(/\{(\w+)\}/g, (whole, name) => (name in fields ? fields[name] : whole));
+  }
+  return english;
+}
 
 function t(text, fields = {}) {
   const said = WORDS[text] || text;
@@ -27,12 +57,19 @@ function translateStatic(root = document) {
   }
 }
 
-async function loadWords(code = localStorage.getItem(LANG_KEY) || "") {
+function chosenLanguage() {
+  // The viewer's own choice (remembered), else the link's (a seat's link carries the
+  // language it was made in: ?lang=), else none: the board's, or the browser's.
+  return localStorage.getItem(LANG_KEY) || new URLSearchParams(location.search).get("lang") || "";
+}
+
+async function loadWords(code = chosenLanguage()) {
   // The catalogue, then the HTML translated; the page draws in the chosen language from now.
   try {
     const response = await fetch(`/api/words${code ? `?lang=${encodeURIComponent(code)}` : ""}`);
     const answer = response.ok ? await response.json() : { lang: "en", languages: ["en"], words: {} };
     WORDS = answer.words || {};
+    REASONS = compileReasons(answer.reasons);
     document.documentElement.lang = answer.lang;
     translateStatic();
     return answer;
