@@ -4,7 +4,9 @@
     python scripts/messages.py update    # the templates -> each language's .po (new ones empty)
     python scripts/messages.py compile   # each .po -> .mo (Python) and page.json (the browser)
     python scripts/messages.py check     # fails on anything untranslated, fuzzy, unused,
-                                         # a placeholder changed, or a compiled file out of date
+                                         # a placeholder changed, a compiled file out of date,
+                                         # or French typography broken (a space before : ; ? !,
+                                         # a plural's forms agreeing with the count)
 
 Two domains: ``orbito_hw`` (the Python sentences: ``_``, ``N_``, ``ngettext:1,2``) and ``page``
 (the page's JavaScript ``t("...")``, and its HTML's elements marked ``data-i18n`` for their
@@ -294,6 +296,28 @@ def formats_badly(message: Message) -> bool:
     return False
 
 
+FRENCH_SPACED: Final = re.compile(r"(?<=[^\s\u00a0\u202f])[:;?!](?=[\s\u00a0\u202f]|$)")
+"""French typography: ``:``, ``;``, ``?`` and ``!`` closing a word take a space before them
+(a plain, no-break or narrow no-break one); ``c1-c2:a2``, ``http://`` and ``{seconds:g}``
+are not punctuation and pass."""
+
+
+def typography(message: Message, code: str) -> str:
+    """What breaks the language's typography in a translation ("" for nothing): in French,
+    a ``:``, ``;``, ``?`` or ``!`` with no space before it, and a plural whose forms are one
+    and the same where the English's differ (``{n} tour`` for every count)."""
+    if code != "fr":
+        return ""
+    for form in _forms(message):
+        found = FRENCH_SPACED.search(form)
+        if found:
+            return f"no space before {found.group()!r} (French puts one)"
+    english, forms = _ids(message), _forms(message)
+    if len(english) > 1 and english[0] != english[1] and len(set(forms)) < len(forms):
+        return "the plural's forms are the same: make them agree with the count"
+    return ""
+
+
 def problems(domain: Domain, code: str) -> list[str]:
     """Everything wrong with one language's catalogue of one domain, one line each."""
     where = domain.po(code).relative_to(ROOT).as_posix()
@@ -317,6 +341,8 @@ def problems(domain: Domain, code: str) -> list[str]:
             out.append(f"{where}: placeholders differ from the English: {_shown(message)}")
         elif formats_badly(mine):
             out.append(f"{where}: the translation cannot be filled in: {_shown(message)}")
+        elif typography(mine, code):
+            out.append(f"{where}: {typography(mine, code)}: {_shown(message)}")
     for message in catalog:
         if message.id and message.id not in wanted:
             out.append(f"{where}: unused (no longer in the code; run update): {_shown(message)}")

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from orbito_hw.remote.protocol import BrokerUrl
     from orbito_hw.rules.game import Colour
     from orbito_hw.sim.harness import MockRun
+    from orbito_hw.sim.script import Command
 
 
 def register(sub: Any) -> None:
@@ -520,6 +521,8 @@ def run_interactive(
                         prompt.say(said)
                 else:
                     run.run(command, first_command=first)
+                    if command.name == "opponent" and run.opponent_later:
+                        prompt.say(opponent_later(command))
                 first = False
                 if prompt.person:
                     run.wait_for_rings()  # the turn's line comes before the next prompt
@@ -536,6 +539,17 @@ def run_interactive(
         run.close()
         archive.close()
     return 0
+
+
+def opponent_later(command: Command) -> str:
+    """What the prompt says of an ``opponent`` typed once the game has begun: it applies from
+    the next game (SPEC.md), not now, so the person is not left wondering."""
+    if command.level is None or command.colour is None:
+        return _("from the next game (new), two people play; this game goes on as it is")
+    colour = _("black") if command.colour.value == "black" else _("white")
+    text = _("from the next game (new), the board plays {colour} at {level}; "
+             "this game goes on as it is")  # fmt: skip
+    return text.format(colour=colour, level=command.level)
 
 
 def _typed_lines(person: bool, prompt: str) -> Iterator[str]:

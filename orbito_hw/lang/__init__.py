@@ -184,7 +184,7 @@ def _by_words(template: str) -> int:
 def reason_words(code: str) -> list[tuple[str, str]]:
     """Every reason (R_) and its translation in ``code``, the most words first (the order
     reworded() tries them): the page rewords the board's reasons with it (words.js's
-    ``said``). [] for English, the source."""
+    ``inWords``). [] for English, the source."""
     if known(code) == DEFAULT:
         return []
     catalogue = translation(code)

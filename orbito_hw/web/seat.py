@@ -66,9 +66,11 @@ def _said(request: web.Request, made: Invitation) -> dict[str, object]:
             "link": link_of(base, made.token), "qr": f"/api/seat/{made.token}/qr.svg"}  # fmt: skip
 
 
-def problem(status: type[web.HTTPError], text: str) -> web.HTTPError:
-    """As server.py's: a JSON ``{"error": text}`` with ``status``."""
-    return status(text=json.dumps({"error": text}), content_type="application/json")
+def problem(status: type[web.HTTPError], text: str, state: str = "") -> web.HTTPError:
+    """As server.py's: a JSON ``{"error": text}`` with ``status``; ``state``: a closed
+    link's (``revoked``, ``ended``), for its page to say which."""
+    said = {"error": text, **({"state": state} if state else {})}
+    return status(text=json.dumps(said), content_type="application/json")
 
 
 log = logging.getLogger(__name__)
@@ -292,10 +294,18 @@ class SeatDesk:
         return None
 
     def shown(self, game: int) -> dict[str, object] | None:
-        """The live link of ``game`` (the one on the board), for the snapshot: its colour and
-        when it was made, never its token (a page without the access code sees it too)."""
+        """The live link of ``game`` (the one on the board), for the snapshot: its colour,
+        when it was made and the turn it handed in, waiting to be made at the board (every
+        page of the link shows it, not only the one that sent it); never its token (a page
+        without the access code sees it too)."""
         live = self.book.live(game)
-        return None if live is None else {"colour": live.colour, "made": live.made}
+        if live is None:
+            return None
+        waiting = None
+        if self.seat is not None and self.token == live.token:
+            turn = self.seat.shown(self.referee.snapshot().position)
+            waiting = turn.notation() if turn is not None else None
+        return {"colour": live.colour, "made": live.made, "waiting": waiting}
 
     async def _invitation(self, request: web.Request) -> web.Response:
         """The live link, for a page with the access code (one made at the board's button, or
@@ -314,6 +324,7 @@ class SeatDesk:
             raise problem(web.HTTPNotFound, str(exc)) from None
         if self.token == gone.token:
             self._stand_up()
+        self.server.feed.changed()  # every page: the link is gone (its own page closes)
         return web.json_response({"ok": True, "token": gone.token, "state": "revoked"})
 
     def default_colour(self) -> Colour:
@@ -340,7 +351,7 @@ class SeatDesk:
             self._refuse(invitation, "the link was revoked")
             if self.token == invitation.token:
                 self._stand_up()
-            raise problem(web.HTTPGone, R_("this link was revoked at the board"))
+            raise problem(web.HTTPGone, R_("this link was revoked at the board"), "revoked")
         game = self.referee.snapshot().game
         if invitation.game is None:  # the CLI's: the game on the board now
             invitation.game = game
@@ -351,10 +362,8 @@ class SeatDesk:
                 self.book.update(invitation)
             if self.token == invitation.token:
                 self._stand_up()
-            raise problem(
-                web.HTTPGone,
-                R_("this link was for game {game}, now over").format(game=invitation.game),
-            )
+            over = R_("this link was for game {game}, now over").format(game=invitation.game)
+            raise problem(web.HTTPGone, over, "ended")
         if self.token != invitation.token:
             opponent = self.referee.opponent
             if opponent is not None and opponent.by == "remote":  # --remote: the other board's

@@ -25,7 +25,7 @@ function compileReasons(pairs) {
   });
 }
 
-function said(text) {
+function inWords(text) {
   // A reason the board sent in English (a refusal, an answer's), in the page's language:
   // the template that reads it whole, its fields put back (each said too); else as it came.
   const english = String(text ?? "");
@@ -33,7 +33,7 @@ function said(text) {
     const match = reason.pattern.exec(english);
     if (match === null) continue;
     const fields = {};
-    for (const [name, value] of Object.entries(match.groups || {})) fields[name] = said(value);
+    for (const [name, value] of Object.entries(match.groups || {})) fields[name] = inWords(value);
     return reason.translated.replace(/\{(\w+)\}/g, (whole, name) => (name in fields ? fields[name] : whole));
   }
   return english;
