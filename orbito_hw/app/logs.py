@@ -285,10 +285,10 @@ def describe(event: Event | Mapping[str, object], seat: bool = False) -> tuple[i
         )
         return logging.INFO, text.format(game=game, puzzle=event.puzzle, turns=turns)
     if isinstance(event, Asked | Answered):
-        return logging.INFO, f"{game}: {_ask(event)}"
+        return logging.INFO, _("{game}: {sentence}").format(game=game, sentence=_ask(event))
     sentence = _sentence(event)
     if sentence is not None:
-        return logging.DEBUG, f"{game}: {sentence}"
+        return logging.DEBUG, _("{game}: {sentence}").format(game=game, sentence=sentence)
     return logging.DEBUG, f"{game}: event {json.dumps(event.to_json(), sort_keys=True)}"
 
 
@@ -356,8 +356,10 @@ def _sentence(event: Event) -> str | None:
     if isinstance(event, OpponentChosen):
         if event.colour is None:
             return _("two people play")
-        return _("the board plays {colour} at {level}").format(
-            colour=_colour(event.colour), level=event.player.removeprefix("board:")
+        from orbito_hw.web.instruction import level_words
+
+        return _("the board plays {colour} ({level})").format(
+            colour=_colour(event.colour), level=level_words(event.player.removeprefix("board:"))
         )
     if isinstance(event, TakeBack):
         return _("taking back turn {number} ({turn}): undo what the LEDs show").format(

@@ -544,12 +544,14 @@ def run_interactive(
 def opponent_later(command: Command) -> str:
     """What the prompt says of an ``opponent`` typed once the game has begun: it applies from
     the next game (SPEC.md), not now, so the person is not left wondering."""
+    from orbito_hw.web.instruction import level_words
+
     if command.level is None or command.colour is None:
         return _("from the next game (new), two people play; this game goes on as it is")
     colour = _("black") if command.colour.value == "black" else _("white")
-    text = _("from the next game (new), the board plays {colour} at {level}; "
+    text = _("from the next game (new), the board plays {colour} ({level}); "
              "this game goes on as it is")  # fmt: skip
-    return text.format(colour=colour, level=command.level)
+    return text.format(colour=colour, level=level_words(command.level))
 
 
 def _typed_lines(person: bool, prompt: str) -> Iterator[str]:

@@ -83,6 +83,12 @@ function connect() {
 }
 
 function heardSnapshot(s) {
+  if (me !== null && last !== null && s.game !== me.game && s.game !== last.game) {
+    // Another game on the board: this link's game is over. The page keeps the game it
+    // played (its result) and asks where its link stands (closed with its game).
+    if (document.body.dataset.seat === "live") readSeat();
+    return;
+  }
   last = s;
   const link = s.invitation;
   if (me !== null && link && link.colour === me.colour) {

@@ -24,6 +24,11 @@ function myTurn(now) {
   return !now.pending && !now.busy && !now.result && now.toMove === now.colour && now.waiting === null;
 }
 
+function seatClosed() {
+  // The link closed (seat.js's closed, seat_remote.js's refusals): its own line stands.
+  return ["revoked", "unknown", "ended", "taken", "error"].includes(document.body.dataset.seat);
+}
+
 function linkLive() {
   return $("link").dataset.link === "live";
 }
@@ -89,7 +94,7 @@ function drawSeat() {
   $("cancel").hidden = pick.from === null;
   $("instruction").dataset.waiting = now.waiting || "";
   const other = now.colour === "black" ? t("white") : t("black");
-  if (document.body.dataset.seat && !["live", "connecting", ""].includes(document.body.dataset.seat)) {
+  if (seatClosed()) {
     // closed (seat.js's closed): its own line stands; the board as it was
   } else if (now.pending) say(now.pending);
   else if (now.result) say(seatResult(now));
@@ -105,7 +110,7 @@ function drawSeat() {
 
 function showAsks(now) {
   const { mine, offered, word } = now.asks;
-  const over = Boolean(now.pending || now.result) || (document.body.dataset.seat || "live") !== "live";
+  const over = Boolean(now.pending || now.result) || seatClosed();
   $("ask-take-back").hidden = over || mine !== null || offered;
   $("ask-draw").hidden = over || mine !== null || offered;
   $("offer").hidden = !offered;
