@@ -192,9 +192,31 @@ def _chosen(name: str | None) -> tuple[Domain, ...]:
     return tuple(d for d in DOMAINS if name in (None, d.name))
 
 
+REASONS_FILE: Final = LANG / "reasons.json"
+"""Every sentence marked ``R_`` (a reason carried as English data), listed for the runtime:
+lang.reworded() and the page's inWords() read any of them back, also one whose module has not
+made it yet (a reason made inside a function, or on another board)."""
+
+
+def reasons_listed() -> bytes:
+    """REASONS_FILE's bytes as the code marks its reasons now (sorted, one JSON list)."""
+    found: set[str] = set()
+    for path in _sources(DOMAINS[0]):
+        with path.open("rb") as file:
+            for _line, text, _comments, _context in extract("python", file, keywords={"R_": None}):
+                if isinstance(text, str) and text:
+                    found.add(text)
+    return (json.dumps(sorted(found), ensure_ascii=False, indent=0) + "\n").encode("utf-8")
+
+
 def cmd_extract(name: str | None = None) -> int:
     for domain in _chosen(name):
         _write(domain.template, template(domain))
+    if name in (None, DOMAINS[0].name) and (
+        not REASONS_FILE.is_file() or REASONS_FILE.read_bytes() != reasons_listed()
+    ):
+        REASONS_FILE.write_bytes(reasons_listed())
+        print(f"wrote {REASONS_FILE.relative_to(ROOT)}")
     return 0
 
 
@@ -354,6 +376,13 @@ def problems(domain: Domain, code: str) -> list[str]:
     return out
 
 
+def reasons_problems() -> list[str]:
+    """The reasons' list out of date with the code's R_ marks."""
+    if not REASONS_FILE.is_file() or REASONS_FILE.read_bytes() != reasons_listed():
+        return [f"{REASONS_FILE.relative_to(ROOT).as_posix()}: out of date (run extract)"]
+    return []
+
+
 def template_problems(domain: Domain) -> list[str]:
     where = domain.template.relative_to(ROOT).as_posix()
     if not domain.template.is_file():
@@ -367,7 +396,7 @@ def template_problems(domain: Domain) -> list[str]:
 
 
 def all_problems(name: str | None = None) -> list[str]:
-    out: list[str] = []
+    out: list[str] = reasons_problems() if name in (None, DOMAINS[0].name) else []
     for domain in _chosen(name):
         out += template_problems(domain)
         for code in TRANSLATED:

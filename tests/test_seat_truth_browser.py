@@ -48,7 +48,10 @@ def test_the_seat_waits_while_the_board_takes_its_turn_back(browser: Any, tmp_pa
         seat.click('[data-square="d4"]')  # refused on the page, saying why: not "your turn"
         seat.wait_for_selector('#refusal[data-refusal="yes"]', timeout=WAIT_MS)
         assert said(seat, "#refusal") == TAKING_BACK
-        assert state(url)["state"] in ("turning the rings back", "waiting for the turn to be undone")
+        assert state(url)["state"] in (
+            "turning the rings back",
+            "waiting for the turn to be undone",
+        )
         shot(seat, "seat-during-take-back")
         for square in ("c3", "b4"):  # the person's turn, then the seat's, as the LEDs ask
             lit(url, square)
@@ -60,7 +63,9 @@ def test_the_seat_waits_while_the_board_takes_its_turn_back(browser: Any, tmp_pa
         seat.close()
 
 
-def test_a_link_revoked_while_its_page_is_open_closes_the_page(browser: Any, tmp_path: Path) -> None:
+def test_a_link_revoked_while_its_page_is_open_closes_the_page(
+    browser: Any, tmp_path: Path
+) -> None:
     with board(free_port(), "--state-dir", str(tmp_path)) as url:
         invited, seat = home_seat(browser, url)
         person(url, "b1")

@@ -68,7 +68,7 @@ log = logging.getLogger(__name__)
 
 What = Literal["take-back", "draw"]
 WHATS: Final[tuple[What, ...]] = get_args(What)
-REFUSED: Final = "refused at the board"
+REFUSED: Final = R_("refused at the board")
 """An answer's reason when the person at the board refuses and says no more."""
 
 

@@ -36,7 +36,7 @@ from orbito_hw.rules.turn import Turn
 SEAT_PLAYER: Final = "remote"
 """The archive's PLAYER for a seat (SPEC.md's ``remote``: a player not at this board)."""
 
-DECLINED: Final = "declined by the player away"
+DECLINED: Final = R_("declined by the player away")
 """The reason a seat's refusal of the person's draw offer gives."""
 
 Asked = Literal["asked", "agreed"]

@@ -172,13 +172,36 @@ def R_(template: str) -> str:
     return template
 
 
+@cache
+def _listed() -> None:
+    """Every reason the code marks (``reasons.json``, written with the catalogues), registered
+    once: one made inside a function, or by a module not imported here (another board's
+    reason in an event), is read back as well as one made already."""
+    path = HERE / "reasons.json"
+    if path.is_file():
+        for template in json.loads(path.read_text(encoding="utf-8")):
+            R_(template)
+
+
 def reasons() -> tuple[str, ...]:
-    """The sentences marked R_() so far (each module registers its own when imported)."""
+    """Every sentence marked R_() (reasons.json's, and any registered since)."""
+    _listed()
     return tuple(_REASONS)
 
 
 def _by_words(template: str) -> int:
     return -len(_FIELD.sub("", template))
+
+
+_RANKED: list[list[str]] = [[]]
+
+
+def _ranked() -> list[str]:
+    """The reasons, the most words of their own first (the order they are tried in)."""
+    known_now = reasons()
+    if len(_RANKED[0]) != len(known_now):
+        _RANKED[0] = sorted(known_now, key=_by_words)
+    return _RANKED[0]
 
 
 def reason_words(code: str) -> list[tuple[str, str]]:
@@ -188,7 +211,7 @@ def reason_words(code: str) -> list[tuple[str, str]]:
     if known(code) == DEFAULT:
         return []
     catalogue = translation(code)
-    pairs = [(t, catalogue.gettext(t)) for t in sorted(_REASONS, key=_by_words)]
+    pairs = [(t, catalogue.gettext(t)) for t in _ranked()]
     return [(t, said) for t, said in pairs if said != t]
 
 
@@ -200,7 +223,7 @@ def reworded(text: str) -> str:
     if language() == DEFAULT or not text:
         return text
     # The template with the most words of its own first: "{a} is occupied; ..." before "{a}".
-    for template in sorted(_REASONS, key=_by_words):
+    for template in _ranked():
         match = _REASONS[template].fullmatch(text)
         if match is None:
             continue
