@@ -11,11 +11,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from .common.browser import PHONE, WAIT_MS, board, free_port
-from .common.seat import GAME, lit, person, post, says, state, turns_shown
-from .common.wait import until
+from .common.seat import GAME, lit, person, post, turns_shown
 from .test_prompt import Terminal
 
 ENGLISH = frozenset(
@@ -190,13 +187,10 @@ def test_the_same_game_in_english_shows_no_french(browser: Any, tmp_path: Path) 
     assert "You lost" in shown and "the other board" not in shown
 
 
-@pytest.mark.parametrize("language", ["fr"])
-def test_the_pages_follow_lang_over_the_browsers_language(
-    browser: Any, tmp_path: Path, language: str
-) -> None:
+def test_the_pages_follow_lang_over_the_browsers_language(browser: Any, tmp_path: Path) -> None:
     """``--lang fr``: the board's page is French to a browser set to English, unless its
     viewer picks English on the page (then remembered)."""
-    with board(free_port(), "--lang", language, "--state-dir", str(tmp_path)) as url:
+    with board(free_port(), "--lang", "fr", "--state-dir", str(tmp_path)) as url:
         page = browser.new_page(viewport=PHONE, locale="en-GB")
         page.goto(url)
         page.wait_for_selector('[data-link="live"]', timeout=WAIT_MS)

@@ -56,7 +56,7 @@ def test_the_seat_waits_while_the_board_takes_its_turn_back(browser: Any, tmp_pa
         for square in ("c3", "b4"):  # the person's turn, then the seat's, as the LEDs ask
             lit(url, square)
             post(url, f"/api/square/{square}")
-            until(lambda: square not in state(url)["leds"], what=f"{square} undone")
+            until(lambda at=square: at not in state(url)["leds"], what=f"{square} undone")
         until(lambda: state(url)["turns"] == ["b1"], what="back to the seat's turn")
         says(seat, "Your turn")
         assert TAKING_BACK not in said(seat)
