@@ -192,14 +192,16 @@ def _chosen(name: str | None) -> tuple[Domain, ...]:
     return tuple(d for d in DOMAINS if name in (None, d.name))
 
 
-REASONS_FILE: Final = LANG / "reasons.json"
-"""Every sentence marked ``R_`` (a reason carried as English data), listed for the runtime:
-lang.reworded() and the page's inWords() read any of them back, also one whose module has not
-made it yet (a reason made inside a function, or on another board)."""
+def reasons_file() -> Path:
+    """``lang/reasons.json``: every sentence marked ``R_`` (a reason carried as English data),
+    listed for the runtime: lang.reworded() and the page's inWords() read any of them back,
+    also one whose module has not made it yet (a reason made inside a function, or on
+    another board)."""
+    return LANG / "reasons.json"
 
 
 def reasons_listed() -> bytes:
-    """REASONS_FILE's bytes as the code marks its reasons now (sorted, one JSON list)."""
+    """reasons_file()'s bytes as the code marks its reasons now (sorted, one JSON list)."""
     found: set[str] = set()
     for path in _sources(DOMAINS[0]):
         with path.open("rb") as file:
@@ -212,11 +214,13 @@ def reasons_listed() -> bytes:
 def cmd_extract(name: str | None = None) -> int:
     for domain in _chosen(name):
         _write(domain.template, template(domain))
+    listed = reasons_file()
     if name in (None, DOMAINS[0].name) and (
-        not REASONS_FILE.is_file() or REASONS_FILE.read_bytes() != reasons_listed()
+        not listed.is_file() or listed.read_bytes() != reasons_listed()
     ):
-        REASONS_FILE.write_bytes(reasons_listed())
-        print(f"wrote {REASONS_FILE.relative_to(ROOT)}")
+        listed.parent.mkdir(parents=True, exist_ok=True)
+        listed.write_bytes(reasons_listed())
+        print(f"wrote {listed.relative_to(ROOT)}")
     return 0
 
 
@@ -378,8 +382,9 @@ def problems(domain: Domain, code: str) -> list[str]:
 
 def reasons_problems() -> list[str]:
     """The reasons' list out of date with the code's R_ marks."""
-    if not REASONS_FILE.is_file() or REASONS_FILE.read_bytes() != reasons_listed():
-        return [f"{REASONS_FILE.relative_to(ROOT).as_posix()}: out of date (run extract)"]
+    listed = reasons_file()
+    if not listed.is_file() or listed.read_bytes() != reasons_listed():
+        return [f"{listed.relative_to(ROOT).as_posix()}: out of date (run extract)"]
     return []
 
 

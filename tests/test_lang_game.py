@@ -13,7 +13,7 @@ from typing import Any
 
 from .common.browser import PHONE, WAIT_MS, board, free_port
 from .common.seat import GAME, lit, person, post, turns_shown
-from .test_prompt import Terminal
+from .common.terminal import Terminal
 
 ENGLISH = frozenset(
     "the is are your you to and not turn turns board game of with for this that what which "
