@@ -96,7 +96,9 @@ def use_configured(code: str) -> None:
     with _lock:
         if not _pinned[0]:
             _current[0] = chosen
-        _chosen[0] = True
+        # A config names English by default (the key left out): only another language is a
+        # choice the pages follow, so a guest's French phone still reads French there.
+        _chosen[0] = _chosen[0] or chosen != DEFAULT
 
 
 def reset() -> None:
