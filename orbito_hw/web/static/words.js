@@ -60,7 +60,9 @@ function translateStatic(root = document) {
 function chosenLanguage() {
   // The viewer's own choice (remembered), else the link's (a seat's link carries the
   // language it was made in: ?lang=), else none: the board's, or the browser's.
-  return localStorage.getItem(LANG_KEY) || new URLSearchParams(location.search).get("lang") || "";
+  // (a seat across the internet carries it in its fragment, with the rest of its link).
+  return localStorage.getItem(LANG_KEY) || new URLSearchParams(location.search).get("lang")
+    || new URLSearchParams(location.hash.slice(1)).get("lang") || "";
 }
 
 async function loadWords(code = chosenLanguage()) {
