@@ -48,6 +48,7 @@ def test_the_seat_waits_while_the_board_takes_its_turn_back(browser: Any, tmp_pa
         seat.click('[data-square="d4"]')  # refused on the page, saying why: not "your turn"
         seat.wait_for_selector('#refusal[data-refusal="yes"]', timeout=WAIT_MS)
         assert said(seat, "#refusal") == TAKING_BACK
+        assert seat.locator('[data-action="seat-take-back"]').is_hidden()  # nothing to ask now
         assert state(url)["state"] in (
             "turning the rings back",
             "waiting for the turn to be undone",

@@ -111,8 +111,9 @@ function drawSeat() {
 function showAsks(now) {
   const { mine, offered, word } = now.asks;
   const over = Boolean(now.pending || now.result) || seatClosed();
-  $("ask-take-back").hidden = over || mine !== null || offered;
-  $("ask-draw").hidden = over || mine !== null || offered;
+  // Nothing to ask while the board is busy (it would refuse): the buttons come back after.
+  $("ask-take-back").hidden = over || Boolean(now.busy) || mine !== null || offered;
+  $("ask-draw").hidden = over || Boolean(now.busy) || mine !== null || offered;
   $("offer").hidden = !offered;
   let state = "";
   let text = "";
