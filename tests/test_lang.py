@@ -458,3 +458,25 @@ def test_every_reason_has_its_translation_and_reads_back_whole() -> None:
             assert said != filled, template
             for i, _name in enumerate(sorted(names)):
                 assert f"x{i}9" in said, (template, said)
+
+
+def test_the_blunder_warning_says_a_draw_is_a_draw_on_the_leds_and_in_the_log() -> None:
+    """A turn that leaves a draw where a win stood is not one that "loses the game": the LEDs
+    in words and the log say each as it is, in French too."""
+    from orbito_hw.control.events import BlunderWarning
+    from orbito_hw.control.led_words import view_words
+    from orbito_hw.control.lights import Palette, View
+    from orbito_hw.rules.game import Colour
+    from orbito_hw.rules.turn import Turn
+
+    lang.use("fr")
+    palette = Palette()
+    said = {}
+    for value in ("draw", "loss"):
+        view = View("warning", Colour.BLACK, (10,), value=value)
+        said[value] = [lit.text(palette) for lit in view_words(view, palette) if lit.where == "c3"]
+    assert "laisse filer la victoire" in said["draw"][0] and "perd" not in said["draw"][0]
+    assert "perd la partie" in said["loss"][0]
+    turn = Turn.from_notation("c3")
+    assert "match nul après lui" in describe(BlunderWarning(1, turn, "draw"))[1]
+    assert "défaite après lui" in describe(BlunderWarning(1, turn, "loss"))[1]
