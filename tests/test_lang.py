@@ -420,6 +420,14 @@ def test_a_reason_is_said_in_the_readers_words_with_its_fields() -> None:
     assert lang.reworded("b1 and c2 and d4 holds a white marble: black's turn") == (
         "b1 et c2 et d4 porte une bille blanche : c'est aux noirs de jouer"
     )
+    # Two readings fit (a count that swallows "setting up: 3"): the one the templates' own
+    # words explain the most of wins, and a count is one word.
+    assert lang.reworded("setting up: 3 squares still to do (lit)") == (
+        "mise en place : encore 3 cases à faire (allumées)"
+    )
+    assert lang.reworded("setting up: 1 square still to do (lit)") == (
+        "mise en place : encore 1 case à faire (allumée)"
+    )
 
 
 @given(st.text(min_size=1, max_size=12))

@@ -48,17 +48,13 @@ log = logging.getLogger(__name__)
 
 # What a press during a set-up is told: English (the refusal's data), marked R_ so that each
 # reader sees it in their language (lang.reworded).
-SETTING_UP = R_("setting up: {n} squares still to do (lit)")
+SETTING_UP = R_("setting up: {todo}")
 SETTING_UP_WRONG = {
-    Colour.BLACK: R_(
-        "setting up: {n} squares still to do (lit); {square} holds a white marble, "
-        "black belongs there"
-    ),
-    Colour.WHITE: R_(
-        "setting up: {n} squares still to do (lit); {square} holds a black marble, "
-        "white belongs there"
-    ),
+    Colour.BLACK: R_("setting up: {todo}; {square} holds a white marble, black belongs there"),
+    Colour.WHITE: R_("setting up: {todo}; {square} holds a black marble, white belongs there"),
 }
+STILL_TO_DO = (R_("1 square still to do (lit)"), R_("{n} squares still to do (lit)"))
+"""The count said in a sentence of its own, one and many: a language agrees its words."""
 
 
 class SetupError(OrbitoError, ValueError):
@@ -195,11 +191,12 @@ class SetUps:
         referee = self.referee
         position = referee.position
         squares = tuple(squares_of(board_off(referee.sensors, position.black, position.white)))
-        reason = SETTING_UP.format(n=len(squares))
+        todo = STILL_TO_DO[len(squares) != 1].format(n=len(squares))
+        reason = SETTING_UP.format(todo=todo)
         wrong = wrong_colours(referee.sensors, position.black, position.white)
         if wrong:
             sq, colour = wrong[0]
-            reason = SETTING_UP_WRONG[colour].format(n=len(squares), square=square_name(sq))
+            reason = SETTING_UP_WRONG[colour].format(todo=todo, square=square_name(sq))
         seen = seen_at(referee.sensors, (sq for sq, _ in wrong))
         referee.emit(Rejected(referee.saved.game, reason, squares, seen))
         self.show_all = True

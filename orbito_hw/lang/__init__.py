@@ -153,6 +153,12 @@ def N_(message: str) -> str:  # gettext's own name for "mark only"
 _REASONS: dict[str, re.Pattern[str]] = {}
 """Every sentence marked R_(), and what reads a text made from it back into its fields."""
 _FIELD = re.compile(r"\{(\w+)\}")
+WORD_FIELDS = frozenset(
+    {"n", "number", "next", "most", "game", "square", "step", "turn", "wanted", "position",
+     "part", "file", "rank", "colour", "other"}
+)  # fmt: skip
+"""A reason's fields that are one word (a count, a square, a turn, a colour): read back as
+one, so that ``{n} squares still to do`` never takes ``setting up: 3`` for its count."""
 
 
 def R_(template: str) -> str:
@@ -169,7 +175,7 @@ def R_(template: str) -> str:
                 pattern += f"(?P={part})"
             else:
                 names.add(part)
-                pattern += f"(?P<{part}>.+?)"
+                pattern += f"(?P<{part}>\\S+?)" if part in WORD_FIELDS else f"(?P<{part}>.+?)"
         _REASONS[template] = re.compile(pattern, re.DOTALL)
     return template
 
@@ -218,23 +224,37 @@ def reason_words(code: str) -> list[tuple[str, str]]:
 
 
 def reworded(text: str) -> str:
-    """``text``, an English sentence made from a template marked R_(), in the language
-    spoken now: the template that reads it whole is translated and its fields put back,
-    each reworded too. A text no template reads (a reason from a newer board, a path)
+    """``text``, an English sentence made from templates marked R_(), in the language spoken
+    now: the template that reads it whole is translated and its fields put back, each
+    reworded too. Where several read it (``setting up: {todo}`` and ``{n} squares still to
+    do``), the reading that explains the most of the text by the templates' own words, its
+    fields' included, wins. A text no template reads (a reason from a newer board, a path)
     comes back as it is: English is better than nothing."""
     if language() == DEFAULT or not text:
         return text
-    # The template with the most words of its own first: "{a} is occupied; ..." before "{a}".
+    return _read(text, {})[1]
+
+
+def _read(text: str, memo: dict[str, tuple[int, str]]) -> tuple[int, str]:
+    """(how many characters of ``text`` the templates' own words explain, ``text`` said)."""
+    if text in memo:
+        return memo[text]
+    memo[text] = best = (0, text)  # a field that reads as itself: no loop through it
     for template in _ranked():
         match = _REASONS[template].fullmatch(text)
         if match is None:
             continue
-        fields = {name: reworded(value) for name, value in match.groupdict().items()}
-        try:
-            return _(template).format(**fields)
-        except (KeyError, IndexError, ValueError):  # a translation that lost a field
-            return text
-    return text
+        score, fields = -_by_words(template), {}
+        for name, value in match.groupdict().items():
+            explained, said = _read(value, memo)
+            score, fields[name] = score + explained, said
+        if score > best[0]:
+            try:
+                best = (score, _(template).format(**fields))
+            except (KeyError, IndexError, ValueError):  # a translation that lost a field
+                continue
+    memo[text] = best
+    return best
 
 
 @cache

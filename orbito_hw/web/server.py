@@ -31,7 +31,7 @@ from aiohttp import web
 
 from orbito_hw.control.puzzle import goal_of, origin_of, puzzle_id
 from orbito_hw.errors import OrbitoError, shown
-from orbito_hw.lang import LANGUAGES, R_, best, chosen, known, page_words, reason_words
+from orbito_hw.lang import LANGUAGES, R_, WORD_FIELDS, best, chosen, known, page_words, reason_words
 from orbito_hw.rules.game import Colour, replay
 from orbito_hw.rules.squares import (
     NOT_A_SQUARE,
@@ -348,6 +348,7 @@ class WebServer:
                 "languages": list(LANGUAGES),
                 "words": page_words(code),
                 "reasons": reason_words(code),  # the board's reasons, said in the page
+                "word_fields": sorted(WORD_FIELDS),  # their fields that are one word
             }
         )
 
