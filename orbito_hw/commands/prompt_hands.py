@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from orbito_hw.errors import OrbitoError
-from orbito_hw.lang import _
+from orbito_hw.lang import _, reworded
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.turn import Turn, why_malformed
 from orbito_hw.sim.script import Command
@@ -116,7 +116,7 @@ def play(run: MockRun, turn: Turn) -> None:
         referee.position.check(turn)
     except IllegalTurnError as exc:
         raise TypedTurnError(_("{turn} is not a legal turn here: {reason}").format(
-            turn=turn.notation(), reason=exc.reason)) from None  # fmt: skip
+            turn=turn.notation(), reason=reworded(exc.reason))) from None  # fmt: skip
     shown = referee.board_turn
     if shown is not None and shown != turn:
         raise TypedTurnError(_("the board plays {shown} on its move: type {shown}, or make it "
