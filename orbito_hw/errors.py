@@ -21,6 +21,10 @@ from __future__ import annotations
 import os
 from typing import TextIO
 
+from orbito_hw.lang import R_
+
+ILLEGAL_TURN = R_("illegal turn {turn} in {position}: {reason}")
+
 
 class OrbitoError(Exception):
     """Base of every error orbito-hw reports to a person instead of a traceback."""
@@ -49,7 +53,7 @@ class IllegalTurnError(OrbitoError, ValueError):
         self.reason = reason
         self.position = position
         self.squares = squares
-        super().__init__(f"illegal turn {token} in {position}: {reason}")
+        super().__init__(ILLEGAL_TURN.format(turn=token, position=position, reason=reason))
 
 
 class ConfigError(OrbitoError, ValueError):

@@ -4,7 +4,9 @@
     python scripts/messages.py update    # the templates -> each language's .po (new ones empty)
     python scripts/messages.py compile   # each .po -> .mo (Python) and page.json (the browser)
     python scripts/messages.py check     # fails on anything untranslated, fuzzy, unused,
-                                         # a placeholder changed, or a compiled file out of date
+                                         # a placeholder changed, a compiled file out of date,
+                                         # or French typography broken (a space before : ; ? !,
+                                         # a plural's forms agreeing with the count)
 
 Two domains: ``orbito_hw`` (the Python sentences: ``_``, ``N_``, ``ngettext:1,2``) and ``page``
 (the page's JavaScript ``t("...")``, and its HTML's elements marked ``data-i18n`` for their
@@ -37,7 +39,7 @@ ROOT: Final = Path(__file__).resolve().parents[1]
 PACKAGE: Final = ROOT / "orbito_hw"
 LANG: Final = PACKAGE / "lang"
 TRANSLATED: Final = ("fr",)  # every language but English, the source
-PYTHON_KEYWORDS: Final = {"_": None, "N_": None, "ngettext": (1, 2)}
+PYTHON_KEYWORDS: Final = {"_": None, "N_": None, "R_": None, "ngettext": (1, 2)}
 JS_KEYWORDS: Final = {"t": None}
 HTML_TEXT: Final = "data-i18n"
 """An HTML element whose text is a sentence of the page (web/static/words.js): the text as
@@ -190,9 +192,35 @@ def _chosen(name: str | None) -> tuple[Domain, ...]:
     return tuple(d for d in DOMAINS if name in (None, d.name))
 
 
+def reasons_file() -> Path:
+    """``lang/reasons.json``: every sentence marked ``R_`` (a reason carried as English data),
+    listed for the runtime: lang.reworded() and the page's inWords() read any of them back,
+    also one whose module has not made it yet (a reason made inside a function, or on
+    another board)."""
+    return LANG / "reasons.json"
+
+
+def reasons_listed() -> bytes:
+    """reasons_file()'s bytes as the code marks its reasons now (sorted, one JSON list)."""
+    found: set[str] = set()
+    for path in _sources(DOMAINS[0]):
+        with path.open("rb") as file:
+            for _line, text, _comments, _context in extract("python", file, keywords={"R_": None}):
+                if isinstance(text, str) and text:
+                    found.add(text)
+    return (json.dumps(sorted(found), ensure_ascii=False, indent=0) + "\n").encode("utf-8")
+
+
 def cmd_extract(name: str | None = None) -> int:
     for domain in _chosen(name):
         _write(domain.template, template(domain))
+    listed = reasons_file()
+    if name in (None, DOMAINS[0].name) and (
+        not listed.is_file() or listed.read_bytes() != reasons_listed()
+    ):
+        listed.parent.mkdir(parents=True, exist_ok=True)
+        listed.write_bytes(reasons_listed())
+        print(f"wrote {listed.relative_to(ROOT)}")
     return 0
 
 
@@ -294,6 +322,28 @@ def formats_badly(message: Message) -> bool:
     return False
 
 
+FRENCH_SPACED: Final = re.compile(r"(?<=[^\s\u00a0\u202f])[:;?!](?=[\s\u00a0\u202f]|$)")
+"""French typography: ``:``, ``;``, ``?`` and ``!`` closing a word take a space before them
+(a plain, no-break or narrow no-break one); ``c1-c2:a2``, ``http://`` and ``{seconds:g}``
+are not punctuation and pass."""
+
+
+def typography(message: Message, code: str) -> str:
+    """What breaks the language's typography in a translation ("" for nothing): in French,
+    a ``:``, ``;``, ``?`` or ``!`` with no space before it, and a plural whose forms are one
+    and the same where the English's differ (``{n} tour`` for every count)."""
+    if code != "fr":
+        return ""
+    for form in _forms(message):
+        found = FRENCH_SPACED.search(form)
+        if found:
+            return f"no space before {found.group()!r} (French puts one)"
+    english, forms = _ids(message), _forms(message)
+    if len(english) > 1 and english[0] != english[1] and len(set(forms)) < len(forms):
+        return "the plural's forms are the same: make them agree with the count"
+    return ""
+
+
 def problems(domain: Domain, code: str) -> list[str]:
     """Everything wrong with one language's catalogue of one domain, one line each."""
     where = domain.po(code).relative_to(ROOT).as_posix()
@@ -317,6 +367,8 @@ def problems(domain: Domain, code: str) -> list[str]:
             out.append(f"{where}: placeholders differ from the English: {_shown(message)}")
         elif formats_badly(mine):
             out.append(f"{where}: the translation cannot be filled in: {_shown(message)}")
+        elif typography(mine, code):
+            out.append(f"{where}: {typography(mine, code)}: {_shown(message)}")
     for message in catalog:
         if message.id and message.id not in wanted:
             out.append(f"{where}: unused (no longer in the code; run update): {_shown(message)}")
@@ -326,6 +378,14 @@ def problems(domain: Domain, code: str) -> list[str]:
     if not target.is_file() or target.read_bytes() != compiled(domain, catalog):
         out.append(f"{target.relative_to(ROOT).as_posix()}: out of date (run compile)")
     return out
+
+
+def reasons_problems() -> list[str]:
+    """The reasons' list out of date with the code's R_ marks."""
+    listed = reasons_file()
+    if not listed.is_file() or listed.read_bytes() != reasons_listed():
+        return [f"{listed.relative_to(ROOT).as_posix()}: out of date (run extract)"]
+    return []
 
 
 def template_problems(domain: Domain) -> list[str]:
@@ -341,7 +401,7 @@ def template_problems(domain: Domain) -> list[str]:
 
 
 def all_problems(name: str | None = None) -> list[str]:
-    out: list[str] = []
+    out: list[str] = reasons_problems() if name in (None, DOMAINS[0].name) else []
     for domain in _chosen(name):
         out += template_problems(domain)
         for code in TRANSLATED:

@@ -288,19 +288,20 @@ def test_the_log_speaks_the_configs_language(
 
 
 def test_the_prompt_speaks_french_with_lang_fr(capsys: pytest.CaptureFixture[str]) -> None:
-    """The simulated board's prompt: its help in French within 80 columns, a turn typed in the
-    game's notation played (the JSON event stays English), an unknown command refused in
-    French."""
+    """The simulated board's prompt: its help in French within 80 columns, with the French
+    command words, a turn typed in the game's notation played (the JSON event stays English),
+    an unknown command refused in French, naming the French words."""
     status, out, err = run(
         capsys, "--lang", "fr", "run", "--mock", "--interactive", stdin="help\na1\nbogus\nquit\n"
     )
     assert status == 0
     helped = [line for line in out.splitlines() if not line.startswith("{")]
     assert helped[0].startswith("commandes (une par ligne")
-    assert "  undo                  reprendre le dernier tour, billes remises en place" in helped
+    assert "  annuler               reprendre le dernier tour, billes remises en place" in helped
+    assert "  nouvelle [noir|blanc]" in helped
     assert max(map(len, helped)) <= 80
     assert '"event": "turn"' in out and '"colour": "black"' in out
-    assert "orbito-hw: commande inconnue 'bogus' : tapez TURN, undo," in err
+    assert "orbito-hw: commande inconnue 'bogus' : tapez TOUR, annuler," in err
 
 
 def test_the_service_status_line_speaks_the_language() -> None:
@@ -372,3 +373,118 @@ def test_the_demo_against_the_board_speaks_french_throughout(
     assert "tour pour le plateau" in out and "état :" in out
     for english in ("the board", "status :", "the person"):
         assert english not in out
+
+
+# --- issue 46: reasons as data, said in the reader's words; French typography ----------------
+def test_the_check_holds_french_to_its_typography() -> None:
+    """A colon, a semicolon, a question or an exclamation mark with no space before it is
+    named (a plain, no-break or narrow no-break space is one), as is a plural whose forms do
+    not agree with the count; notation and addresses are not punctuation."""
+    from babel.messages.catalog import Message
+
+    def said(english: str | tuple[str, str], french: str | tuple[str, str]) -> str:
+        return messages.typography(Message(english, french), "fr")
+
+    assert "no space before ':'" in said("Black: {who}", "Noir: {who}")
+    assert "no space before ';'" in said("a; b", "a; b")
+    assert "no space before '?'" in said("Where?", "Où?")
+    assert said("Black: {who}", "Noirs : {who}") == ""
+    assert said("Black: {who}", "Noirs\u202f: {who}") == ""
+    assert said("like {token}:a2", "comme {token}:a2") == ""  # notation
+    assert said("at http://{host}/", "à http://{host}/") == ""
+    agree = said(("{n} turn", "{n} turns"), ("{n} tour", "{n} tour"))
+    assert "agree with the count" in agree
+    assert said(("{n} turn", "{n} turns"), ("{n} tour", "{n} tours")) == ""
+    assert messages.typography(Message("a: b", "a: b"), "en") == ""
+
+
+def test_a_reason_is_said_in_the_readers_words_with_its_fields() -> None:
+    """lang.reworded: the rules' English reason in French, a reason inside a reason too, its
+    squares kept; English stays English; a text no template reads comes back as it is."""
+    from orbito_hw.errors import IllegalTurnError
+    from orbito_hw.rules.game import Position
+    from orbito_hw.rules.turn import Turn
+
+    position = Position.start().play(Turn.from_notation("b1"))
+    with pytest.raises(IllegalTurnError) as refused:
+        position.check(Turn.from_notation("c1"))  # b1 went to c1 at the press
+    english = str(refused.value)
+    assert english.endswith("c1 is occupied; a marble is placed on an empty square")
+    assert lang.reworded(english) == english  # English: as it is
+    lang.use("fr")
+    assert lang.reworded(english) == (
+        "tour c1 interdit dans la position ..../..../..../..B. : "
+        "c1 est occupée ; une bille se pose sur une case vide"
+    )
+    assert lang.reworded("something from a newer board") == "something from a newer board"
+    assert lang.reworded("b1 and c2 and d4 holds a white marble: black's turn") == (
+        "b1 et c2 et d4 porte une bille blanche : c'est aux noirs de jouer"
+    )
+    # Two readings fit (a count that swallows "setting up: 3"): the one the templates' own
+    # words explain the most of wins, and a count is one word.
+    assert lang.reworded("setting up: 3 squares still to do (lit)") == (
+        "mise en place : encore 3 cases à faire (allumées)"
+    )
+    assert lang.reworded("setting up: 1 square still to do (lit)") == (
+        "mise en place : encore 1 case à faire (allumée)"
+    )
+
+
+@given(st.text(min_size=1, max_size=12))
+@example("a5")
+@example("c1-c2")
+@example("e2")
+@example("c1:c2")
+def test_a_turn_that_does_not_parse_says_why_in_either_language(token: str) -> None:
+    """Any token: a turn, or one NotationError whose reason names it and, in French, is said
+    whole in French (its template found: never the English left over)."""
+    from orbito_hw.errors import NotationError, echo
+    from orbito_hw.rules.turn import Turn, why_malformed
+
+    try:
+        Turn.from_notation(token)
+    except NotationError as exc:
+        assert exc.reason == why_malformed(token)
+        assert echo(token) in exc.reason or token in exc.reason
+        with lang.speaking("fr"):
+            said = lang.reworded(exc.reason)
+        assert said != exc.reason
+        assert not any(word in said for word in ("expected", "is not", "a move is", "has no"))
+
+
+def test_every_reason_has_its_translation_and_reads_back_whole() -> None:
+    """Each R_ template (reasons.json) formatted with stand-in fields is read back by the
+    template itself, or one with more words of its own (which then says the same), and said in
+    French with the stand-ins kept."""
+    templates = lang.reasons()
+    assert len(templates) > 80
+    with lang.speaking("fr"):
+        for template in templates:
+            names = set(__import__("re").findall(r"\{(\w+)\}", template))
+            filled = template.format(**{name: f"x{i}9" for i, name in enumerate(sorted(names))})
+            said = lang.reworded(filled)
+            assert said != filled, template
+            for i, _name in enumerate(sorted(names)):
+                assert f"x{i}9" in said, (template, said)
+
+
+def test_the_blunder_warning_says_a_draw_is_a_draw_on_the_leds_and_in_the_log() -> None:
+    """A turn that leaves a draw where a win stood is not one that "loses the game": the LEDs
+    in words and the log say each as it is, in French too."""
+    from orbito_hw.control.events import BlunderWarning
+    from orbito_hw.control.led_words import view_words
+    from orbito_hw.control.lights import Palette, View
+    from orbito_hw.rules.game import Colour
+    from orbito_hw.rules.turn import Turn
+
+    lang.use("fr")
+    palette = Palette()
+    said = {}
+    for value in ("draw", "loss"):
+        view = View("warning", Colour.BLACK, (10,), value=value)
+        said[value] = [lit.text(palette) for lit in view_words(view, palette) if lit.where == "c3"]
+    assert "laisse filer la victoire" in said["draw"][0] and "perd" not in said["draw"][0]
+    assert "perd la partie" in said["loss"][0]
+    turn = Turn.from_notation("c3")
+    assert "match nul après lui" in describe(BlunderWarning(1, turn, "draw"))[1]
+    assert "défaite après lui" in describe(BlunderWarning(1, turn, "loss"))[1]

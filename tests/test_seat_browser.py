@@ -73,5 +73,5 @@ def test_draws_offered_both_ways_with_a_seat(browser: Any, tmp_path: Path) -> No
         seat.click('[data-action="seat-accept"]')
         seat.wait_for_selector('#ask-state[data-ask="agreed"]', timeout=WAIT_MS)
         until(lambda: state(url)["game"] == 2, what="the drawn game over, the next begun")
-        seat.wait_for_selector('body[data-seat="revoked"]', timeout=WAIT_MS)  # link closed
+        seat.wait_for_selector('body[data-seat="ended"]', timeout=WAIT_MS)  # link closed
         seat.close()

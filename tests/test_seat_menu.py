@@ -162,7 +162,7 @@ def test_the_menus_invitation_is_a_link_in_the_log_and_on_the_page(
         assert (made.colour, made.game, made.live) == ("white", 1, True)
         assert any(f"/seat/{made.token}" in m for m in caplog.messages)  # in the board's log
         snapshot = server.feed.snapshot()
-        assert snapshot["invitation"] == {"colour": "white", "made": made.made}
+        assert snapshot["invitation"] == {"colour": "white", "made": made.made, "waiting": None}
         assert made.token not in json.dumps(snapshot)  # the snapshot never says the key
         assert snapshot["instruction"].startswith("A player is invited to play white")
         # The page with the access code fetches the link and its QR code to show them.

@@ -112,7 +112,12 @@ def test_the_page_words_in_the_browsers_language_or_the_pages_choice() -> None:
         chosen = await (
             await client.get("/api/words?lang=en", headers={"Accept-Language": "fr"})
         ).json()
-        assert chosen == {"lang": "en", "languages": ["en", "fr"], "words": {}}
+        assert chosen["reasons"] == [] and chosen["words"] == {}
+        assert (chosen["lang"], chosen["languages"]) == ("en", ["en", "fr"])
+        # The board's reasons (English data) with their French, for the page's inWords().
+        reasons = dict(french["reasons"])
+        occupied = "{square} is occupied; a marble is placed on an empty square"
+        assert reasons[occupied] == "{square} est occupée ; une bille se pose sur une case vide"
         odd = await (
             await client.get("/api/words?lang=xx", headers={"Accept-Language": "fr"})
         ).json()

@@ -63,7 +63,9 @@ def test_invite_a_player_shows_the_link_and_its_qr_then_revokes_it(
 
 
 def test_two_pages_read_an_english_board_each_in_its_language(browser: Any) -> None:
-    with board(free_port(), "--lang", "en") as url:
+    # English by default, not chosen: each browser's language (``--lang en`` would be every
+    # page's too, unless its viewer picks another: test_lang_game.py).
+    with board(free_port()) as url:
         pages = {}
         for locale in ("en-GB", "fr-FR"):
             pages[locale] = browser.new_page(viewport=PHONE, locale=locale)

@@ -39,7 +39,7 @@ from orbito_hw.control.events import (
     TurnPlayed,
     from_json,
 )
-from orbito_hw.lang import N_, _, ngettext
+from orbito_hw.lang import N_, _, ngettext, reworded
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import line_names, square_name
 
@@ -220,10 +220,10 @@ def describe(event: Event | Mapping[str, object], seat: bool = False) -> tuple[i
         # Only squares where something is wrong: a press with nothing placed names none.
         if not event.squares:
             return logging.WARNING, _("{game}: refused ({reason})").format(
-                game=game, reason=event.reason
+                game=game, reason=reworded(event.reason)
             )
         text = _("{game}: refused ({reason}) squares {squares}").format(
-            game=game, reason=event.reason, squares=_squares(event.squares)
+            game=game, reason=reworded(event.reason), squares=_squares(event.squares)
         )
         return logging.WARNING, text
     if isinstance(event, Correction):
@@ -260,11 +260,15 @@ def describe(event: Event | Mapping[str, object], seat: bool = False) -> tuple[i
             )
         return logging.INFO, text.format(game=game, number=number, colour=colour, turn=turn)
     if isinstance(event, Fault):
-        return logging.ERROR, _("{game}: fault: {reason}").format(game=game, reason=event.reason)
+        text = _("{game}: fault: {reason}")
+        return logging.ERROR, text.format(game=game, reason=reworded(event.reason))
     if isinstance(event, SetupAsked):
-        marbles = ", ".join(f"{square_name(sq)} {c}" for sq, c in event.squares) or "none"
-        text = f"{game}: set this position up by the LEDs ({marbles}; the rest empty)"
-        return logging.INFO, f"{text}, {event.to_move} to move"
+        marbles = ", ".join(f"{square_name(sq)} {_colour(c)}" for sq, c in event.squares)
+        text = _("{game}: set this position up by the LEDs ({marbles}; the rest empty), "
+                 "{colour} to move")  # fmt: skip
+        return logging.INFO, text.format(
+            game=game, marbles=marbles or _("none"), colour=_colour(event.to_move)
+        )
     if isinstance(event, SetupDone):
         text = _("{game}: set up ({board}): {colour} plays turn {number}").format(
             game=game, board=event.board, colour=_colour(event.to_move), number=event.number
@@ -281,10 +285,10 @@ def describe(event: Event | Mapping[str, object], seat: bool = False) -> tuple[i
         )
         return logging.INFO, text.format(game=game, puzzle=event.puzzle, turns=turns)
     if isinstance(event, Asked | Answered):
-        return logging.INFO, f"{game}: {_ask(event)}"
+        return logging.INFO, _("{game}: {sentence}").format(game=game, sentence=_ask(event))
     sentence = _sentence(event)
     if sentence is not None:
-        return logging.DEBUG, f"{game}: {sentence}"
+        return logging.DEBUG, _("{game}: {sentence}").format(game=game, sentence=sentence)
     return logging.DEBUG, f"{game}: event {json.dumps(event.to_json(), sort_keys=True)}"
 
 
@@ -302,12 +306,31 @@ def _ask(event: Asked | Answered) -> str:
         if event.agreed:
             return _("{colour}'s take-back agreed").format(colour=colour)
         return _("{colour}'s take-back not agreed: {reason}").format(
-            colour=colour, reason=event.reason
+            colour=colour, reason=reworded(event.reason)
         )
     if event.agreed:
         return _("{colour}'s draw offer accepted").format(colour=colour)
-    return _("{colour}'s draw offer declined: {reason}").format(colour=colour, reason=event.reason)
+    text = _("{colour}'s draw offer declined: {reason}")
+    return text.format(colour=colour, reason=reworded(event.reason))
 
+
+# The blunder warning and a hint, by what the turn leaves: "throws the game away" is said
+# of a loss and of a draw alike in English; each its own sentence, so no language says a
+# loss where the result would be a draw.
+_WARNING = {
+    "loss": N_(
+        "warning: {turn} loses the game (a loss after it); press again to play it, or change it"
+    ),
+    "draw": N_(
+        "warning: {turn} throws the win away (a draw after it); press again to play it, "
+        "or change it"
+    ),
+}
+_HINT = {
+    "win": N_("hint for {colour}: {turn}, a win (see the LEDs)"),
+    "draw": N_("hint for {colour}: {turn}, a draw (see the LEDs)"),
+    "loss": N_("hint for {colour}: {turn}, a loss whatever is played (see the LEDs)"),
+}
 
 _REMOTE = {
     "connected": N_("connected to the broker"),
@@ -321,24 +344,31 @@ def _sentence(event: Event) -> str | None:
     """The events with no log line of their own (debug level), as a sentence for a person
     at the interactive prompt; None for a kind this does not know."""
     if isinstance(event, NewGame):
-        return f"a new game, {event.first} to move first"
+        return _("a new game, {colour} to move first").format(colour=_colour(event.first))
     if isinstance(event, FirstChosen):
-        return f"{event.colour} starts"
+        return _("{colour} starts").format(colour=_colour(event.colour))
     if isinstance(event, Hint):
-        return f"hint for {event.colour}: {event.turn}, worth a {event.value} (see the LEDs)"
+        text = _HINT.get(event.value, _HINT["draw"])
+        return _(text).format(colour=_colour(event.colour), turn=event.turn)
     if isinstance(event, BlunderWarning):
-        return (
-            f"warning: {event.turn} throws the game away (a {event.value} after it); "
-            "press again to play it, or change it"
-        )
+        text = _WARNING.get(event.value, _WARNING["draw"])
+        return _(text).format(turn=event.turn)
     if isinstance(event, OpponentChosen):
         if event.colour is None:
-            return "two people play"
-        return f"the board plays {event.colour} at {event.player.removeprefix('board:')}"
+            return _("two people play")
+        from orbito_hw.web.instruction import level_words
+
+        return _("the board plays {colour} ({level})").format(
+            colour=_colour(event.colour), level=level_words(event.player.removeprefix("board:"))
+        )
     if isinstance(event, TakeBack):
-        return f"taking back turn {event.number} ({event.turn}): undo what the LEDs show"
+        return _("taking back turn {number} ({turn}): undo what the LEDs show").format(
+            number=event.number, turn=event.turn
+        )
     if isinstance(event, TakenBack):
-        return f"turn {event.number} taken back: {event.to_move} to move, {event.board}"
+        return _("turn {number} taken back: {colour} to move, {board}").format(
+            number=event.number, colour=_colour(event.to_move), board=event.board
+        )
     if isinstance(event, RemoteStatus):
         return _(_REMOTE[event.state]) if event.state in _REMOTE else event.state
     return None

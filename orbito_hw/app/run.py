@@ -29,7 +29,7 @@ from orbito_hw.doctor.calibrate import calibrator
 from orbito_hw.doctor.checks import CheckResult, Doctor, Person, Runner
 from orbito_hw.hw.clock import LoopClock, close_loop
 from orbito_hw.hw.interfaces import Board, Clock, Health
-from orbito_hw.lang import _
+from orbito_hw.lang import _, reworded
 from orbito_hw.rules.game import Colour
 from orbito_hw.solver.opponents import level_opponent, parse_level
 
@@ -207,7 +207,7 @@ def _status(service: Service, event: Event) -> None:
         text = _("game {game} over: {outcome}")
         service.status(text.format(game=event.game, outcome=outcome[event.result.winner]))
     elif isinstance(event, Fault):
-        service.status(_("fault: {reason}").format(reason=event.reason))
+        service.status(_("fault: {reason}").format(reason=reworded(event.reason)))
 
 
 def _loop_error(referee: Referee, loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:

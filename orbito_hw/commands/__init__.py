@@ -31,7 +31,10 @@ class Parser(argparse.ArgumentParser):
 
 def fail(message: str, status: int = 2) -> NoReturn:
     """``orbito-hw: MESSAGE`` on stderr, one line whatever the message holds, and exit."""
-    print(f"{PROG}: {' '.join(message.splitlines())}", file=sys.stderr)
+    from orbito_hw.lang import reworded
+
+    said = reworded(message)  # an English reason (an error's, a rule's) in the person's words
+    print(f"{PROG}: {' '.join(said.splitlines())}", file=sys.stderr)
     raise SystemExit(status)
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import sys
 import textwrap
 import threading
@@ -22,7 +23,7 @@ from typing import TYPE_CHECKING, Final, TextIO
 
 from orbito_hw.commands.prompt_hands import Whole, whole_of
 from orbito_hw.errors import OrbitoError, echo
-from orbito_hw.lang import N_, _
+from orbito_hw.lang import N_, _, language
 from orbito_hw.sim.demo import draw_board
 from orbito_hw.sim.script import parse_line
 
@@ -77,6 +78,63 @@ HELP: Final = (
 )
 WIDTH: Final = 80
 """Columns ``help`` fits in."""
+FRENCH: Final = {
+    "annuler": "undo",
+    "nouvelle": "new",
+    "nouveau": "new",
+    "conseil": "hint",
+    "lever": "lift",
+    "poser": "put",
+    "appuyer": "press",
+    "tenir": "hold",
+    "attendre": "wait",
+    "rebond": "bounce",
+    "glisser": "slip",
+    "coupure": "power-cut",
+    "vider": "reset",
+    "position": "setup",
+    "adversaire": "opponent",
+    "conseils": "hints",
+    "plateau": "board",
+    "effacer": "clear",
+    "aide": "help",
+    "quitter": "quit",
+    "sortir": "exit",
+    "noir": "black",
+    "noirs": "black",
+    "blanc": "white",
+    "blancs": "white",
+    "aucun": "none",
+    "personne": "none",
+    "parfait": "perfect",
+    "hasard": "random",
+    "oui": "on",
+    "non": "off",
+}
+"""The prompt's words in French, beside the English ones (any language: a French player's
+``annuler`` is never "unknown"): each the English word it stands for."""
+ENGLISH_TO_FRENCH: Final = {
+    english: french
+    for french, english in FRENCH.items()
+    if french not in ("nouveau", "noirs", "blancs", "personne", "sortir")
+}
+
+
+FRENCH_FORMS: Final = {
+    "TURN": "TOUR",
+    "SQ": "CASE",
+    "COLOUR": "COULEUR",
+    "LEVEL": "NIVEAU",
+    "TOKENS": "TOURS",
+}
+"""The names in the forms, as the French help's sentences call them."""
+
+
+def in_french(form: str) -> str:
+    """A command's form (``opponent LEVEL COLOUR|none``) with its French words."""
+    return re.sub(
+        r"[\w-]+", lambda m: ENGLISH_TO_FRENCH.get(m[0], FRENCH_FORMS.get(m[0], m[0])), form
+    )
 
 
 class QuitError(OrbitoError, EOFError):
@@ -84,8 +142,12 @@ class QuitError(OrbitoError, EOFError):
 
 
 def commands() -> list[str]:
-    """The command words, as ``help`` lists them (the first word of each form)."""
-    return [form.split()[0] for form, _ex, _what in HELP]
+    """The command words, as ``help`` lists them (the first word of each form), in French
+    when the prompt speaks it (the English ones are still understood)."""
+    words = [form.split()[0] for form, _ex, _what in HELP]
+    if language() == "fr":
+        return [in_french(word) for word in words]
+    return words
 
 
 def unknown(word: str) -> str:
@@ -101,7 +163,10 @@ def help_text() -> str:
     column = 20
     indent = " " * (column + 4)
     lines = [_("commands (one a line; # starts a comment; TURN as in a game record):")]
+    french = language() == "fr"
     for form, example, what in HELP:
+        if french:
+            form, example = in_french(form), in_french(example)
         text = _(what)
         if example != form:  # kept on one line: NO-BREAK SPACEs, which textwrap keeps
             nbsp = "\u00a0"
@@ -151,7 +216,8 @@ class Prompt:
         the prompt answers itself (``help``, ``board``, ``clear``, a blank line). Squares
         and words in any case (``put A2``). QuitError for ``quit``/``exit``, ValueError
         for a line that is not a command."""
-        words = text.split("#", 1)[0].lower().split()
+        typed = text.split("#", 1)[0].lower().split()
+        words = [FRENCH.get(word, word) for word in typed]
         if not words:
             return None
         word = words[0]
@@ -169,8 +235,8 @@ class Prompt:
         whole = whole_of(words)
         if whole is not None:
             return whole
-        if word not in commands():
-            raise ValueError(unknown(word))
+        if word not in [form.split()[0] for form, _ex, _what in HELP]:
+            raise ValueError(unknown(typed[0]))
         # A person's line has no number to be named by (a script's has: --events).
         return parse_line(" ".join(words), 0 if self.person else number)
 

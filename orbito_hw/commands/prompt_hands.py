@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 from orbito_hw.errors import OrbitoError
-from orbito_hw.lang import _
+from orbito_hw.lang import _, reworded
 from orbito_hw.rules.game import Colour
-from orbito_hw.rules.turn import Turn
+from orbito_hw.rules.turn import Turn, why_malformed
 from orbito_hw.sim.script import Command
 
 if TYPE_CHECKING:
@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 TAKE_BACK_ROUNDS: Final = 4
 """Take-backs an ``undo`` follows, at most: against the board, its turn and the person's."""
 _NOTATION: Final = re.compile(r"\*|[a-d][1-4](?:-[a-d][1-4]:[a-d][1-4])?")
+_TURN_SHAPED: Final = re.compile(r"[a-z]?\d+(?:[-:][a-z]?\d*)*|[a-z]\d*(?:[-:][a-z]?\d*)+")
+"""A word meant as a turn though written wrong (a5, c1-c2, e1): its fault explained, not
+"unknown command"."""
 
 
 class TypedTurnError(OrbitoError, ValueError):
@@ -51,6 +54,8 @@ def whole_of(words: list[str]) -> Whole | None:
             raise ValueError(_("a turn is one token (like c1-c2:a2), got {words}").format(
                 words=" ".join(words)))  # fmt: skip
         return Whole("turn", turn=Turn.from_notation(first))
+    if _TURN_SHAPED.fullmatch(first):
+        raise ValueError(why_malformed(first))
     if first in ("undo", "hint"):
         if rest:
             raise ValueError(_("{word} takes nothing").format(word=first))
@@ -70,8 +75,7 @@ def make(run: MockRun, whole: Whole, first_command: bool = False) -> str | None:
         play(run, whole.turn)
         return None
     if whole.name == "undo":
-        take_back(run)
-        return None
+        return take_back(run)
     if whole.name == "new":
         colour = whole.colour or run.referee.snapshot().first
         run.run(Command("reset", colour=colour), first_command=first_command)
@@ -112,7 +116,7 @@ def play(run: MockRun, turn: Turn) -> None:
         referee.position.check(turn)
     except IllegalTurnError as exc:
         raise TypedTurnError(_("{turn} is not a legal turn here: {reason}").format(
-            turn=turn.notation(), reason=exc.reason)) from None  # fmt: skip
+            turn=turn.notation(), reason=reworded(exc.reason))) from None  # fmt: skip
     shown = referee.board_turn
     if shown is not None and shown != turn:
         raise TypedTurnError(_("the board plays {shown} on its move: type {shown}, or make it "
@@ -157,12 +161,20 @@ def _unmake(run: MockRun, turn: Turn) -> None:
     run.wait_for_rings()
 
 
-def take_back(run: MockRun) -> None:
+def take_back(run: MockRun) -> str | None:
     """The last turn taken back as holding the button does, then the marbles put as the
-    LEDs ask (against the board, its turn and the person's before it)."""
+    LEDs ask (against the board, its turn and the person's before it). A whole turn made
+    and not played (held back by the blunder warning) is unmade instead: that is the turn
+    the person takes back, and a sentence says so."""
     from orbito_hw.control.referee import State
 
     now = run.referee.snapshot()
+    standing = _standing(run) if now.touched and not now.hand else None
+    if standing is not None:
+        _unmake(run, standing)
+        return _("{turn} not played: its marbles are back where they were").format(
+            turn=standing.notation()
+        )
     if now.touched or now.hand:
         raise TypedTurnError(_("put the marbles of the turn under way back first: a take-back "
                                "starts from the board as the last turn left it"))  # fmt: skip
@@ -172,9 +184,10 @@ def take_back(run: MockRun) -> None:
     for _round in range(TAKE_BACK_ROUNDS):
         run.wait_for_rings()
         if run.referee.state is not State.UNDOING:
-            return
+            return None
         _put_back(run)
     run.wait_for_rings()
+    return None
 
 
 def _put_back(run: MockRun) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from orbito_hw.commands import UsageError, emit, fail, input_lines
 from orbito_hw.hw.interfaces import BACKENDS, Backend  # the names only: no driver is imported
-from orbito_hw.lang import _
+from orbito_hw.lang import _, reworded
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from orbito_hw.remote.protocol import BrokerUrl
     from orbito_hw.rules.game import Colour
     from orbito_hw.sim.harness import MockRun
+    from orbito_hw.sim.script import Command
 
 
 def register(sub: Any) -> None:
@@ -520,13 +521,15 @@ def run_interactive(
                         prompt.say(said)
                 else:
                     run.run(command, first_command=first)
+                    if command.name == "opponent" and run.opponent_later:
+                        prompt.say(opponent_later(command))
                 first = False
                 if prompt.person:
                     run.wait_for_rings()  # the turn's line comes before the next prompt
             except QuitError:
                 break
             except (ValueError, CommandError) as exc:
-                print(f"orbito-hw: {exc}", file=sys.stderr)
+                print(f"orbito-hw: {reworded(str(exc))}", file=sys.stderr)
                 continue
             prompt.board(run)
         run.finish()
@@ -536,6 +539,19 @@ def run_interactive(
         run.close()
         archive.close()
     return 0
+
+
+def opponent_later(command: Command) -> str:
+    """What the prompt says of an ``opponent`` typed once the game has begun: it applies from
+    the next game (SPEC.md), not now, so the person is not left wondering."""
+    from orbito_hw.web.instruction import level_words
+
+    if command.level is None or command.colour is None:
+        return _("from the next game (new), two people play; this game goes on as it is")
+    colour = _("black") if command.colour.value == "black" else _("white")
+    text = _("from the next game (new), the board plays {colour} ({level}); "
+             "this game goes on as it is")  # fmt: skip
+    return text.format(colour=colour, level=level_words(command.level))
 
 
 def _typed_lines(person: bool, prompt: str) -> Iterator[str]:

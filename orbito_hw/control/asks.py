@@ -59,6 +59,7 @@ from orbito_hw.control.menu import CORNERS
 from orbito_hw.control.players import Players
 from orbito_hw.control.takeback import TakeBacks
 from orbito_hw.errors import OrbitoError, echo
+from orbito_hw.lang import R_
 from orbito_hw.rules.game import Colour, Result
 from orbito_hw.rules.squares import PRESS_TO, Square
 from orbito_hw.rules.turn import Turn
@@ -67,8 +68,25 @@ log = logging.getLogger(__name__)
 
 What = Literal["take-back", "draw"]
 WHATS: Final[tuple[What, ...]] = get_args(What)
-REFUSED: Final = "refused at the board"
+REFUSED: Final = R_("refused at the board")
 """An answer's reason when the person at the board refuses and says no more."""
+
+
+# Why an ask is refused or lapsed: English (the events' and answers' data), marked R_ so that
+# each reader sees it in their language (lang.reworded).
+GAME_OVER = R_("the game is over")
+_WAITING = {
+    "take-back": R_("{colour}'s take-back waits for an answer: one ask at a time"),
+    "draw": R_("{colour}'s draw waits for an answer: one ask at a time"),
+}
+_ASKED_ALREADY = {
+    "take-back": R_("{colour} asked for a take-back at this turn already: ask after the next turn"),
+    "draw": R_("{colour} asked for a draw at this turn already: ask after the next turn"),
+}
+_ASKED_BY = {
+    "take-back": R_("the take-back was asked by {colour}: {other} answers it"),
+    "draw": R_("the draw was asked by {colour}: {other} answers it"),
+}
 
 
 class AskRefusedError(OrbitoError, ValueError):
@@ -187,15 +205,15 @@ class Asks:
         """Why ``ask`` no longer stands; "" while it does."""
         saved, position = self.referee.saved, self.referee.position
         if saved.game != ask.game:
-            return "a new game began"
+            return R_("a new game began")
         if self.away() not in (ask.colour, ask.colour.other):
-            return "the player away left the game"
+            return R_("the player away left the game")
         if len(saved.turns) > ask.number:
-            return f"the game went on: turn {len(saved.turns)} was played"
+            return R_("the game went on: turn {number} was played").format(number=len(saved.turns))
         if len(saved.turns) < ask.number:
-            return f"turn {ask.number} was taken back"
+            return R_("turn {number} was taken back").format(number=ask.number)
         if position.result is not None:
-            return "the game is over"
+            return GAME_OVER
         return ""
 
     def last_turn_of(self, colour: Colour) -> int | None:
@@ -215,28 +233,30 @@ class Asks:
         """Why ``colour`` may not ask for ``what`` now; "" when it may."""
         away, referee = self.away(), self.referee
         if away is None:
-            return "no player away plays this game: nothing to ask across the board"
+            return R_("no player away plays this game: nothing to ask across the board")
         if what == "take-back" and colour is not away:
-            return "the person at the board takes back with a hold of the button"
+            return R_("the person at the board takes back with a hold of the button")
         if referee.position.result is not None:
-            return "the game is over"
+            return GAME_OVER
         if not referee.playing:
-            return "the board is busy (the rings turn, a turn is taken back, or it is set up)"
+            return R_("the board is busy (the rings turn, a turn is taken back, or it is set up)")
         pending = self.pending
         if pending is not None:
             if what == "draw" and pending.what == "draw" and pending.colour is not colour:
                 return ""  # a draw offered against a draw offered: agreed
-            return f"{pending.colour}'s {pending.what} waits for an answer: one ask at a time"
+            return _WAITING[pending.what].format(colour=pending.colour)
         saved = referee.saved
         if (saved.game, len(saved.turns), what, colour) in self._asked:
-            return f"{colour} asked for a {what} at this turn already: ask after the next turn"
+            return _ASKED_ALREADY[what].format(colour=colour)
         if what == "take-back":
             shown = self.players.board_turn
             if shown is not None:
                 number = len(saved.turns) + 1
-                return f"turn {number} ({shown}) is on the board's lights: ask once it is made"
+                return R_(
+                    "turn {number} ({turn}) is on the board's lights: ask once it is made"
+                ).format(number=number, turn=shown)
             if self.last_turn_of(colour) is None:
-                return f"{colour} has no turn to take back"
+                return R_("{colour} has no turn to take back").format(colour=colour)
         return ""
 
     def ask(self, what: What, colour: Colour) -> None:
@@ -264,16 +284,16 @@ class Asks:
         may. Only the other side answers an ask."""
         ask = self.pending
         if ask is None:
-            return "nothing is asked: nothing to answer"
+            return R_("nothing is asked: nothing to answer")
         if colour is ask.colour:
-            return f"the {ask.what} was asked by {colour}: {colour.other} answers it"
+            return _ASKED_BY[ask.what].format(colour=colour, other=colour.other)
         if not agreed:
             return ""
         referee = self.referee
         if ask.what == "draw":
             return can_end(referee)
         if not (referee.can_take_back and self.take_backs.board_as_it_stands):
-            return "put the board back as the last turn left it, then agree"
+            return R_("put the board back as the last turn left it, then agree")
         return ""
 
     def answer(self, colour: Colour, agreed: bool, reason: str = "") -> None:

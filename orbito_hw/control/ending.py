@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from orbito_hw.control.core import Core
 from orbito_hw.control.events import GameOver
+from orbito_hw.lang import R_
 from orbito_hw.rules.game import Colour, Result
 
 log = logging.getLogger(__name__)
@@ -23,9 +24,9 @@ def can_end(referee: Core) -> str:
     """Why the game on ``referee`` cannot be resigned or drawn now; "" when it can: a game
     still on, the board waiting for a turn or one in progress (not while the rings turn)."""
     if referee.position.result is not None:
-        return "the game is already over"
+        return R_("the game is already over")
     if not referee.playing:
-        return "the board is busy (the rings turn, or it asks for the board to be put right)"
+        return R_("the board is busy (the rings turn, or it asks for the board to be put right)")
     return ""
 
 

@@ -240,8 +240,13 @@ def view_words(view: View | None, palette: Palette, who: str | None = None) -> l
             text = _("{colour} wins").format(colour=name)
             status = Lit("status", text, p.marble(winner), True)
     elif mode == "warning":
+        # What the turn throws away, said as it is: a loss is not a draw (hints.py's value).
+        if view.value == "loss":
+            held = _("held back: this turn loses the game")
+        else:
+            held = _("held back: this turn throws the win away (a draw)")
         for sq in view.squares:
-            light(sq, _("held back: this turn throws the game away"), p.warning, True)
+            light(sq, held, p.warning, True)
         text = _("warning: press again to play it anyway")
         status = Lit("status", text, p.warning, True)
     elif mode in ("rotating", "starting"):

@@ -16,6 +16,7 @@ from orbito_hw.control.board_player import BoardPlayer
 from orbito_hw.control.core import Core
 from orbito_hw.control.events import BoardTurn, OpponentChosen
 from orbito_hw.control.menu import Choice
+from orbito_hw.lang import R_
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import mask_of, square_name
 from orbito_hw.rules.turn import Turn
@@ -44,7 +45,7 @@ class Players:
         wanted, referee = self.board_turn, self.referee
         if wanted is None and self.boards_move():
             # A remote player's turn not here yet: nobody here plays that colour.
-            return "wait for the other board's turn", referee.off()
+            return R_("wait for the other board's turn"), referee.off()
         if wanted is not None and turn != wanted:
             # Another legal turn on the board's move: the board plays its own turn only. The
             # squares at fault are where something was done that its turn does not do (not
@@ -52,14 +53,17 @@ class Players:
             now = {sq: m.colour for sq, m in referee.reader.marbles.items()}
             made = guide.board_turn(referee.position, wanted, now)
             wrong = mask_of(s.square for s in made.fixes if s.square is not None)
-            return f"the board's turn is {wanted}, not {turn}", wrong or referee.off()
+            said = R_("the board's turn is {wanted}, not {turn}").format(wanted=wanted, turn=turn)
+            return said, wrong or referee.off()
         if wanted is not None and wanted.move_from is not None and referee.reader.placed_first:
             # The right layout, the steps the other way round: shown as move, then place.
             assert wanted.place is not None and wanted.move_to is not None
-            reason = (
-                f"the board's turn moves {square_name(wanted.move_from)}-"
-                f"{square_name(wanted.move_to)} first, then places on "
-                f"{square_name(wanted.place)}: lift the placed marble, then place it again"
+            reason = R_(
+                "the board's turn moves {step} first, then places on {square}: "
+                "lift the placed marble, then place it again"
+            ).format(
+                step=f"{square_name(wanted.move_from)}-{square_name(wanted.move_to)}",
+                square=square_name(wanted.place),
             )
             return reason, mask_of([wanted.place])
         return None

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from orbito_hw.errors import IllegalTurnError
+from orbito_hw.lang import R_
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import BB_SQUARES, SQUARES, square_name, squares_of
 from orbito_hw.rules.turn import EXTRA_PRESS, Turn
@@ -187,23 +188,25 @@ class TurnReader:
         board = self.position.board()
         fault: tuple[str, list[int]] | None = None
         if lifted:
-            fault = (f"the marble lifted from {_names(lifted)} is not back on the board", lifted)
+            text = R_("the marble lifted from {squares} is not back on the board")
+            fault = (text.format(squares=_names(lifted)), lifted)
         elif self.position.is_full:
             fault = (
-                "the board is full: put the marbles back, press for an extra press",
+                R_("the board is full: put the marbles back, press for an extra press"),
                 moved_squares + placed,
             )
         elif odd := self.wrong_colours(placed):
             squares = [sq for sq, _ in odd]
             fault = (wrong_colour(squares, odd[0][1], self.position.to_move), squares)
         elif len(moved) > 1:  # the first real fault first: the moves, then the places
-            fault = ("only one opponent marble may be moved in a turn", moved_squares)
+            fault = (R_("only one opponent marble may be moved in a turn"), moved_squares)
         elif moved and (wrong := self._bad_move(*moved[0])) is not None:
             return wrong
         elif len(placed) > 1:
-            fault = (f"only one marble may be placed in a turn, not {len(placed)}", placed)
+            text = R_("only one marble may be placed in a turn, not {n}")
+            fault = (text.format(n=len(placed)), placed)
         elif not placed:
-            fault = ("place one of your own marbles, then press", [])
+            fault = (R_("place one of your own marbles, then press"), [])
         if fault:
             return IllegalTurnError("?", fault[0], board, tuple(fault[1]))
         src, dst = moved[0] if moved else (None, None)
@@ -213,9 +216,8 @@ class TurnReader:
         except IllegalTurnError as exc:
             return exc  # the rules' own reason, naming their squares
         mover = self.position.to_move
-        return IllegalTurnError(
-            turn.notation(), f"the board does not show {turn} for {mover}", board
-        )
+        text = NOT_SHOWN[mover].format(turn=turn)
+        return IllegalTurnError(turn.notation(), text, board)
 
     def _bad_move(self, src: int | None, dst: int) -> IllegalTurnError | None:
         """Why the rules refuse the move ``src``-``dst`` of an opponent marble whatever is
@@ -232,12 +234,38 @@ class TurnReader:
         return None
 
 
+# Why the marbles on the board make no legal turn: English (the refusal's data), marked R_ so
+# that each reader sees it in their language (lang.reworded); a colour and a count each its
+# own sentence, so that a language agrees its words with them.
+NOT_SHOWN = {
+    Colour.BLACK: R_("the board does not show {turn} for black"),
+    Colour.WHITE: R_("the board does not show {turn} for white"),
+}
+WRONG_COLOUR = {
+    (Colour.WHITE, Colour.BLACK, False): R_("{squares} holds a white marble: black's turn"),
+    (Colour.WHITE, Colour.BLACK, True): R_("{squares} hold white marbles: black's turn"),
+    (Colour.BLACK, Colour.WHITE, False): R_("{squares} holds a black marble: white's turn"),
+    (Colour.BLACK, Colour.WHITE, True): R_("{squares} hold black marbles: white's turn"),
+    (Colour.BLACK, Colour.BLACK, False): R_("{squares} holds a black marble: black's turn"),
+    (Colour.BLACK, Colour.BLACK, True): R_("{squares} hold black marbles: black's turn"),
+    (Colour.WHITE, Colour.WHITE, False): R_("{squares} holds a white marble: white's turn"),
+    (Colour.WHITE, Colour.WHITE, True): R_("{squares} hold white marbles: white's turn"),
+}
+
+
 def wrong_colour(squares: list[int], colour: Colour, to_move: Colour) -> str:
     """Why a marble of ``colour`` is refused on ``squares``: ``to_move`` places."""
-    holds = "holds a" if len(squares) == 1 else "hold"
-    marbles = "marble" if len(squares) == 1 else "marbles"
-    return f"{_names(squares)} {holds} {colour} {marbles}: {to_move}'s turn"
+    plural = len(squares) > 1
+    return WRONG_COLOUR[(colour, to_move, plural)].format(squares=_names(squares))
+
+
+AND = R_("{first} and {last}")
+"""Two squares named together (a reason's field; a third joins the same way)."""
 
 
 def _names(squares: list[int]) -> str:
-    return " and ".join(square_name(s) for s in squares)
+    names = [square_name(s) for s in squares]
+    said = names[0] if names else ""
+    for name in names[1:]:
+        said = AND.format(first=said, last=name)
+    return said

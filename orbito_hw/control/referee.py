@@ -34,6 +34,7 @@ from orbito_hw.control.snapshot import Snapshot, frozen_marbles, saved_copy
 from orbito_hw.control.takeback import MAX_FINISHING_MOVES, TakeBacks
 from orbito_hw.errors import IllegalTurnError
 from orbito_hw.hw.interfaces import Board, Health, MoveReport, TimerHandle
+from orbito_hw.lang import R_
 from orbito_hw.rules.game import Colour, Position, Result
 from orbito_hw.rules.squares import mask_of, parse_square, press, squares_of
 from orbito_hw.rules.turn import Turn
@@ -269,7 +270,9 @@ class Referee(Core):
     def _referee_press(self) -> None:
         changed = self.corrections.off()
         if changed:
-            return self._refuse("the board changed while the sensors settled; check it", changed)
+            return self._refuse(
+                R_("the board changed while the sensors settled; check it"), changed
+            )
         try:
             turn = self.reader.turn()
         except IllegalTurnError as exc:
@@ -480,7 +483,7 @@ class Referee(Core):
         if why is None:
             self.opponent_menu.confirmed(choice)
         else:
-            self._refuse(f"no seat's link for {colour}: {why}", 0)
+            self._refuse(R_("no seat's link for {colour}: {why}").format(colour=colour, why=why), 0)
 
     # --- take-backs (takeback.py) -------------------------------------------------------
     @property

@@ -29,13 +29,14 @@ from orbito_hw.control.board_player import BoardPlayer
 from orbito_hw.control.events import Event, NewGame, TakeBack, TurnPlayed
 from orbito_hw.control.referee import Referee
 from orbito_hw.errors import IllegalTurnError, NotationError, OrbitoError, echo
+from orbito_hw.lang import R_
 from orbito_hw.rules.game import Colour, Position, replay
 from orbito_hw.rules.turn import Turn
 
 SEAT_PLAYER: Final = "remote"
 """The archive's PLAYER for a seat (SPEC.md's ``remote``: a player not at this board)."""
 
-DECLINED: Final = "declined by the player away"
+DECLINED: Final = R_("declined by the player away")
 """The reason a seat's refusal of the person's draw offer gives."""
 
 Asked = Literal["asked", "agreed"]
@@ -45,6 +46,22 @@ against the other side's draw offer)."""
 Handed = Literal["shown", "played"]
 """What became of a turn handed in: shown on the LEDs now (or already, the same turn sent
 again), or played already (a replay of a turn that counts)."""
+
+
+# Why a seat's turn or ask is refused: English (its answer's JSON), marked R_ so that the
+# seat's page and the board's log say it in their reader's language (lang.reworded).
+WAS_ANOTHER = R_("turn {number} was {turn}, not {token}")
+NOT_NEXT = R_("turn {number} is not the next turn ({next})")
+OVER = R_("the game is over: turn {token} not played")
+NOT_YOURS = {
+    Colour.BLACK: R_("it is white's turn, and this seat plays black"),
+    Colour.WHITE: R_("it is black's turn, and this seat plays white"),
+}
+SHOWN_ALREADY = R_("turn {number} is {turn}, shown at the board already")
+NOT_SEATED = {
+    Colour.BLACK: R_("this seat does not play black on the board now"),
+    Colour.WHITE: R_("this seat does not play white on the board now"),
+}
 
 
 class SeatRefusedError(OrbitoError, ValueError):
@@ -118,16 +135,16 @@ class Seat:
         if 1 <= number <= len(now.turns):
             if now.turns[number - 1] == token:
                 return "played"  # a replay: answered as before, nothing done twice
-            raise SeatRefusedError(f"turn {number} was {now.turns[number - 1]}, not {echo(token)}")
+            raise SeatRefusedError(
+                WAS_ANOTHER.format(number=number, turn=now.turns[number - 1], token=echo(token))
+            )
         if number != now.next_number:
-            raise SeatRefusedError(f"turn {number} is not the next turn ({now.next_number})")
+            raise SeatRefusedError(NOT_NEXT.format(number=number, next=now.next_number))
         position = now.position
         if position.is_over:
-            raise SeatRefusedError(f"the game is over: turn {echo(token)} not played")
+            raise SeatRefusedError(OVER.format(token=echo(token)))
         if position.to_move is not self.colour:
-            raise SeatRefusedError(
-                f"it is {position.to_move}'s turn, and this seat plays {self.colour}"
-            )
+            raise SeatRefusedError(NOT_YOURS[self.colour])
         try:
             turn = Turn.from_notation(token)
             position.check(turn)
@@ -137,9 +154,9 @@ class Seat:
             if self._arrived[1] == turn:
                 return "shown"  # sent twice: shown once
             shown = self._arrived[1].notation()
-            raise SeatRefusedError(f"turn {number} is {shown}, shown at the board already")
+            raise SeatRefusedError(SHOWN_ALREADY.format(number=number, turn=shown))
         if not self.seated(referee):
-            raise SeatRefusedError(f"this seat does not play {self.colour} on the board now")
+            raise SeatRefusedError(NOT_SEATED[self.colour])
         self._arrived = (position, turn)
         referee.offer()  # on the LEDs now, or when the board is still again
         return "shown"
@@ -154,7 +171,7 @@ class Seat:
         except AskRefusedError as exc:
             raise SeatRefusedError(str(exc)) from None
         if not self.seated(referee):
-            raise SeatRefusedError(f"this seat does not play {self.colour} on the board now")
+            raise SeatRefusedError(NOT_SEATED[self.colour])
         why = referee.asks.refusal(what, self.colour)
         if why:
             raise SeatRefusedError(why)
@@ -165,7 +182,7 @@ class Seat:
         """The seat answers the person's ask (a draw offered): accepted, or declined.
         SeatRefusedError naming why not (nothing asked of it, its own ask)."""
         if not self.seated(referee):
-            raise SeatRefusedError(f"this seat does not play {self.colour} on the board now")
+            raise SeatRefusedError(NOT_SEATED[self.colour])
         why = referee.asks.answer_refusal(self.colour, agreed)
         if why:
             raise SeatRefusedError(why)

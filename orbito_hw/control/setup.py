@@ -39,10 +39,22 @@ from orbito_hw.control.players import Players
 from orbito_hw.control.reading import TurnReader
 from orbito_hw.control.seen import board_off, seen_at, wrong_colours
 from orbito_hw.errors import OrbitoError, echo
-from orbito_hw.rules.game import Colour, Position, ReplayError, replay
+from orbito_hw.lang import R_
+from orbito_hw.rules.game import BAD_RECORD_TURN, Colour, Position, ReplayError, replay
 from orbito_hw.rules.squares import square_name, squares_of
 
 log = logging.getLogger(__name__)
+
+
+# What a press during a set-up is told: English (the refusal's data), marked R_ so that each
+# reader sees it in their language (lang.reworded).
+SETTING_UP = R_("setting up: {todo}")
+SETTING_UP_WRONG = {
+    Colour.BLACK: R_("setting up: {todo}; {square} holds a white marble, black belongs there"),
+    Colour.WHITE: R_("setting up: {todo}; {square} holds a black marble, white belongs there"),
+}
+STILL_TO_DO = (R_("1 square still to do (lit)"), R_("{n} squares still to do (lit)"))
+"""The count said in a sentence of its own, one and many: a language agrees its words."""
 
 
 class SetupError(OrbitoError, ValueError):
@@ -56,9 +68,17 @@ def check_record(first: Colour, tokens: Sequence[str]) -> Position:
         position = replay(first, list(tokens))
     except ReplayError as exc:  # a record from a file or a request: shown short, on one line,
         # the token quoted as every message quotes its input (a terminal's escape is shown)
-        raise SetupError(f"turn {exc.number} ({echo(exc.token, 20)}): {cut(exc.reason)}") from None
+        raise SetupError(
+            BAD_RECORD_TURN.format(
+                number=exc.number, token=echo(exc.token, 20), reason=cut(exc.reason)
+            )
+        ) from None
     if position.is_over:
-        raise SetupError(f"the game is over after turn {len(tokens)}: nothing to play from")
+        raise SetupError(
+            R_("the game is over after turn {number}: nothing to play from").format(
+                number=len(tokens)
+            )
+        )
     return position
 
 
@@ -171,11 +191,12 @@ class SetUps:
         referee = self.referee
         position = referee.position
         squares = tuple(squares_of(board_off(referee.sensors, position.black, position.white)))
-        reason = f"setting up: {len(squares)} squares still to do (lit)"
+        todo = STILL_TO_DO[len(squares) != 1].format(n=len(squares))
+        reason = SETTING_UP.format(todo=todo)
         wrong = wrong_colours(referee.sensors, position.black, position.white)
         if wrong:
             sq, colour = wrong[0]
-            reason += f"; {square_name(sq)} holds a {colour.other} marble, {colour} belongs there"
+            reason = SETTING_UP_WRONG[colour].format(todo=todo, square=square_name(sq))
         seen = seen_at(referee.sensors, (sq for sq, _ in wrong))
         referee.emit(Rejected(referee.saved.game, reason, squares, seen))
         self.show_all = True

@@ -23,6 +23,7 @@ from orbito_hw.control.players import Players
 from orbito_hw.control.reading import TurnReader
 from orbito_hw.control.seen import board_off, put_colour
 from orbito_hw.hw.interfaces import MoveReport
+from orbito_hw.lang import R_
 from orbito_hw.rules.game import replay
 from orbito_hw.rules.squares import parse_square, squares_of
 from orbito_hw.rules.turn import Turn
@@ -78,7 +79,7 @@ class TakeBacks:
             position = referee.saved.position()
             off = board_off(referee.sensors, position.black, position.white)
             squares = tuple(squares_of(off | referee.off()))
-            reason = "put the board back as the last turn left it, then hold to take it back"
+            reason = R_("put the board back as the last turn left it, then hold to take it back")
             referee.emit(Rejected(referee.saved.game, reason, squares))
             # What to put back, and what to take off, to stand as the last turn left it.
             now = {sq: m.colour for sq, m in referee.reader.marbles.items()}

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import gettext
 import json
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,6 +48,7 @@ HERE = Path(__file__).resolve().parent
 _lock = threading.Lock()
 _current: list[str] = [DEFAULT]
 _pinned: list[bool] = [False]  # --lang was given: a config read later does not change it
+_chosen: list[bool] = [False]  # --lang or the config named it: the pages speak it too
 _spoken: ContextVar[str | None] = ContextVar("orbito_hw_spoken", default=None)
 """The language of one context (a web page's viewer), over the process's: a ContextVar, so
 each asyncio task and thread has its own and one viewer's words never leak into another's."""
@@ -85,6 +87,7 @@ def use(code: str, *, pin: bool = False) -> None:
     with _lock:
         _current[0] = chosen
         _pinned[0] = _pinned[0] or pin
+        _chosen[0] = True
 
 
 def use_configured(code: str) -> None:
@@ -93,6 +96,9 @@ def use_configured(code: str) -> None:
     with _lock:
         if not _pinned[0]:
             _current[0] = chosen
+        # A config names English by default (the key left out): only another language is a
+        # choice the pages follow, so a guest's French phone still reads French there.
+        _chosen[0] = _chosen[0] or chosen != DEFAULT
 
 
 def reset() -> None:
@@ -100,6 +106,15 @@ def reset() -> None:
     with _lock:
         _current[0] = DEFAULT
         _pinned[0] = False
+        _chosen[0] = False
+
+
+def chosen() -> str | None:
+    """The board's language when ``--lang`` or the config's ``language`` named one (the
+    pages speak it too, unless their viewer picks another), None when nobody did (a page
+    then speaks its browser's)."""
+    with _lock:
+        return _current[0] if _chosen[0] else None
 
 
 def language() -> str:
@@ -133,6 +148,113 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def N_(message: str) -> str:  # gettext's own name for "mark only"
     """Marks ``message`` for the catalogue without translating it yet (a constant)."""
     return message
+
+
+_REASONS: dict[str, re.Pattern[str]] = {}
+"""Every sentence marked R_(), and what reads a text made from it back into its fields."""
+_FIELD = re.compile(r"\{(\w+)\}")
+WORD_FIELDS = frozenset(
+    {"n", "number", "next", "most", "game", "square", "step", "turn", "wanted", "position",
+     "part", "file", "rank", "colour", "other"}
+)  # fmt: skip
+"""A reason's fields that are one word (a count, a square, a turn, a colour): read back as
+one, so that ``{n} squares still to do`` never takes ``setting up: 3`` for its count."""
+
+
+def R_(template: str) -> str:
+    """Marks ``template`` for the catalogue, as N_, and registers it as a reason: a sentence
+    carried as data in English (a refusal's reason in a JSON event, an error's message
+    across a layer) that reworded() translates where a person reads it. Its fields are
+    named (``{square}``); a field's value is reworded in turn (a reason inside a reason)."""
+    if template not in _REASONS:
+        pattern, names = "", set[str]()
+        for index, part in enumerate(_FIELD.split(template)):
+            if index % 2 == 0:
+                pattern += re.escape(part)
+            elif part in names:
+                pattern += f"(?P={part})"
+            else:
+                names.add(part)
+                pattern += f"(?P<{part}>\\S+?)" if part in WORD_FIELDS else f"(?P<{part}>.+?)"
+        _REASONS[template] = re.compile(pattern, re.DOTALL)
+    return template
+
+
+@cache
+def _listed() -> None:
+    """Every reason the code marks (``reasons.json``, written with the catalogues), registered
+    once: one made inside a function, or by a module not imported here (another board's
+    reason in an event), is read back as well as one made already."""
+    path = HERE / "reasons.json"
+    if path.is_file():
+        for template in json.loads(path.read_text(encoding="utf-8")):
+            R_(template)
+
+
+def reasons() -> tuple[str, ...]:
+    """Every sentence marked R_() (reasons.json's, and any registered since)."""
+    _listed()
+    return tuple(_REASONS)
+
+
+def _by_words(template: str) -> int:
+    return -len(_FIELD.sub("", template))
+
+
+_RANKED: list[list[str]] = [[]]
+
+
+def _ranked() -> list[str]:
+    """The reasons, the most words of their own first (the order they are tried in)."""
+    known_now = reasons()
+    if len(_RANKED[0]) != len(known_now):
+        _RANKED[0] = sorted(known_now, key=_by_words)
+    return _RANKED[0]
+
+
+def reason_words(code: str) -> list[tuple[str, str]]:
+    """Every reason (R_) and its translation in ``code``, the most words first (the order
+    reworded() tries them): the page rewords the board's reasons with it (words.js's
+    ``inWords``). [] for English, the source."""
+    if known(code) == DEFAULT:
+        return []
+    catalogue = translation(code)
+    pairs = [(t, catalogue.gettext(t)) for t in _ranked()]
+    return [(t, said) for t, said in pairs if said != t]
+
+
+def reworded(text: str) -> str:
+    """``text``, an English sentence made from templates marked R_(), in the language spoken
+    now: the template that reads it whole is translated and its fields put back, each
+    reworded too. Where several read it (``setting up: {todo}`` and ``{n} squares still to
+    do``), the reading that explains the most of the text by the templates' own words, its
+    fields' included, wins. A text no template reads (a reason from a newer board, a path)
+    comes back as it is: English is better than nothing."""
+    if language() == DEFAULT or not text:
+        return text
+    return _read(text, {})[1]
+
+
+def _read(text: str, memo: dict[str, tuple[int, str]]) -> tuple[int, str]:
+    """(how many characters of ``text`` the templates' own words explain, ``text`` said)."""
+    if text in memo:
+        return memo[text]
+    memo[text] = best = (0, text)  # a field that reads as itself: no loop through it
+    for template in _ranked():
+        match = _REASONS[template].fullmatch(text)
+        if match is None:
+            continue
+        score, fields = -_by_words(template), {}
+        for name, value in match.groupdict().items():
+            explained, said = _read(value, memo)
+            score, fields[name] = score + explained, said
+        if score > best[0]:
+            try:
+                best = (score, _(template).format(**fields))
+            except (KeyError, IndexError, ValueError):  # a translation that lost a field
+                continue
+    memo[text] = best
+    return best
 
 
 @cache

@@ -32,6 +32,7 @@ from orbito_hw.control.settings import Settings
 from orbito_hw.errors import OrbitoError
 from orbito_hw.hw.clock import close_loop
 from orbito_hw.hw.interfaces import Backend
+from orbito_hw.lang import _, reworded
 from orbito_hw.mock.page import MOCK_BIND, MockControls
 from orbito_hw.mock.realtime import RealTime, put_back
 from orbito_hw.mock.remote import RemoteMock
@@ -110,7 +111,8 @@ def serve_mock(
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, loop.stop)
         host = bind or MOCK_BIND
-        say(f"orbito-hw: the simulated board is at http://{host}:{server.port}/ (Ctrl-C stops it)")
+        at = _("the simulated board is at {address} (Ctrl-C stops it)")
+        say(f"orbito-hw: {at.format(address=f'http://{host}:{server.port}/')}")
         loop.run_forever()
     finally:
         if server is not None:
@@ -253,7 +255,7 @@ async def _typed(
         except UnicodeDecodeError:
             print(f"orbito-hw: line {number} is not UTF-8 text", file=sys.stderr)
         except (ValueError, CommandError) as exc:
-            print(f"orbito-hw: {exc}", file=sys.stderr)
+            print(f"orbito-hw: {reworded(str(exc))}", file=sys.stderr)
         if prompt is not None:
             prompt()
     await asyncio.sleep(SETTLE)
@@ -261,7 +263,7 @@ async def _typed(
 
 async def _rings_still(run: MockRun, most: float = 30.0) -> None:
     """Until the rings have stopped and the board has checked itself (``most`` seconds)."""
-    for _ in range(int(most / 0.05)):
+    for _tick in range(int(most / 0.05)):
         await asyncio.sleep(0.05)
         if not (run.drive.moving or not run.physics.aligned or run.referee.busy):
             return

@@ -22,7 +22,7 @@ from urllib.parse import urlencode, urlsplit
 
 from orbito_hw.errors import echo
 from orbito_hw.hw.files import RecordFile
-from orbito_hw.lang import N_
+from orbito_hw.lang import N_, chosen
 from orbito_hw.remote.protocol import check_name
 from orbito_hw.rules.game import Colour
 
@@ -84,6 +84,9 @@ def seat_link(
         fields["user"] = user
     if password is not None:
         fields["password"] = password
+    spoken = chosen()  # the board's language, when it chose one: the page speaks it too
+    if spoken is not None:
+        fields["lang"] = spoken
     return SeatLink(f"{page.split('#', 1)[0]}#{urlencode(fields)}", seat, broker, game, colour)
 
 

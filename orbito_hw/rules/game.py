@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from orbito_hw.errors import IllegalTurnError, NotationError, OrbitoError, shown
+from orbito_hw.lang import R_
 from orbito_hw.rules.squares import (
     BB_ADJACENT,
     BB_ALL,
@@ -29,6 +30,20 @@ from orbito_hw.rules.turn import Turn
 MARBLES_PER_PLAYER = 8
 EXTRA_PRESSES = 5
 
+# Why a turn is illegal: English data (IllegalTurnError.reason, a refusal's JSON event), each
+# marked R_() so that a person reads it in their language (lang.reworded).
+EXTRA_PRESS_TOO_SOON = R_("an extra press (*) needs a full board; place a marble first")
+ONLY_EXTRA_PRESS = R_("the board is full: only an extra press (*) is allowed")
+OWN_MARBLE = R_("{square} holds your own marble; only an opponent marble may be moved")
+NOTHING_TO_MOVE = R_("{square} is empty, there is no marble to move")
+NOT_A_STEP = R_("{step} is not a step to an orthogonally adjacent square")
+MOVED_ONTO_A_MARBLE = R_("{square} is occupied; a marble moves only to an empty square")
+PLACED_ON_A_MARBLE = R_("{square} is occupied; a marble is placed on an empty square")
+COLOUR_WORDS = (R_("black"), R_("white"))
+"""The colours as a reason's field says them ("{colour} has no turn to take back")."""
+BAD_RECORD_TURN = R_("turn {number} ({token}): {reason}")
+NOT_A_COLOUR = R_("{text} is not a colour (black or white)")
+
 
 class Colour(Enum):
     BLACK = "black"
@@ -43,7 +58,7 @@ class Colour(Enum):
         try:
             return cls(text)
         except ValueError:
-            raise NotationError(text, f"{shown(text)} is not a colour (black or white)") from None
+            raise NotationError(text, NOT_A_COLOUR.format(text=shown(text))) from None
 
     def __str__(self) -> str:
         return self.value
@@ -219,45 +234,33 @@ class Position:
         return not self._fault(turn)[0]
 
     def _fault(self, turn: Turn) -> tuple[str, tuple[Square, ...]]:
+        """Why ``turn`` is illegal here, in English (reworded where a person reads it:
+        lang.reworded), and the squares at fault; "" for a legal turn."""
         if self.result is not None:
-            return f"the game is over ({self._result_words()})", ()
+            return _GAME_OVER[self.result], ()
         if turn.place is None:
             if not self.is_full:
-                return "an extra press (*) needs a full board; place a marble first", ()
+                return EXTRA_PRESS_TOO_SOON, ()
             return "", ()
         if self.is_full:
-            return "the board is full: only an extra press (*) is allowed", (turn.place,)
+            return ONLY_EXTRA_PRESS, (turn.place,)
         own = self.marbles(self.to_move)
         occupied = self.occupied
         if turn.move_from is not None and turn.move_to is not None:
             src, dst = turn.move_from, turn.move_to
             name = square_name(src)
             if own >> src & 1:
-                return f"{name} holds your own marble; only an opponent marble may be moved", (src,)
+                return OWN_MARBLE.format(square=name), (src,)
             if not occupied >> src & 1:
-                return f"{name} is empty, there is no marble to move", (src,)
+                return NOTHING_TO_MOVE.format(square=name), (src,)
             if not turn.is_orthogonal_step:
-                return (
-                    f"{name}-{square_name(dst)} is not a step to an orthogonally adjacent square",
-                    (src, dst),
-                )
+                return NOT_A_STEP.format(step=f"{name}-{square_name(dst)}"), (src, dst)
             if occupied >> dst & 1:
-                return (
-                    f"{square_name(dst)} is occupied; a marble moves only to an empty square",
-                    (dst,),
-                )
+                return MOVED_ONTO_A_MARBLE.format(square=square_name(dst)), (dst,)
             occupied ^= BB_SQUARES[src] | BB_SQUARES[dst]
         if occupied >> turn.place & 1:
-            return (
-                f"{square_name(turn.place)} is occupied; a marble is placed on an empty square",
-                (turn.place,),
-            )
+            return PLACED_ON_A_MARBLE.format(square=square_name(turn.place)), (turn.place,)
         return "", ()
-
-    def _result_words(self) -> str:
-        if self.result is Result.DRAW:
-            return "drawn"
-        return f"{self.result} won"
 
     def before_press(self, turn: Turn) -> tuple[Mask, Mask]:
         """The (black, white) masks once ``turn``'s move and placement are made, before the press.
@@ -306,6 +309,13 @@ class Position:
         }
 
 
+_GAME_OVER = {
+    Result.DRAW: R_("the game is over (drawn)"),
+    Result.BLACK: R_("the game is over (black won)"),
+    Result.WHITE: R_("the game is over (white won)"),
+}
+
+
 class ReplayError(OrbitoError, ValueError):
     """A turn of a game record that cannot be played, with its 1-based number."""
 
@@ -313,7 +323,7 @@ class ReplayError(OrbitoError, ValueError):
         self.number = number
         self.token = token
         self.reason = reason
-        super().__init__(f"turn {number} ({token}): {reason}")
+        super().__init__(BAD_RECORD_TURN.format(number=number, token=token, reason=reason))
 
 
 def replay(first: Colour, tokens: str | list[str]) -> Position:

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from typing import Final, TypeAlias
 
 from orbito_hw.errors import shown
+from orbito_hw.lang import R_
 
 Square: TypeAlias = int
 """A square, 0..15: ``rank * 4 + file`` (a1 = 0, d4 = 15)."""
@@ -40,12 +41,16 @@ def square_name(square: Square) -> str:
     return SQUARE_NAMES[square]
 
 
+NOT_A_SQUARE = R_("{word} is not a square (a1..d4)")
+NOT_A_SQUARE_NAME = R_("{word} is not a square (files a-d, ranks 1-4)")
+
+
 def parse_square(name: str) -> Square:
     """The square called ``name`` (``"a1"``..``"d4"``); ValueError naming it otherwise."""
     try:
         return _SQUARE_INDEX[name]
     except KeyError:
-        raise ValueError(f"{shown(name)} is not a square (files a-d, ranks 1-4)") from None
+        raise ValueError(NOT_A_SQUARE_NAME.format(word=shown(name))) from None
 
 
 def is_square_name(name: str) -> bool:

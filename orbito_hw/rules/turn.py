@@ -6,10 +6,27 @@ import re
 from dataclasses import dataclass
 
 from orbito_hw.errors import NotationError, echo
+from orbito_hw.lang import R_
 from orbito_hw.rules.squares import BB_ADJACENT, Square, parse_square, square_name
 
 _TOKEN = re.compile(r"([a-d][1-4])(?:-([a-d][1-4]):([a-d][1-4]))?")
-_FORMS = "expected a placement like a2, a move and placement like c1-c2:a2, or * for an extra press"
+NOT_A_TURN = R_("{token} is not a turn")
+"""The seat's page's own refusal (web/static/seat_rules.js), said in the page's language."""
+MALFORMED = R_(
+    "malformed turn {token}: expected a placement like a2, a move and placement like c1-c2:a2, "
+    "or * for an extra press"
+)
+# A token shaped like a turn (squares joined by - and :) whose one part is wrong: that part named.
+_SHAPED = re.compile(r"[a-z]?\d*(?:[-:][a-z]?\d*)*")
+_PART = re.compile(r"([a-z]?)(\d*)")
+BAD_FILE = R_("{token}: in {part}, {file} is not a column of the board (a to d)")
+BAD_RANK = R_("{token}: in {part}, {rank} is not a row of the board (1 to 4)")
+NO_FILE = R_("{token}: {part} has no column (a to d) before its row")
+NO_RANK = R_("{token}: {part} has no row (1 to 4) after its column")
+MOVE_WITHOUT_PLACE = R_(
+    "{token}: a move is followed by where the marble is placed, like {token}:a2"
+)
+PLACE_WITHOUT_MOVE = R_("{token}: a colon comes after a move (c1-c2:a2), not after a placement")
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +85,7 @@ class Turn:
             return cls(None)
         m = _TOKEN.fullmatch(token)
         if m is None:
-            raise NotationError(token, f"malformed turn {echo(token)}: {_FORMS}")
+            raise NotationError(token, why_malformed(token))
         first, to, place = m.groups()
         if to is None:
             return cls(parse_square(first))
@@ -82,3 +99,32 @@ class Turn:
 
 
 EXTRA_PRESS = Turn(None)
+
+
+def why_malformed(token: str) -> str:
+    """Why ``token`` is not a turn, in English (R_ templates, reworded where a person reads
+    them): the part that is wrong and why (``a5``: 5 is not a row; ``c1-c2``: a move needs
+    its placement), or the forms a turn takes when it is not shaped like one at all."""
+    said = echo(token)
+    if token and token.lower() == token and _SHAPED.fullmatch(token):
+        parts = re.split(r"[-:]", token)
+        for part in parts:
+            if not part or len(parts) > 3:
+                return MALFORMED.format(token=said)
+            m = _PART.fullmatch(part)
+            assert m is not None  # _SHAPED made every part so
+            file, rank = m.groups()
+            if not file:
+                return NO_FILE.format(token=said, part=part)
+            if not rank:
+                return NO_RANK.format(token=said, part=part)
+            if file not in "abcd":
+                return BAD_FILE.format(token=said, part=part, file=file)
+            if rank not in ("1", "2", "3", "4"):
+                return BAD_RANK.format(token=said, part=part, rank=rank)
+        seps = re.sub(r"[^-:]", "", token)
+        if seps == "-":
+            return MOVE_WITHOUT_PLACE.format(token=token)
+        if seps == ":":
+            return PLACE_WITHOUT_MOVE.format(token=said)
+    return MALFORMED.format(token=said)

@@ -26,7 +26,7 @@ from orbito_hw.control.referee import Referee
 from orbito_hw.control.settings import Settings
 from orbito_hw.errors import reader_gone
 from orbito_hw.hw.interfaces import RGB, Backend, rgb_hex
-from orbito_hw.lang import _
+from orbito_hw.lang import _, reworded
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import PRESS_FROM, Square, parse_square, square_name, squares_of
 from orbito_hw.rules.turn import Turn
@@ -265,7 +265,7 @@ def run_demo(
                     number=event.number, colour=colour_word(event.colour), turn=event.turn),
                 rings_turned(run.referee.position))  # fmt: skip
         elif isinstance(event, Rejected):
-            say(_("refused: {reason}").format(reason=event.reason))
+            say(_("refused: {reason}").format(reason=reworded(event.reason)))
         elif isinstance(event, GameOver):
             winner = event.result.winner
             who = (

@@ -225,6 +225,11 @@ class MockRun:
             self.referee.set_up(c.colour, list(c.moves), next_game=not first_command)
         self.advance(HUMAN_GAP)
 
+    @property
+    def opponent_later(self) -> bool:
+        """An ``opponent`` directive waits for the next game (this one had begun)."""
+        return bool(self._next_opponent)
+
     def play_given_opponent(self) -> None:
         """The opponent of the settings given (``--opponent``) plays now, even in an old
         game of the state directory whose journal names another (the journal keeps the

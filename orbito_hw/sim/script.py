@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from orbito_hw.errors import OrbitoError, echo
-from orbito_hw.rules.game import Colour
-from orbito_hw.rules.squares import is_square_name, parse_square, square_name
+from orbito_hw.lang import R_
+from orbito_hw.rules.game import NOT_A_COLOUR, Colour
+from orbito_hw.rules.squares import NOT_A_SQUARE, is_square_name, parse_square, square_name
 from orbito_hw.solver.opponents import parse_level
 
 COMMANDS = (
@@ -31,6 +32,25 @@ COMMANDS = (
     "setup",
 )
 MAX_SECONDS = 3600.0
+# A script's (and the prompt's) refusals, in English (a script file's errors name its line
+# in them); marked R_ so that the prompt says them in the person's language (lang.reworded).
+UNKNOWN = R_("unknown command {word} (commands: {commands})")
+HINTS_ON_OFF = R_("hints {word}: expected on or off")
+SETUP_TAKES = R_("setup takes the first player (black or white) and a game record")
+SETUP_FAULT = R_("setup: {reason}")
+NOT_SECONDS = R_("{word} is not a number of seconds (like 2 or 0.5)")
+SECONDS_RANGE = R_("{word} seconds is out of range (0 to {most})")
+NOT_STEPS = R_("{word} is not a number of steps (a whole number 0 to {most})")
+TAKES = R_("{name} takes {what}, got {got}")
+TAKES_GOT_NOTHING = R_("{name} takes {what}, got nothing")
+A_SQUARE = R_("a square")
+A_SQUARE_AND_COLOUR = R_("a square and maybe a colour")
+NOTHING = R_("nothing")
+SECONDS = R_("a number of seconds")
+STEPS = R_("a number of motor steps")
+LEVEL_AND_COLOUR = R_("a level and a colour, or none")
+ON_OFF = R_("on or off")
+BLACK_OR_WHITE = R_("black or white")
 MAX_SLIP = 100_000
 MAX_SCRIPT_BYTES = 8 << 20  # some 10,000 games; what is read of a script file, at most
 BOM = "\ufeff"  # a UTF-8 byte-order mark, which some editors put at the start of a file
@@ -81,36 +101,36 @@ def parse_line(text: str, line: int = 0) -> Command | None:
         return None
     name, args = words[0], words[1:]
     if name not in COMMANDS:
-        raise ValueError(f"unknown command {echo(name)} (commands: {', '.join(COMMANDS)})")
+        raise ValueError(UNKNOWN.format(word=echo(name), commands=", ".join(COMMANDS)))
     if name in ("lift", "bounce"):
-        _arity(name, args, 1, 1, "a square")
+        _arity(name, args, 1, 1, A_SQUARE)
         return Command(name, line, square=_square(args[0]))
     if name == "put":
-        _arity(name, args, 1, 2, "a square and maybe a colour")
+        _arity(name, args, 1, 2, A_SQUARE_AND_COLOUR)
         colour = _colour(args[1]) if len(args) == 2 else None
         return Command(name, line, square=_square(args[0]), colour=colour)
     if name in ("press", "power-cut"):
-        _arity(name, args, 0, 0, "nothing")
+        _arity(name, args, 0, 0, NOTHING)
         return Command(name, line)
     if name in ("hold", "wait"):
-        _arity(name, args, 1, 1, "a number of seconds")
+        _arity(name, args, 1, 1, SECONDS)
         return Command(name, line, seconds=_seconds(args[0]))
     if name == "slip":
-        _arity(name, args, 1, 1, "a number of motor steps")
+        _arity(name, args, 1, 1, STEPS)
         return Command(name, line, steps=parse_steps(args[0]))
     if name == "opponent":
         if args == ["none"]:
             return Command(name, line)
-        _arity(name, args, 2, 2, "a level and a colour, or none")
+        _arity(name, args, 2, 2, LEVEL_AND_COLOUR)
         return Command(name, line, colour=_colour(args[1]), level=parse_level(args[0]).name)
     if name == "hints":
-        _arity(name, args, 1, 1, "on or off")
+        _arity(name, args, 1, 1, ON_OFF)
         if args[0] not in ("on", "off"):
-            raise ValueError(f"hints {echo(args[0])}: expected on or off")
+            raise ValueError(HINTS_ON_OFF.format(word=echo(args[0])))
         return Command(name, line, on=args[0] == "on")
     if name == "setup":
         return _setup(line, args)
-    _arity(name, args, 1, 1, "black or white")
+    _arity(name, args, 1, 1, BLACK_OR_WHITE)
     return Command(name, line, colour=_colour(args[0]))
 
 
@@ -120,12 +140,12 @@ def _setup(line: int, args: list[str]) -> Command:
     from orbito_hw.control.setup import SetupError, check_record
 
     if not args:
-        raise ValueError("setup takes the first player (black or white) and a game record")
+        raise ValueError(SETUP_TAKES)
     colour, moves = _colour(args[0]), tuple(args[1:])
     try:
         check_record(colour, moves)
     except SetupError as exc:
-        raise ValueError(f"setup: {exc}") from None
+        raise ValueError(SETUP_FAULT.format(reason=exc)) from None
     return Command("setup", line, colour=colour, moves=moves)
 
 
@@ -166,28 +186,29 @@ def _text_of(line: str | bytes) -> str:
 
 def _arity(name: str, args: list[str], least: int, most: int, what: str) -> None:
     if not least <= len(args) <= most:
-        got = echo(" ".join(args)) if args else "nothing"
-        raise ValueError(f"{name} takes {what}, got {got}")
+        if not args:
+            raise ValueError(TAKES_GOT_NOTHING.format(name=name, what=what))
+        raise ValueError(TAKES.format(name=name, what=what, got=echo(" ".join(args))))
 
 
 def _square(word: str) -> int:
     if not is_square_name(word):
-        raise ValueError(f"{echo(word)} is not a square (a1..d4)")
+        raise ValueError(NOT_A_SQUARE.format(word=echo(word)))
     return parse_square(word)
 
 
 def _colour(word: str) -> Colour:
     if word not in ("black", "white"):
-        raise ValueError(f"{echo(word)} is not a colour (black or white)")
+        raise ValueError(NOT_A_COLOUR.format(text=echo(word)))
     return Colour(word)
 
 
 def _seconds(word: str) -> float:
     if not _SECONDS.fullmatch(word):
-        raise ValueError(f"{echo(word)} is not a number of seconds (like 2 or 0.5)")
+        raise ValueError(NOT_SECONDS.format(word=echo(word)))
     value = float(word)
     if not value <= MAX_SECONDS:
-        raise ValueError(f"{echo(word)} seconds is out of range (0 to {MAX_SECONDS:g})")
+        raise ValueError(SECONDS_RANGE.format(word=echo(word), most=f"{MAX_SECONDS:g}"))
     return value
 
 
@@ -196,5 +217,5 @@ def parse_steps(word: str) -> int:
     ValueError naming the word."""
     # ASCII digits only: str.isdigit() takes "²", which int() then refuses in its own words.
     if not _STEPS.fullmatch(word) or int(word) > MAX_SLIP:
-        raise ValueError(f"{echo(word)} is not a number of steps (a whole number 0 to {MAX_SLIP})")
+        raise ValueError(NOT_STEPS.format(word=echo(word), most=MAX_SLIP))
     return int(word)

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, Protocol
 
 from orbito_hw.errors import ConfigError, OrbitoError, echo
+from orbito_hw.lang import R_
 from orbito_hw.rules.game import Position
 from orbito_hw.rules.turn import Turn
 
@@ -73,13 +74,16 @@ _BY_NAME: Final[dict[str, Level]] = {level.name: level for level in LEVELS}
 OPPONENTS: Final = ("perfect", "strong", "casual", "random", *KEEP)
 
 
+UNKNOWN_LEVEL = R_("unknown level {word}: choose one of {names}")
+
+
 def parse_level(text: str) -> Level:
     """The level named ``text`` (case and surrounding blanks ignored); ConfigError naming
     the text and every valid level otherwise."""
     level = _BY_NAME.get(text.strip().lower())
     if level is None:
         names = ", ".join(known.name for known in LEVELS)
-        raise ConfigError(f"unknown level {echo(text)}: choose one of {names}")
+        raise ConfigError(UNKNOWN_LEVEL.format(word=echo(text), names=names))
     return level
 
 

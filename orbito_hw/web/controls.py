@@ -20,6 +20,7 @@ from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.requests import SetupRequest, serve_request, write_request
 from orbito_hw.errors import OrbitoError
+from orbito_hw.lang import R_
 from orbito_hw.rules.game import Colour, Result
 from orbito_hw.solver.opponents import level_opponent, parse_level
 from orbito_hw.solver.puzzles import Puzzle
@@ -57,10 +58,10 @@ class BoardControls:
         """A click on a square (the page's ``square/NAME``): the simulated board lifts the
         marble there or puts one (mock/page.py); a real board's are moved by hand. Named
         for what it does: ``touch`` was also the turn reader's word for a sensor change."""
-        raise UnavailableError("the marbles of a real board are moved by hand")
+        raise UnavailableError(R_("the marbles of a real board are moved by hand"))
 
     def button(self, action: str) -> None:
-        raise UnavailableError("the button of a real board is pressed by hand")
+        raise UnavailableError(R_("the button of a real board is pressed by hand"))
 
     def settle(self) -> None:
         """After a change from outside the board's hands (a seat's turn shown): nothing to
@@ -97,10 +98,10 @@ class BoardControls:
         """The referee's take-back, where this version of it has one."""
         take_back = getattr(self.referee, "take_back", None)
         if take_back is None:
-            raise UnavailableError("take back with a long press of the button")
+            raise UnavailableError(R_("take back with a long press of the button"))
         can = getattr(self.referee, "can_take_back", True)  # a property
         if not (can() if callable(can) else can):
-            raise RefusedError("there is no turn to take back now")
+            raise RefusedError(R_("there is no turn to take back now"))
         take_back()
 
     def resign(self, colour: Colour | None) -> Colour:
@@ -111,12 +112,16 @@ class BoardControls:
         referee = self.referee
         why = can_end(referee)
         if why:
-            raise RefusedError(f"cannot resign now: {why}")
+            raise RefusedError(R_("cannot resign now: {why}").format(why=why))
         opponent = referee.opponent
         if colour is None:
             colour = opponent.colour.other if opponent else referee.position.to_move
         if opponent is not None and opponent.colour is colour:
-            raise RefusedError(f"{colour.value} is played by {opponent.player}, not by a person")
+            raise RefusedError(
+                R_("{colour} is played by {player}, not by a person").format(
+                    colour=colour.value, player=opponent.player
+                )
+            )
         referee.end_by_agreement(Result.won_by(colour.other))
         return colour
 
@@ -127,18 +132,18 @@ class BoardControls:
         referee = self.referee
         why = can_end(referee)
         if why:
-            raise RefusedError(f"cannot agree a draw now: {why}")
+            raise RefusedError(R_("cannot agree a draw now: {why}").format(why=why))
         opponent = referee.opponent
         if opponent is not None and opponent.by == "remote":
             here = opponent.colour.other
             why = referee.asks.refusal("draw", here)
             if why:
-                raise RefusedError(f"cannot offer a draw now: {why}")
+                raise RefusedError(R_("cannot offer a draw now: {why}").format(why=why))
             referee.ask("draw", here)  # offered, or the other side's offer accepted
             self.settle()
             return "offered" if referee.asks.pending is not None else "agreed"
         if opponent is not None:
-            raise RefusedError("the board plays on: it takes no draw (resign, or play on)")
+            raise RefusedError(R_("the board plays on: it takes no draw (resign, or play on)"))
         referee.end_by_agreement(Result.DRAW)
         return "agreed"
 
@@ -149,10 +154,10 @@ class BoardControls:
         referee = self.referee
         away = referee.asks.away()
         if away is None:
-            raise RefusedError("no player away plays this game: nothing asked to answer")
+            raise RefusedError(R_("no player away plays this game: nothing asked to answer"))
         why = referee.asks.answer_refusal(away.other, agreed)
         if why:
-            raise RefusedError(f"cannot answer now: {why}")
+            raise RefusedError(R_("cannot answer now: {why}").format(why=why))
         referee.answer(away.other, agreed, reason)
         self.settle()
 

@@ -37,7 +37,7 @@ from orbito_hw.control.menu import CHOICES
 from orbito_hw.control.puzzle import goal_of
 from orbito_hw.control.referee import State
 from orbito_hw.control.snapshot import Snapshot
-from orbito_hw.lang import _, ngettext
+from orbito_hw.lang import _, ngettext, reworded
 from orbito_hw.rules.game import EXTRA_PRESSES, Colour, Position, Result
 from orbito_hw.rules.squares import line_names, square_name
 
@@ -331,7 +331,7 @@ def _refused(s: Situation) -> str:
     named), and on the board's move what is left of its turn."""
     view, guide = s.view, guide_of(s.view)
     assert view is not None and guide is not None
-    reason = s.memory.rejected or _("that is not a legal turn")
+    reason = reworded(s.memory.rejected) or _("that is not a legal turn")
     text = _("Not accepted: {reason}").format(reason=reason)
     red = guide.squares(("undo",))
     if red:
@@ -465,10 +465,10 @@ def _fault(s: Situation) -> str:
         return _(
             "The ring controller is unplugged or silent: plug it back in "
             "(the board goes on by itself once it answers). {reason}"
-        ).format(reason=reason)
+        ).format(reason=reworded(reason))
     if reason:
         return _("The board has stopped: {reason}. Fix it, then press to try again").format(
-            reason=reason
+            reason=reworded(reason)
         )
     return _("The board has stopped on a fault: see its log, then press to try again")
 

@@ -36,7 +36,7 @@ from orbito_hw.control.led_words import colour_word
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.seat import Seat, SeatRefusedError, standing
 from orbito_hw.errors import OrbitoError, shown
-from orbito_hw.lang import _
+from orbito_hw.lang import R_, _
 from orbito_hw.rules.game import Colour
 from orbito_hw.web.controls import BoardControls
 from orbito_hw.web.feed import Feed
@@ -66,9 +66,11 @@ def _said(request: web.Request, made: Invitation) -> dict[str, object]:
             "link": link_of(base, made.token), "qr": f"/api/seat/{made.token}/qr.svg"}  # fmt: skip
 
 
-def problem(status: type[web.HTTPError], text: str) -> web.HTTPError:
-    """As server.py's: a JSON ``{"error": text}`` with ``status``."""
-    return status(text=json.dumps({"error": text}), content_type="application/json")
+def problem(status: type[web.HTTPError], text: str, state: str = "") -> web.HTTPError:
+    """As server.py's: a JSON ``{"error": text}`` with ``status``; ``state``: a closed
+    link's (``revoked``, ``ended``), for its page to say which."""
+    said = {"error": text, **({"state": state} if state else {})}
+    return status(text=json.dumps(said), content_type="application/json")
 
 
 log = logging.getLogger(__name__)
@@ -292,10 +294,18 @@ class SeatDesk:
         return None
 
     def shown(self, game: int) -> dict[str, object] | None:
-        """The live link of ``game`` (the one on the board), for the snapshot: its colour and
-        when it was made, never its token (a page without the access code sees it too)."""
+        """The live link of ``game`` (the one on the board), for the snapshot: its colour,
+        when it was made and the turn it handed in, waiting to be made at the board (every
+        page of the link shows it, not only the one that sent it); never its token (a page
+        without the access code sees it too)."""
         live = self.book.live(game)
-        return None if live is None else {"colour": live.colour, "made": live.made}
+        if live is None:
+            return None
+        waiting = None
+        if self.seat is not None and self.token == live.token:
+            turn = self.seat.shown(self.referee.snapshot().position)
+            waiting = turn.notation() if turn is not None else None
+        return {"colour": live.colour, "made": live.made, "waiting": waiting}
 
     async def _invitation(self, request: web.Request) -> web.Response:
         """The live link, for a page with the access code (one made at the board's button, or
@@ -303,7 +313,7 @@ class SeatDesk:
         await self.server._allowed(request)
         live = self.book.live(self.referee.snapshot().game)
         if live is None:
-            raise problem(web.HTTPNotFound, "no seat's link is live")
+            raise problem(web.HTTPNotFound, R_("no seat's link is live"))
         return web.json_response(_said(request, live))
 
     async def _revoke(self, request: web.Request) -> web.Response:
@@ -314,6 +324,7 @@ class SeatDesk:
             raise problem(web.HTTPNotFound, str(exc)) from None
         if self.token == gone.token:
             self._stand_up()
+        self.server.feed.changed()  # every page: the link is gone (its own page closes)
         return web.json_response({"ok": True, "token": gone.token, "state": "revoked"})
 
     def default_colour(self) -> Colour:
@@ -329,16 +340,18 @@ class SeatDesk:
         token = request.match_info["token"]
         if not self._limit(token):
             self.refused(f"token {token[:6]}... past its rate")
-            raise problem(web.HTTPTooManyRequests, "too many requests from this seat: slow down")
+            raise problem(
+                web.HTTPTooManyRequests, R_("too many requests from this seat: slow down")
+            )
         invitation = self.book.find(token)
         if invitation is None:
             self.refused(f"unknown token {shown(token[:6])}...")
-            raise problem(web.HTTPNotFound, "no such seat: ask the board for a new link")
+            raise problem(web.HTTPNotFound, R_("no such seat: ask the board for a new link"))
         if invitation.revoked:
             self._refuse(invitation, "the link was revoked")
             if self.token == invitation.token:
                 self._stand_up()
-            raise problem(web.HTTPGone, "this link was revoked at the board")
+            raise problem(web.HTTPGone, R_("this link was revoked at the board"), "revoked")
         game = self.referee.snapshot().game
         if invitation.game is None:  # the CLI's: the game on the board now
             invitation.game = game
@@ -349,11 +362,12 @@ class SeatDesk:
                 self.book.update(invitation)
             if self.token == invitation.token:
                 self._stand_up()
-            raise problem(web.HTTPGone, f"this link was for game {invitation.game}, now over")
+            over = R_("this link was for game {game}, now over").format(game=invitation.game)
+            raise problem(web.HTTPGone, over, "ended")
         if self.token != invitation.token:
             opponent = self.referee.opponent
             if opponent is not None and opponent.by == "remote":  # --remote: the other board's
-                raise problem(web.HTTPConflict, "this board plays another board: no seat now")
+                raise problem(web.HTTPConflict, R_("this board plays another board: no seat now"))
             self.seat, self.token = Seat(invitation.plays), invitation.token
         assert self.seat is not None
         if sit:
@@ -361,7 +375,9 @@ class SeatDesk:
             try:
                 self.seat.sit(self.referee)  # again after a power cut: the new controller's
             except OrbitoError as exc:
-                raise problem(web.HTTPConflict, f"the board cannot seat it: {exc}") from None
+                raise problem(
+                    web.HTTPConflict, R_("the board cannot seat it: {why}").format(why=exc)
+                ) from None
             self._settle()
         return invitation, self.seat
 

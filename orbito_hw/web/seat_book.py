@@ -24,7 +24,7 @@ from typing import Final
 
 from orbito_hw.errors import OrbitoError, echo
 from orbito_hw.hw.files import RecordFile
-from orbito_hw.lang import N_
+from orbito_hw.lang import N_, R_, chosen
 from orbito_hw.rules.game import Colour
 
 log = logging.getLogger(__name__)
@@ -32,6 +32,16 @@ log = logging.getLogger(__name__)
 SEATS_FILE: Final = "seats.json"
 TOKEN_BYTES: Final = 16  # 128 bits: not guessed, by a page or a flood
 MAX_INVITATIONS: Final = 64  # the oldest revoked or ended ones go first past this
+
+
+# Why a link is not made or not found: English (an answer's data), marked R_ so that the
+# page and the command line say it in their reader's language (lang.reworded).
+SEATED_ALREADY = {
+    "black": R_("black has a seat already (link {link}): revoke it first (seat revoke)"),
+    "white": R_("white has a seat already (link {link}): revoke it first (seat revoke)"),
+}
+NO_LINK = R_("no seat's link starts with {start} (seat list)")
+LINKS = R_("more than one seat's link starts with {start} (seat list)")
 
 
 class SeatTakenError(OrbitoError, ValueError):
@@ -89,8 +99,7 @@ class SeatBook(RecordFile[Invitation]):
         for seat in seats:
             if seat.live and (game is None or seat.game in (None, game)):
                 raise SeatTakenError(
-                    f"{seat.colour} has a seat already (link {seat.token[:6]}...): "
-                    "revoke it first (seat revoke)"
+                    SEATED_ALREADY[seat.colour].format(link=f"{seat.token[:6]}...")
                 )
         made = Invitation(secrets.token_urlsafe(TOKEN_BYTES), colour.value, game, _now())
         self.write([*seats, made])
@@ -122,8 +131,8 @@ class SeatBook(RecordFile[Invitation]):
         seats = self.read()
         matching = [s for s in seats if start and s.token.startswith(start)]
         if len(matching) != 1:
-            how = "no" if not matching else "more than one"
-            raise SeatUnknownError(f"{how} seat's link starts with {echo(start)} (seat list)")
+            how = NO_LINK if not matching else LINKS
+            raise SeatUnknownError(how.format(start=echo(start)))
         (seat,) = matching
         if seat.revoked is None:
             seat.revoked = _now()
@@ -165,8 +174,12 @@ def _now() -> str:
 
 
 def link(base: str, token: str) -> str:
-    """The seat's link on the board at ``base`` (``http://HOST:PORT``)."""
-    return f"{base.rstrip('/')}/seat/{token}"
+    """The seat's link on the board at ``base`` (``http://HOST:PORT``), carrying the board's
+    language when ``--lang`` or the config chose one (``?lang=fr``): the phone that opens
+    it speaks it, unless its person picks another on the page."""
+    spoken = chosen()
+    where = f"{base.rstrip('/')}/seat/{token}"
+    return where if spoken is None else f"{where}?lang={spoken}"
 
 
 def qr_svg(text: str) -> bytes:

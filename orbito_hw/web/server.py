@@ -31,9 +31,10 @@ from aiohttp import web
 
 from orbito_hw.control.puzzle import goal_of, origin_of, puzzle_id
 from orbito_hw.errors import OrbitoError, shown
-from orbito_hw.lang import LANGUAGES, best, known, page_words
+from orbito_hw.lang import LANGUAGES, R_, WORD_FIELDS, best, chosen, known, page_words, reason_words
 from orbito_hw.rules.game import Colour, replay
 from orbito_hw.rules.squares import (
+    NOT_A_SQUARE,
     is_square_name,
     parse_square,
 )
@@ -131,7 +132,7 @@ async def _same_site(
             origin == "null" or urlsplit(origin).netloc != request.host
         )
         if foreign or fetch_site in ("cross-site", "same-site"):
-            raise problem(web.HTTPForbidden, "the board's controls answer its own pages only")
+            raise problem(web.HTTPForbidden, R_("the board's controls answer its own pages only"))
     return await handler(request)
 
 
@@ -342,7 +343,13 @@ class WebServer:
         else the browser's ``Accept-Language``; {English: translation} (lang/)."""
         code = viewer_language(request)
         return web.json_response(
-            {"lang": code, "languages": list(LANGUAGES), "words": page_words(code)}
+            {
+                "lang": code,
+                "languages": list(LANGUAGES),
+                "words": page_words(code),
+                "reasons": reason_words(code),  # the board's reasons, said in the page
+                "word_fields": sorted(WORD_FIELDS),  # their fields that are one word
+            }
         )
 
     async def _puzzle(self, request: web.Request) -> web.Response:
@@ -365,7 +372,7 @@ class WebServer:
         """An archive read, in a thread off the referee's loop, at most MAX_ARCHIVE_READS
         at once: past them the page is told to try later (503)."""
         if self._reading >= MAX_ARCHIVE_READS:
-            raise problem(web.HTTPServiceUnavailable, "the archive is busy: try again")
+            raise problem(web.HTTPServiceUnavailable, R_("the archive is busy: try again"))
         self._reading += 1
         try:
             return await asyncio.to_thread(read, *args)
@@ -402,7 +409,7 @@ class WebServer:
         await _fields(request)
         name = request.match_info["square"]
         if not is_square_name(name):
-            raise problem(web.HTTPBadRequest, f"{shown(name)} is not a square (a1..d4)")
+            raise problem(web.HTTPBadRequest, NOT_A_SQUARE.format(word=shown(name)))
         return self._do(lambda: self.controls.lift_or_put(parse_square(name)))
 
     async def _press(self, request: web.Request) -> web.Response:
@@ -508,7 +515,7 @@ class WebServer:
         fields = await _fields(request)
         given = request.headers.get(CODE_HEADER) or fields.get("code")
         if not code_matches(given, self.code):
-            raise problem(web.HTTPForbidden, "this control needs the board's access code")
+            raise problem(web.HTTPForbidden, R_("this control needs the board's access code"))
         return fields
 
     def _do(self, control: Callable[[], None]) -> web.Response:
@@ -530,15 +537,17 @@ LANG_COOKIE: Final = "orbito-hw-lang"
 
 def viewer_language(request: web.Request) -> str:
     """The language a page is answered in: ``?lang=`` (the page's own choice), else the
-    ``orbito-hw-lang`` cookie, else the browser's ``Accept-Language``; a language the product
-    does not speak is passed over for the next."""
+    ``orbito-hw-lang`` cookie, else the board's (``--lang``, the config's ``language``),
+    else the browser's ``Accept-Language``; a language the product does not speak is
+    passed over for the next."""
     for wanted in (request.query.get("lang", ""), request.cookies.get(LANG_COOKIE, "")):
         if wanted:
             try:
                 return known(wanted)
             except ValueError:
                 continue
-    return best(request.headers.get("Accept-Language"))
+    board = chosen()  # --lang or the config's language: the board's pages speak it too
+    return board if board is not None else best(request.headers.get("Accept-Language"))
 
 
 def standing(game: dict[str, object]) -> dict[str, object]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -271,3 +272,34 @@ def play_the_game(url: str, seat: Any, meanwhile: Callable[[int, str], bool]) ->
     seat.evaluate(axe_script())  # the page as a screen reader meets it: no violation
     found = seat.evaluate("axe.run(document, {resultTypes: ['violations']})")
     assert [v["id"] for v in found["violations"]] == []
+
+
+SHOTS = "ORBITO_HW_SHOTS"
+"""A folder to keep the seat's pages' screenshots in, when set (a closing note's pictures);
+a test takes them either way, so a page that cannot be drawn fails here too."""
+
+
+def shot(page: Any, name: str) -> bytes:
+    """A PNG of ``page`` as the phone shows it; kept as ``NAME.png`` under $ORBITO_HW_SHOTS."""
+    png: bytes = page.screenshot(full_page=True)
+    assert png.startswith(b"\x89PNG")
+    folder = os.environ.get(SHOTS)
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        (Path(folder) / f"{name}.png").write_bytes(png)
+    return png
+
+
+def said(page: Any, selector: str = "#instruction") -> str:
+    """The text of ``selector`` on ``page``, as a person reads it."""
+    text: str = page.locator(selector).inner_text()
+    return text
+
+
+def says(page: Any, text: str, selector: str = "#instruction") -> None:
+    """Until ``selector`` on ``page`` reads ``text`` (a part of it)."""
+    page.wait_for_function(
+        "([selector, text]) => document.querySelector(selector).textContent.includes(text)",
+        arg=[selector, text],
+        timeout=WAIT_MS,
+    )

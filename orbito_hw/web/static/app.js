@@ -14,6 +14,13 @@ let code = localStorage.getItem(CODE_KEY) || "";
 let queue = Promise.resolve(); // one request at a time, in the order they were made
 let ended = null; // the last result event heard: {game, result, lines}
 let archived = null; // the archive's record of the game the result is shown for
+let seated = { game: null, colour: null }; // the colour a seat (a phone) played in a game: its
+// link closes with the game, and the archive says "remote" of a seat and a board alike
+
+function seatOf(game) {
+  // The colour the player on the phone played in ``game``, as the snapshots said; else null.
+  return seated.game === game ? seated.colour : null;
+}
 let puzzle = null; // /api/puzzle: the game's puzzle and how the try ended
 
 // --- the stream ---------------------------------------------------------------------------
@@ -148,6 +155,7 @@ function change(target, key, value) {
 }
 
 function drawInstruction(s, before) {
+  if (s.seat) seated = { game: s.game, colour: s.seat };
   // The line computed on the board (web/instruction.py): what the board wants now.
   const line = $("instruction");
   if (change(line.dataset, "phase", s.phase || "") && before && s.phase === "your-turn") sound("turn");
@@ -173,8 +181,8 @@ function drawWho(s) {
       span.className = "player";
       span.dataset.colour = colour;
       const me = viewer(archived) === colour;
-      const player = me ? t("you") : playerWords(archived[colour]);
-      span.textContent = Colour(colour) + ": " + player;
+      const player = me ? t("you") : playerWords(archived[colour], seatOf(s.game) === colour);
+      span.textContent = colour === "black" ? t("Black: {who}", { who: player }) : t("White: {who}", { who: player });
       if (i) who.append(" · ");
       who.append(span);
     });
@@ -253,12 +261,12 @@ function drawResult(s) {
     return;
   }
   const players = archived ? { black: archived.black, white: archived.white } : s.players;
-  let text = resultWords(shown.result, players, s.seat);
+  let text = resultWords(shown.result, players, s.seat || seatOf(shown.game));
   const lines = (shown.lines || []).map((line) => line.join(" ")).join("; ");
   if (lines) text += ` (${lines})`;
   else if (shown.agreed && shown.result !== "draw") text += t(": the other side resigned");
   change(result, "textContent", text);
-  change(result.dataset, "words", resultWords(shown.result, players, s.seat));
+  change(result.dataset, "words", resultWords(shown.result, players, s.seat || seatOf(shown.game)));
   const allowed = s.simulated || !s.locked || code;
   change($("again"), "hidden", !allowed);
   if (!archived || archived.ended !== `${shown.game}|${shown.result}`) findArchived(shown, s);
@@ -462,8 +470,11 @@ function describe(e) {
   const colour = e.colour ? colourWord(e.colour) : "";
   switch (e.event) {
     case "turn": return t("turn {number}: {colour} {turn}", { number: e.number, colour, turn: e.turn });
-    case "board-turn": return t("the board's turn {number} ({colour}): {turn}, make it", { number: e.number, colour, turn: e.turn });
-    case "rejected": return t("not accepted: {reason}", { reason: e.reason }) + (squares ? ` (${squares})` : "");
+    case "board-turn":
+      if (e.by === "remote" && seatOf(e.game) !== null) return t("turn {number} of the player on the phone ({colour}): {turn}, make it", { number: e.number, colour, turn: e.turn });
+      if (e.by === "remote") return t("turn {number} of the other board ({colour}): {turn}, make it", { number: e.number, colour, turn: e.turn });
+      return t("the board's turn {number} ({colour}): {turn}, make it", { number: e.number, colour, turn: e.turn });
+    case "rejected": return t("not accepted: {reason}", { reason: inWords(e.reason) }) + (squares ? ` (${squares})` : "");
     case "correction": return t("the board does not match: {squares}", { squares }) + seenColours(e.seen);
     case "corrected": return t("the board matches again");
     case "result": return e.result === "draw" ? t("a draw") : e.result === "black" ? t("black wins") : t("white wins");
@@ -474,9 +485,9 @@ function describe(e) {
     case "takeback": return t("taking back turn {number} ({turn})", { number: e.number, turn: e.turn });
     case "taken-back": return t("turn {number} taken back", { number: e.number });
     case "ask": return e.what === "draw" ? t("{colour} offers a draw", { colour }) : t("{colour} asks to take back", { colour });
-    case "answer": return e.agreed ? t("agreed") : t("not agreed: {reason}", { reason: e.reason });
+    case "answer": return e.agreed ? t("agreed") : t("not agreed: {reason}", { reason: inWords(e.reason) });
     case "puzzle": return e.solved ? t("puzzle {id} solved", { id: e.id }) : t("puzzle {id} not solved", { id: e.id });
-    case "fault": return t("fault: {reason}", { reason: e.reason });
+    case "fault": return t("fault: {reason}", { reason: inWords(e.reason) });
     default: return null; // consumers ignore what they do not know
   }
 }

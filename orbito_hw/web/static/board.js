@@ -16,7 +16,7 @@ async function fetchJson(path) {
 function errorOf(response) {
   // What a refused request says: its JSON error, else the status line.
   return response.json().then(
-    (body) => body.error || response.statusText,
+    (body) => (body.error ? inWords(body.error) : response.statusText), // words.js: in the page's language
     () => response.statusText,
   );
 }
@@ -90,13 +90,15 @@ function showResult(result, lines = []) {
     ? ""
     : result === "draw"
       ? t("Draw") + (where ? t(": both have a line ({lines})", { lines: where }) : "")
-      : (result === "black" ? t("Black wins") : t("White wins")) + (where ? `: ${where}` : "");
+      : where ? t("{result}: {lines}", { result: result === "black" ? t("Black wins") : t("White wins"), lines: where })
+        : result === "black" ? t("Black wins") : t("White wins");
 }
 
-function playerWords(player) {
-  // The archive's PLAYER ("person", "board:LEVEL", "remote") in words.
+function playerWords(player, seat = false) {
+  // The archive's PLAYER ("person", "board:LEVEL", "remote") in words; ``seat``: the remote
+  // player was a seat, a person on a phone, not another board.
   if (!player || player === "person") return t("a person");
-  if (player === "remote") return t("the other board");
+  if (player === "remote") return seat ? t("the player on the phone") : t("the other board");
   const level = player.startsWith("board:") ? player.slice(6) : player;
   const words = /^\d$/.test(level)
     ? t("level {n}", { n: level })

@@ -82,7 +82,7 @@ async function showGame(id) {
   if (!game.result) $("result").textContent = t("Not finished");
   const first = game.first === "black" ? t("black moved first") : t("white moved first");
   $("game-players").textContent =
-    t("Black") + ": " + playerWords(game.black) + " · " + t("White") + ": " + playerWords(game.white) + " · " + first;
+    t("Black: {who}", { who: playerWords(game.black) }) + " · " + t("White: {who}", { who: playerWords(game.white) }) + " · " + first;
   const date = $("game-date");
   date.replaceChildren(t("Started") + " ", timeElement(game.started));
   if (game.ended) date.append(", " + t("ended") + " ", timeElement(game.ended));

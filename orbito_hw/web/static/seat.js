@@ -11,12 +11,21 @@ const TOKEN = decodeURIComponent(location.pathname.split("/").pop());
 let me = null; // /api/seat/TOKEN: the colour this link plays
 let last = null; // the last snapshot
 let waiting = null; // {number, turn}: handed in, not yet made at the board
+let linkSeen = false; // the last snapshot showed this link live on the board
+const RECHECK_MS = 15000; // how often an idle page asks whether its link still stands
 
 // --- the link -----------------------------------------------------------------------------
 async function readSeat() {
-  const response = await fetch(`/api/seat/${encodeURIComponent(TOKEN)}`);
+  let response;
+  try {
+    response = await fetch(`/api/seat/${encodeURIComponent(TOKEN)}`);
+  } catch (error) {
+    if (me === null) closed(0, error.message);
+    return false; // the board away: the link's state says so, the seat stays as it was
+  }
   if (!response.ok) {
-    closed(response.status, await errorOf(response));
+    const { why, state } = await problemOf(response);
+    closed(response.status, why, state);
     return false;
   }
   me = await response.json();
@@ -27,12 +36,34 @@ async function readSeat() {
   return true;
 }
 
-function closed(status, why) {
-  const state = status === 404 ? "unknown" : status === 410 ? "revoked" : "error";
+async function problemOf(response) {
+  // A refused request's reason, in the page's language, and a closed link's state.
+  try {
+    const body = await response.json();
+    return { why: inWords(body.error || response.statusText), state: body.state || "" };
+  } catch {
+    return { why: response.statusText, state: "" };
+  }
+}
+
+function closed(status, why, how = "") {
+  // The link closed: why, and nothing left on the page that was about its game's moments
+  // (a refusal, an ask's answer); a game over keeps its result, in this player's terms.
+  const state = status === 404 ? "unknown" : status === 410 ? (how === "ended" ? "ended" : "revoked") : "error";
   document.body.dataset.seat = state;
+  if (state !== "error") {
+    refuse("");
+    if ($("ask-state").dataset.ask !== "agreed") { // an agreed draw ended the game: it stays
+      $("ask-state").textContent = "";
+      $("ask-state").dataset.ask = "";
+    }
+    for (const id of ["ask-take-back", "ask-draw", "press", "cancel"]) $(id).hidden = true;
+    $("offer").hidden = true;
+  }
   say(state === "unknown" ? t("No such seat: ask the person at the board for a new link.")
-    : state === "revoked" ? t("This link is closed: it was revoked at the board, or its game is over.")
-      : t("The board did not answer ({why}): try again in a moment.", { why }));
+    : state === "revoked" ? t("This link is closed: it was revoked at the board. Ask the person at the board for a new one.")
+      : state === "ended" ? t("This link is closed: its game is over. The person at the board can make a new one.")
+        : t("The board did not answer ({why}): try again in a moment.", { why }));
 }
 
 function connect() {
@@ -52,10 +83,37 @@ function connect() {
 }
 
 function heardSnapshot(s) {
+  if (me !== null && last !== null && s.game !== me.game && s.game !== last.game) {
+    // Another game on the board: this link's game is over. The page keeps the game it
+    // played (its result) and asks where its link stands (closed with its game).
+    if (document.body.dataset.seat === "live") readSeat();
+    return;
+  }
   last = s;
-  if (waiting !== null && s.turns.length >= waiting.number) waiting = null; // made and pressed
+  const link = s.invitation;
+  if (me !== null && link && link.colour === me.colour) {
+    // The turn the link handed in, from this page or another on the same link: every page
+    // of the link shows the same game.
+    waiting = link.waiting ? { number: s.turns.length + 1, turn: link.waiting } : null;
+  } else if (waiting !== null && s.turns.length >= waiting.number) {
+    waiting = null; // made and pressed
+  }
+  const ours = Boolean(me !== null && link && link.colour === me.colour);
+  if (linkSeen && !ours && document.body.dataset.seat === "live") {
+    readSeat(); // the link gone from the board (revoked, a new game): the page says why
+  }
+  linkSeen = ours;
   heardAsks(s.ask, s.answered);
 }
+
+const BUSY = {
+  "turning the rings back": () => t("Wait: the board is taking back a turn."),
+  "waiting for the turn to be undone": () => t("Wait: the board is taking back a turn."),
+  "setting up": () => t("Wait: the board is being set up."),
+  correction: () => t("Wait: the person at the board is putting it right."),
+  fault: () => t("Wait: the board has a fault; the person at the board sees it."),
+  starting: () => t("Wait: the board is starting."),
+};
 
 function now() {
   // What seat_pick.js shows: the board's snapshot, as this link plays it.
@@ -64,7 +122,8 @@ function now() {
   return {
     colour: me.colour, marbles: last.marbles, leds: last.leds, glows: last.glows,
     turns: last.turns, result: last.result, lines: last.lines, toMove: last.to_move,
-    waiting: waiting ? waiting.turn : null, pending: null,
+    waiting: waiting ? waiting.turn : null, pending: null, sent: true,
+    busy: last.result ? null : (BUSY[last.state] || (() => null))(),
     asks: {
       mine,
       offered: asking !== null && mine === null,
@@ -89,7 +148,8 @@ async function post(path, fields) {
   }
   if (response.ok) return response.json();
   if (response.status === 404 || response.status === 410) {
-    closed(response.status, await errorOf(response));
+    const { why, state } = await problemOf(response);
+    closed(response.status, why, state);
   } else {
     refuse(t("Refused: {reason}", { reason: await errorOf(response) }));
   }
@@ -131,6 +191,11 @@ async function start() {
   document.addEventListener("visibilitychange", () => {
     if (document.visibilityState === "visible" && me) readSeat();
   });
+  // A link revoked from the command line (seat revoke) changes nothing on the board: the
+  // page asks where its seat stands now and then, so it never says "your turn" on a dead link.
+  setInterval(() => {
+    if (document.visibilityState === "visible" && document.body.dataset.seat === "live") readSeat();
+  }, RECHECK_MS);
   if (await readSeat()) connect();
 }
 

@@ -80,6 +80,8 @@ function refuse(text) {
 function setLink(state) {
   $("link").dataset.link = state;
   $("link").textContent = state === "live" ? t("live") : t("reconnecting");
+  // The lines that depend on the link (a turn sent or queued) said again.
+  if (typeof seatTransport !== "undefined" && seatTransport !== null) drawSeat();
 }
 
 function showColour(colour) {

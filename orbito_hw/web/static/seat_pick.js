@@ -21,7 +21,34 @@ let pick = { from: null, to: null }; // a move chosen before the placement
 let cursor = "a1"; // the square the keys are on
 
 function myTurn(now) {
-  return !now.pending && !now.result && now.toMove === now.colour && now.waiting === null;
+  return !now.pending && !now.busy && !now.result && now.toMove === now.colour && now.waiting === null;
+}
+
+function seatClosed() {
+  // The link closed (seat.js's closed, seat_remote.js's refusals): its own line stands.
+  return ["revoked", "unknown", "ended", "taken", "error"].includes(document.body.dataset.seat);
+}
+
+function linkLive() {
+  return $("link").dataset.link === "live";
+}
+
+function seatResult(now) {
+  // The result in this player's terms: won, lost or a draw; its line on the board too.
+  const where = (now.lines || []).map((line) => line.join(" ")).join("; ");
+  const words = now.result === "draw" ? t("Draw") : now.result === now.colour ? t("You won") : t("You lost");
+  $("result").dataset.result = now.result;
+  $("result").dataset.outcome = now.result === "draw" ? "draw" : now.result === now.colour ? "won" : "lost";
+  $("result").textContent = where ? t("{result}: {lines}", { result: words, lines: where }) : words;
+  return now.result === "draw" ? t("The game is over: a draw.")
+    : now.result === now.colour ? t("The game is over: you won.") : t("The game is over: you lost.");
+}
+
+function waitingWords(now) {
+  // Where the turn handed in is, said as it is: on the board's lights only once it got there.
+  if (now.queued || !linkLive()) return t("Your turn {turn} is queued: it goes to the board when the link is back.", { turn: now.waiting });
+  if (now.boardAway) return t("Your turn {turn} is sent: the board is offline, it shows it when it is back.", { turn: now.waiting });
+  return t("Your turn {turn} is on the board's lights: the person at the board makes it and presses.", { turn: now.waiting });
 }
 
 function marbleOn(now, square) {
@@ -60,14 +87,19 @@ function drawSeat() {
     item.textContent = token;
     return item;
   }));
-  showResult(now.result, now.lines);
+  if (now.result) seatResult(now);
+  else showResult(null);
+  $("result").dataset.outcome = now.result ? $("result").dataset.outcome : "";
   $("press").hidden = !(myTurn(now) && Object.keys(now.marbles).length === 16);
   $("cancel").hidden = pick.from === null;
   $("instruction").dataset.waiting = now.waiting || "";
   const other = now.colour === "black" ? t("white") : t("black");
-  if (now.pending) say(now.pending);
-  else if (now.result) say(t("The game is over."));
-  else if (now.waiting) say(t("Your turn {turn} is on the board's lights: the person at the board makes it and presses.", { turn: now.waiting }));
+  if (seatClosed()) {
+    // closed (seat.js's closed): its own line stands; the board as it was
+  } else if (now.pending) say(now.pending);
+  else if (now.result) say(seatResult(now));
+  else if (now.busy) say(now.busy);
+  else if (now.waiting) say(waitingWords(now));
   else if (myTurn(now)) say(pick.from === null
     ? t("Your turn: click an empty square to place your marble, or one of the other colour's marbles to move it first.")
     : pick.to === null ? t("Move {square} to which empty square next to it?", { square: pick.from })
@@ -78,9 +110,10 @@ function drawSeat() {
 
 function showAsks(now) {
   const { mine, offered, word } = now.asks;
-  const over = Boolean(now.pending || now.result);
-  $("ask-take-back").hidden = over || mine !== null || offered;
-  $("ask-draw").hidden = over || mine !== null || offered;
+  const over = Boolean(now.pending || now.result) || seatClosed();
+  // Nothing to ask while the board is busy (it would refuse): the buttons come back after.
+  $("ask-take-back").hidden = over || Boolean(now.busy) || mine !== null || offered;
+  $("ask-draw").hidden = over || Boolean(now.busy) || mine !== null || offered;
   $("offer").hidden = !offered;
   let state = "";
   let text = "";
@@ -95,11 +128,11 @@ function showAsks(now) {
     state = "agreed";
     text = word.what === "draw" ? t("A draw, agreed.")
       : t("Agreed: your last turn is taken back on the board.");
-  } else if (word !== null && word.mine) {
+  } else if (word !== null && word.mine && !over) { // a refusal is about a moment of the game
     state = "refused";
     text = word.what === "draw"
-      ? t("Your draw offer was not accepted: {reason}", { reason: word.reason })
-      : t("Your take-back was not agreed: {reason}", { reason: word.reason });
+      ? t("Your draw offer was not accepted: {reason}", { reason: inWords(word.reason) })
+      : t("Your take-back was not agreed: {reason}", { reason: inWords(word.reason) });
   }
   $("ask-state").dataset.ask = state;
   $("ask-state").textContent = text;
@@ -111,7 +144,8 @@ function choose(square) {
   const now = seatTransport.now();
   if (now === null) return;
   if (!myTurn(now)) {
-    refuse(now.waiting ? t("Your turn is being made at the board.") : t("It is not your turn."));
+    refuse(now.busy ? now.busy : now.waiting ? t("Your turn is being made at the board.")
+      : now.result ? t("The game is over.") : t("It is not your turn."));
     return;
   }
   const marble = marbleOn(now, square);

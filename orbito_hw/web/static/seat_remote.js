@@ -86,6 +86,15 @@ function readRecord(text, colour) {
   return obj;
 }
 
+function newerOwn(record) {
+  // This seat's record as another page on the same link published it, newer than this
+  // page's: a turn more (that page's turn handed in), a take-back or a new round. Every
+  // page on one link then shows the same game.
+  if (record.round !== mine.round) return record.round > mine.round;
+  if (record.takebacks !== mine.takebacks) return record.takebacks > mine.takebacks;
+  return record.first === mine.first && record.turns.length > mine.turns.length && startsWith(record.turns, mine.turns);
+}
+
 function startsWith(longer, shorter) {
   return shorter.length <= longer.length && shorter.every((token, i) => longer[i] === token);
 }
@@ -122,8 +131,11 @@ function onMessage(topic, payload) {
     const record = readRecord(text, colour);
     if (record === null) return;
     if (colour === SEAT.colour) {
-      if (record.board === SEAT.id) { // this seat's, kept by the broker: a reload
-        if (mine === null) mine = { round: record.round, first: record.first, turns: record.turns, takebacks: record.takebacks };
+      if (record.board === SEAT.id) { // this seat's: a reload, or another page on the same link
+        if (mine === null || newerOwn(record)) {
+          mine = { round: record.round, first: record.first, turns: record.turns, takebacks: record.takebacks };
+          localStorage.setItem(KEPT, JSON.stringify({ ...mine, joined: true }));
+        }
       } else {
         rival = record;
       }
@@ -211,6 +223,9 @@ function now() {
     colour: SEAT.colour, marbles: position.marbles, turns, result: position.result,
     lines: position.lines.map((line) => [...line].sort()), toMove: position.toMove, waiting,
     pending: theirs === null ? t("Waiting for the board to join the game…") : null,
+    busy: null, // the board's state is not said over the broker: its record is
+    queued: !(client && client.connected && said), // the turn kept here, published once back
+    boardAway: opponent !== null && online[opponent] === false,
     asks: {
       mine: standing(asks.ask, asks.round) ? asks.ask : null,
       offered: boardAsk !== null && standing(boardAsk, boardAsk.round),
@@ -224,7 +239,7 @@ function send(token) {
   // The turn added to this seat's record and published: the board shows it on its LEDs.
   const fault = turnFault(shown().position, token);
   if (fault) {
-    refuse(t("Refused: {reason}", { reason: fault }));
+    refuse(t("Refused: {reason}", { reason: inWords(fault) }));
     return;
   }
   mine = { round: theirs.round, first: theirs.first, turns: [...theirs.turns, token], takebacks: theirs.takebacks };

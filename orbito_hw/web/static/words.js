@@ -8,6 +8,52 @@
 
 const LANG_KEY = "orbito-hw-lang";
 let WORDS = {};
+let REASONS = []; // the board's reasons (English, as events and answers carry them), said here
+
+function compileReasons(pairs, wordFields = []) {
+  // [[English template, translation]], the most words first: a reader for each template
+  // (a field of ``wordFields`` is one word: a count, a square, a turn, a colour).
+  return (pairs || []).map(([template, translated]) => {
+    const names = [];
+    const parts = template.split(/\{(\w+)\}/);
+    const source = parts.map((part, index) => {
+      if (index % 2 === 0) return part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      if (names.includes(part)) return `\\k<${part}>`;
+      names.push(part);
+      return wordFields.includes(part) ? `(?<${part}>\\S+?)` : `(?<${part}>[\\s\\S]+?)`;
+    }).join("");
+    return { pattern: new RegExp(`^${source}$`), translated, words: parts.filter((p, i) => i % 2 === 0).join("").length };
+  });
+}
+
+function inWords(text) {
+  // A reason the board sent in English (a refusal, an answer's), in the page's language:
+  // the template that reads it whole, its fields put back (each said too); where several
+  // read it, the one that explains the most of it by its own words (as lang.reworded).
+  return readReason(String(text ?? ""), new Map())[1];
+}
+
+function readReason(text, memo) {
+  if (memo.has(text)) return memo.get(text);
+  let best = [0, text];
+  memo.set(text, best); // a field that reads as itself: no loop through it
+  for (const reason of REASONS) {
+    const match = reason.pattern.exec(text);
+    if (match === null) continue;
+    let score = reason.words;
+    const fields = {};
+    for (const [name, value] of Object.entries(match.groups || {})) {
+      const [explained, said] = readReason(value, memo);
+      score += explained;
+      fields[name] = said;
+    }
+    if (score > best[0]) {
+      best = [score, reason.translated.replace(/\{(\w+)\}/g, (whole, name) => (name in fields ? fields[name] : whole))];
+    }
+  }
+  memo.set(text, best);
+  return best;
+}
 
 function t(text, fields = {}) {
   const said = WORDS[text] || text;
@@ -27,12 +73,21 @@ function translateStatic(root = document) {
   }
 }
 
-async function loadWords(code = localStorage.getItem(LANG_KEY) || "") {
+function chosenLanguage() {
+  // The viewer's own choice (remembered), else the link's (a seat's link carries the
+  // language it was made in: ?lang=), else none: the board's, or the browser's.
+  // (a seat across the internet carries it in its fragment, with the rest of its link).
+  return localStorage.getItem(LANG_KEY) || new URLSearchParams(location.search).get("lang")
+    || new URLSearchParams(location.hash.slice(1)).get("lang") || "";
+}
+
+async function loadWords(code = chosenLanguage()) {
   // The catalogue, then the HTML translated; the page draws in the chosen language from now.
   try {
     const response = await fetch(`/api/words${code ? `?lang=${encodeURIComponent(code)}` : ""}`);
     const answer = response.ok ? await response.json() : { lang: "en", languages: ["en"], words: {} };
     WORDS = answer.words || {};
+    REASONS = compileReasons(answer.reasons, answer.word_fields);
     document.documentElement.lang = answer.lang;
     translateStatic();
     return answer;
