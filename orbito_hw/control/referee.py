@@ -124,6 +124,14 @@ class Referee(Core):
             return  # a new game began while the rings homed
         if report.fault:
             return self.fault(report.fault)
+        if report.steps:  # the rings moved home: their squares are read again after the settle
+            self.clock.call_later(self.settings.settle, self._look_at_start)
+            return
+        self._look_at_start()
+
+    def _look_at_start(self) -> None:
+        if self.state is not S.STARTING:
+            return  # a new game began while the squares settled
         reading = resync(self.sensors, self.reader)  # colours too: a wrong one put before a cut
         if self.saved.setting_up:
             return self.setups.resume()
