@@ -13,8 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .common.browser import DESKTOP, WAIT_MS, board, free_port
-from .test_web_browser import click_turn, random_game, turns_on
+from .common.browser import DESKTOP, WAIT_MS, board, click_turn, free_port, random_game, turns_on
 
 GAMES = 3
 HOGS = 2  # one busy loop a core of a two-core machine: the load the issue saw, and more
