@@ -160,6 +160,53 @@ def test_rollback_by_hand_goes_back_but_never_to_a_failed_release(tmp_path: Path
         Releases(root=tmp_path / "nothing", systemd=releases.systemd).rollback()
 
 
+def test_a_failed_release_is_pruned_and_a_rollback_by_hand_keeps_two(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As on a board: 0.1.0, upgraded to 0.1.1, then 0.1.2 fails its start-up check and is
+    rolled back; later a person rolls back by hand. Two releases are kept at every step (what
+    docs/package.md says): the one running and the one to roll back to."""
+    how = {"0.1.0": "good", "0.1.1": "good", "0.1.2": "crash"}
+    releases, _, said = setup(tmp_path, how)
+    assert releases.activate("0.1.0") and releases.activate("0.1.1")
+    assert releases.installed() == ["0.1.0", "0.1.1", "0.1.2"]  # 0.1.2 made, not yet switched
+    assert not releases.activate("0.1.2")
+    assert releases.current() == "0.1.1" and releases.record()["previous"] == "0.1.0"
+    assert releases.installed() == ["0.1.0", "0.1.1"]  # the failed release's venv is gone
+    assert not (releases.root / "releases" / "0.1.2").exists()
+    assert "release 0.1.2 removed (kept: 0.1.1, 0.1.0)" in said
+    # What the failed start left is kept aside, never removed with its release.
+    (aside,) = (tmp_path / "backups").glob("failed-0.1.2-*")
+    assert (aside / "game.json").read_text() == "migrated by 0.1.2"
+    assert (releases.state / "game.json").read_text() == "game 1, turn 3"
+    assert releases.rollback()
+    assert releases.current() == "0.1.0" and releases.installed() == ["0.1.0", "0.1.1"]
+    assert releases.record()["previous"] == "0.1.1"
+    # `orbito-hw version` lists the two.
+    monkeypatch.setattr("orbito_hw.app.releases.Releases", lambda: releases)
+    monkeypatch.setattr("orbito_hw.commands.update.service_release", lambda root: "0.1.0")
+    assert cmd_version(argparse.Namespace(json=True)) == 0
+    assert json.loads(capsys.readouterr().out)["installed"] == ["0.1.0", "0.1.1"]
+    # An install cut short stays aside: never a complete release, never pruned.
+    cut = releases.root / "releases" / ".0.1.3.incomplete.1"
+    cut.mkdir()
+    assert releases.activate("0.1.1") and cut.is_dir()
+    assert releases.installed() == ["0.1.0", "0.1.1"]
+
+
+def test_a_release_that_failed_before_is_pruned_at_the_next_rollback_by_hand(
+    tmp_path: Path,
+) -> None:
+    """A board whose failed release was kept (as before this was fixed): the next switch
+    that passes its check removes it."""
+    releases, _, _ = setup(tmp_path, {"0.1.0": "good", "0.1.1": "good", "0.1.2": "crash"})
+    assert releases.activate("0.1.0") and releases.activate("0.1.1")
+    releases.record_path.write_text(json.dumps({"running": "0.1.1", "previous": "0.1.0",
+                                                "failed": "0.1.2"}))  # fmt: skip
+    assert releases.rollback()
+    assert releases.current() == "0.1.0" and releases.installed() == ["0.1.0", "0.1.1"]
+
+
 def test_a_first_install_that_fails_says_so_and_stays(tmp_path: Path) -> None:
     releases, _, said = setup(tmp_path, {"1.0": "crash"})
     assert not releases.activate("1.0")

@@ -9,20 +9,21 @@ Under CI=true a missing browser fails, never skips."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 from typing import Any
 
 from orbito_hw.rules.game import Colour, Position
-from orbito_hw.rules.squares import square_name
 from orbito_hw.rules.turn import Turn
 
-from .common.browser import WAIT_MS, board, free_port, marbles_of
-
-
-def turns_on(page: Any) -> list[str]:
-    tokens: list[str] = page.eval_on_selector_all("[data-turn]", "e => e.map(x => x.dataset.turn)")
-    return tokens
+from .common.browser import (
+    WAIT_MS,
+    board,
+    click_turn,
+    free_port,
+    marbles_of,
+    random_game,
+    turns_on,
+)
 
 
 def wait_for_turns(page: Any, count: int) -> None:
@@ -31,32 +32,11 @@ def wait_for_turns(page: Any, count: int) -> None:
     )
 
 
-def click_turn(page: Any, token: str) -> None:
-    """Make the turn ``token`` with the page's clicks: the move (lift, put), the place, press."""
-    turn = Turn.from_notation(token)
-    squares = [] if turn.is_extra_press else [turn.move_from, turn.move_to, turn.place]
-    for square in squares:
-        if square is not None:
-            page.click(f'[data-square="{square_name(square)}"]')
-    page.click('[data-action="press"]')
-
-
 def marbles_on(page: Any) -> dict[str, str]:
     pairs = page.eval_on_selector_all(
         "[data-square]", "e => e.map(x => [x.dataset.square, x.dataset.marble])"
     )
     return {square: marble for square, marble in pairs if marble}
-
-
-def random_game(seed: int) -> tuple[list[str], Position]:
-    rng = random.Random(seed)
-    position = Position.start(Colour.BLACK)
-    tokens = []
-    while not position.is_over:
-        turn = rng.choice(sorted(position.legal_turns(), key=lambda t: t.notation()))
-        tokens.append(turn.notation())
-        position = position.play(turn)
-    return tokens, position
 
 
 def test_a_game_by_clicks_reaches_the_engines_result_and_a_second_page_follows(

@@ -157,6 +157,7 @@ class Releases:
             if not (target / ".complete").exists():
                 raise ReleaseError(f"release {version} is not installed ({target} incomplete)")
             previous = self.current()
+            failed_before = self.record().get("failed")  # a release that failed, kept so far
             if previous == version:
                 previous = self._fallback(version)
             live = self.systemd.live()
@@ -169,10 +170,10 @@ class Releases:
                 return True
             verdict = self._start_and_check(within)
             if verdict.ok:
+                self._write(version, previous, f"{why}: READY in {verdict.took:.1f} s")
+                self._prune(version, previous, failed_before)
                 self.say(f"{version} running: READY and refereeing {verdict.took:.1f} s after "
                          f"the start ({why}{f' from {previous}' if previous else ''})")  # fmt: skip
-                self._write(version, previous, f"{why}: READY in {verdict.took:.1f} s")
-                self._prune(version, previous)
                 return True
             if previous is None:
                 self.say(f"{version} failed its start-up check ({verdict.reason}); "
@@ -195,6 +196,11 @@ class Releases:
         newest other complete one that has not failed its start-up check."""
         record = self.record()
         before, failed = record.get("previous"), record.get("failed")
+        return self._fallback_from(version, failed, before)
+
+    def _fallback_from(
+        self, version: str | None, failed: object, before: object = None
+    ) -> str | None:
         others = [v for v in self.installed() if v not in (version, failed)]
         if isinstance(before, str) and before in others:
             return before
@@ -219,8 +225,9 @@ class Releases:
         reason = f"{failed} failed its start-up check after {verdict.took:.1f} s: {verdict.reason}"
         self.say(f"rolled back: {previous} runs again, {state}; {reason}")
         # The release to go back to by hand from here: not the one that just failed.
-        self._write(previous, self._fallback(previous), f"rolled back ({why} to {failed}): "
-                    f"{reason}", failed=failed)  # fmt: skip
+        back = self._fallback_from(previous, failed, self.record().get("previous"))
+        self._write(previous, back, f"rolled back ({why} to {failed}): {reason}", failed=failed)
+        self._prune(previous, back, failed)  # the failed release's venv goes
 
     def _start_and_check(self, within: float) -> Verdict:
         start = self.clock()
@@ -285,13 +292,18 @@ class Releases:
             self.say(f"the state {failed} left is kept in {aside}")
         subprocess.run(["cp", "-a", str(backup), str(self.state)], check=True)
 
-    def _prune(self, version: str, previous: str | None) -> None:
-        """Releases older than the current one, but for the one to roll back to: their venvs
-        go (the package's wheels of the older ones are gone too: dpkg replaced them)."""
+    def _prune(self, version: str, previous: str | None, failed: object) -> None:
+        """Two releases are kept: ``version``, which runs, and ``previous``, the one to roll
+        back to. Older ones go (the package's wheels of them are gone too: dpkg replaced
+        them), and one that failed its start-up check (never made current again by itself;
+        its state is kept aside, and a reinstall of its package makes its venv again). A
+        newer one not yet switched to (a postinst under way) and an install cut short stay."""
         done = self.installed()  # oldest first: those before ``version`` are older
-        for name in done[: done.index(version)]:
-            if name != previous:
+        for name in done:
+            older = done.index(name) < done.index(version)
+            if name not in (version, previous) and (older or name == failed):
                 shutil.rmtree(self.release(name), ignore_errors=True)
+                self.say(f"release {name} removed (kept: {version}, {previous or 'nothing'})")
 
     def _write(self, running: str, previous: str | None, why: str, failed: str = "") -> None:
         record = {

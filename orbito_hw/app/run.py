@@ -52,8 +52,7 @@ def settings(config: Config) -> Settings:
     scanned_by_pico = config.backends.sensors == "serial" and not config.sensors.colour
     settle = REFEREE_SETTLE
     if config.sensors.colour:
-        front = config.analog.front_end()
-        settle = max(settle, front.scan_s + front.settle_s)
+        settle = max(settle, config.analog.front_end().read_again_s)
     return Settings(
         first=config.board.first,
         settle=settle,

@@ -125,14 +125,21 @@ class Referee(Core):
             return  # a new game began while the rings homed
         if report.fault:
             return self.fault(report.fault)
+        if report.steps:  # the rings moved home: their squares are read again after the settle
+            self.clock.call_later(self.settings.settle, lambda: self._look_at_start(homed=True))
+            return
+        self._look_at_start(homed=False)
+
+    def _look_at_start(self, homed: bool) -> None:
+        if self.state is not S.STARTING:
+            return  # a new game began while the squares settled
         reading = resync(self.sensors, self.reader)  # colours too: a wrong one put before a cut
         if self.saved.setting_up:
             return self.setups.resume()
         if self.saved.undo is not None:
             return self.take_backs.resume(reading)
         if self.pending is not None:
-            black, white = self.position.before_press(self.pending)
-            if reading == black | white:
+            if not self._pressed_before_cut(homed):
                 self.go(T.ACCEPT)
                 self.board.drive.move(1, self._moved)
                 return
@@ -147,6 +154,21 @@ class Referee(Core):
         else:
             self.go(T.RESUME_TURN if self.reader.touched else T.RESUME)
             self.players.offer()  # the same turn as before the cut: it is in the journal
+
+    def _pressed_before_cut(self, homed: bool) -> bool:
+        """Whether the rings had turned for the pending turn when the power went: the board
+        shows the turn after its press, not before it, colour for colour where the sensors
+        tell colours. Where the squares cannot tell (a full board read by presence alone:
+        an extra press, or the last place, moves a marble onto every square), homing can:
+        rings that had to move home were cut in the middle of that very move, which the
+        homing finished."""
+        assert self.pending is not None
+        black, white = self.position.before_press(self.pending)
+        before = not board_off(self.sensors, black, white)
+        after = not board_off(self.sensors, press(black), press(white))
+        if before != after:
+            return after
+        return homed or not before
 
     # --- squares -------------------------------------------------------------------
     def _on_square(self, square: int, present: bool, when: float) -> None:

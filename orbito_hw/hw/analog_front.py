@@ -87,6 +87,13 @@ class FrontEnd:
         return max(self.scan_ms / 1000, len(SQUARES) * self.settle_s)
 
     @property
+    def read_again_s(self) -> float:
+        """Seconds within which every square has been read afresh, from any moment (the
+        rings stopping): a whole scan and one square's settling. The referee waits as long
+        before it trusts what the squares read."""
+        return self.scan_s + self.settle_s
+
+    @property
     def full_scale_v(self) -> float:
         return FULL_SCALE_V[self.gain]
 

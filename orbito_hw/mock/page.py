@@ -11,12 +11,13 @@ import logging
 
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.requests import SetupRequest
+from orbito_hw.lang import R_
 from orbito_hw.mock.realtime import RealTime
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import square_name
 from orbito_hw.sim.harness import CommandError, ControllerFailedError, MockRun
 from orbito_hw.sim.script import parse_line
-from orbito_hw.web.controls import BoardControls, RefusedError
+from orbito_hw.web.controls import BoardControls, RefusedError, board_view
 
 log = logging.getLogger(__name__)
 
@@ -45,13 +46,28 @@ class MockControls(BoardControls):
         referee the parent was given may be a dead controller's."""
         return self.run.referee
 
-    def lift_or_put(self, square: int) -> None:
+    def lift_or_put(self, square: int, seen: str | None = None) -> None:
         """A click on a square: lift the marble there, or put one (SPEC.md's web page)."""
         self.run.wait_for_rings()  # hands off while the rings turn: the click waits for them
+        self._same_board(seen)
         held = self.run.physics.occupancy() >> square & 1
         self._do(f"{'lift' if held else 'put'} {square_name(square)}")
 
-    def button(self, action: str) -> None:
+    def _same_board(self, seen: str | None) -> None:
+        """A click made on a page that had not yet shown the rings' last move (a turn ended,
+        taken back, a new game) is refused, never applied to squares the person did not see:
+        on the board as it stands it could make a turn nobody made. Touches within a turn
+        leave the view as it was, so quick clicks on one turn all count."""
+        if seen is not None and seen != board_view(self.referee.snapshot().saved):
+            self.clock.wake()
+            raise RefusedError(
+                R_("The board has moved on since your page showed it: look at it again, then click")
+            )
+
+    def button(self, action: str, seen: str | None = None) -> None:
+        if action in ("click", "down"):
+            self.run.wait_for_rings()
+            self._same_board(seen)
         if action == "click":
             # Pressed and released, and the rings turned (fast-forwarded, the page draws
             # the move): the page shows the turn as the click's answer comes back.

@@ -17,10 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Final
 
-from gpiozero.pins.mock import MockPin
-
 from orbito_hw.hw.analog_front import DATA_RATES, FULL_SCALE_V, SETTLE_CONVERSIONS
 from orbito_hw.hw.interfaces import Clock
+from orbito_hw.sim.mock_pins import ShortMemoryPin
 
 ADDRESS: Final = 0x48  # ADDR to GND
 POINTER_CONVERSION: Final = 0x00
@@ -162,9 +161,11 @@ class FakeI2C:
         buffer_in[in_start:in_end] = chip.read(in_end - in_start)
 
 
-class MuxLine(MockPin):  # type: ignore[misc]  # gpiozero is untyped
+class MuxLine(ShortMemoryPin):
     """A select line of the multiplexer, as gpiozero's mock pin: the chip behind the mux
-    hears of each change before it happens (its input switches to another square)."""
+    hears of each change before it happens (its input switches to another square). Its
+    history is bounded as every simulated pin's (``sim/mock_pins.py``): the scan switches
+    the lines 16 times a scan, for as long as the board runs."""
 
     def __init__(self, factory: Any, info: Any, on_change: Callable[[], None]) -> None:
         super().__init__(factory, info)

@@ -12,10 +12,9 @@ simulated sensor under the square selected.
 
 from __future__ import annotations
 
-from collections import deque
-from typing import Any, Final
+from typing import Any
 
-from gpiozero.pins.mock import MockFactory, MockPin, PinState
+from gpiozero.pins.mock import MockFactory
 
 from orbito_hw.hw.analog import AnalogSquares, Scanner
 from orbito_hw.hw.analog_front import FrontEnd
@@ -26,6 +25,7 @@ from orbito_hw.hw.strip import SERPENTINE, StripLights, fake_strip
 from orbito_hw.rules.squares import SQUARES
 from orbito_hw.sim.board import OnVirtualClock, SimBoard
 from orbito_hw.sim.fake_i2c import FakeAds1115, FakeI2C, MuxLine
+from orbito_hw.sim.mock_pins import ShortMemoryPin
 
 # A plausible wiring for the simulated board (BCM numbers); a config file overrides it.
 DEFAULT_PINS = GpioPins(
@@ -38,26 +38,14 @@ DEFAULT_PINS = GpioPins(
 )
 
 
-# The colour board's multiplexer on pins the default wiring leaves free, scanning without a
-# pause: a square is read within 41 ms of the rings stopping, before the referee's default
-# settling time (50 ms) runs out (a real board's settling covers its scan: app/run.py).
-DEFAULT_FRONT = FrontEnd(select_pins=(18, 27, 10, 3), scan_ms=40)
-
-# How many level changes a mock pin remembers (gpiozero's MockPin keeps them all: two per
-# STEP pulse, about 1.3 MB per simulated game). Enough to look at the last few by hand.
-PIN_HISTORY: Final = 64
+# The colour board's multiplexer on pins the default wiring leaves free, its scan paced as a
+# real board's (the config's default, 100 ms: 41 ms of reading, then asleep); the referee
+# waits a whole scan after the rings stop before it trusts the squares (``settle`` below, as
+# app/run.py's ``settings`` does on a real board).
+DEFAULT_FRONT = FrontEnd(select_pins=(18, 27, 10, 3))
 
 
-class _ShortMemoryPin(MockPin):  # type: ignore[misc]
-    """gpiozero's mock pin with its ``states`` history bounded, so a long session (thousands
-    of ring moves) runs in flat memory; the pin behaves exactly as MockPin otherwise."""
-
-    def clear_states(self) -> None:
-        super().clear_states()
-        self.states: deque[PinState] = deque(self.states, maxlen=PIN_HISTORY)
-
-
-class _StepPin(_ShortMemoryPin):
+class _StepPin(ShortMemoryPin):
     """The STEP wire, as the stepper driver sees it: each rising edge is one motor step."""
 
     def __init__(self, factory: Any, info: Any, on_rise: Any = None) -> None:
@@ -87,7 +75,7 @@ class GpioSimWiring:
         self.pins = pins
         self.front = front
         self.colour = board.hall is not None
-        self.factory = MockFactory(pin_class=_ShortMemoryPin)
+        self.factory = MockFactory(pin_class=ShortMemoryPin)
         # Pins made before the devices claim them, so the devices get these classes.
         self.step_pin = self.factory.pin(pins.step, pin_class=_StepPin, on_rise=self._motor_step)
         self.dir_pin = self.factory.pin(pins.direction)

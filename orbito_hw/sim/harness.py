@@ -90,7 +90,10 @@ class MockRun:
         parts = self.parts = self.world.boot()
         self.scope, self.drive = parts.clock, parts.drive
         self.lights, self.finger = parts.lights, parts.finger
-        self.referee = Referee(parts.board(), Journal(self.state_dir), self.settings)
+        settings = self.settings  # a colour board's scan waited out, as on a real board
+        if parts.settle > settings.settle:
+            settings = replace(settings, settle=parts.settle)
+        self.referee = Referee(parts.board(), Journal(self.state_dir), settings)
         self.referee.subscribe(self._event)
         # What escapes a timer on the virtual clock (the light show's, the simulated parts')
         # becomes the referee's fault, as app/run.py's handler does on the asyncio loop.

@@ -65,6 +65,10 @@ class SimParts:
     status_pixel: int | None = None
     powered_by_pi: tuple[Callable[[], None], ...] = ()
     """Switches off what loses its power with the Pi's (the Pico on its USB port)."""
+    settle: float = 0.0
+    """The least time the referee must wait after the rings stop before it trusts the
+    squares: a colour board's whole scan on the gpio backend, nothing where the squares are
+    reported as they change."""
 
     def board(self) -> Board:
         return Board(self.clock, self.sensors, self.button, self.drive, self.lights)
@@ -145,6 +149,7 @@ class SimWorld:
             # The dead controller's gpiozero devices go with its process: left open, each
             # boot would keep its devices, their threads and pins alive for good.
             powered_by_pi=(sensors.close, button.close, drive.close, wires.factory.close),
+            settle=wires.front.read_again_s if wires.colour else 0.0,
         )
 
     def _serial_parts(self, scope: ScopedClock) -> SimParts:

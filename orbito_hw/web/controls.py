@@ -16,6 +16,7 @@ from typing import Any, Protocol
 
 from orbito_hw.control.ending import can_end
 from orbito_hw.control.events import Event, NewGame
+from orbito_hw.control.journal import Saved
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.requests import SetupRequest, serve_request, write_request
@@ -26,6 +27,15 @@ from orbito_hw.solver.opponents import level_opponent, parse_level
 from orbito_hw.solver.puzzles import Puzzle
 
 log = logging.getLogger(__name__)
+
+
+def board_view(saved: Saved) -> str:
+    """What a page drew the board from, as it sends it back with a click (``seen``): the
+    game and the turns that stand. It changes with every ring move that ends a turn, takes
+    one back or starts a game, and never with a touch within a turn: a click sent from a
+    page that had not yet shown the rings' last move is told so, never applied to a board
+    it did not show."""
+    return f"{saved.game}/{' '.join(saved.turns)}"
 
 
 class UnavailableError(OrbitoError, LookupError):
@@ -54,13 +64,14 @@ class BoardControls:
     def referee(self) -> Referee:
         return self._referee
 
-    def lift_or_put(self, square: int) -> None:
+    def lift_or_put(self, square: int, seen: str | None = None) -> None:
         """A click on a square (the page's ``square/NAME``): the simulated board lifts the
         marble there or puts one (mock/page.py); a real board's are moved by hand. Named
-        for what it does: ``touch`` was also the turn reader's word for a sensor change."""
+        for what it does: ``touch`` was also the turn reader's word for a sensor change.
+        ``seen``: the ``board_view`` the page clicked on (None: not said)."""
         raise UnavailableError(R_("the marbles of a real board are moved by hand"))
 
-    def button(self, action: str) -> None:
+    def button(self, action: str, seen: str | None = None) -> None:
         raise UnavailableError(R_("the button of a real board is pressed by hand"))
 
     def settle(self) -> None:

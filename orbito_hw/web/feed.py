@@ -27,7 +27,7 @@ from orbito_hw.rules.squares import (
     line_names,
     square_name,
 )
-from orbito_hw.web.controls import BoardControls
+from orbito_hw.web.controls import BoardControls, board_view
 from orbito_hw.web.glows import arrow, glows, legend, status_words
 from orbito_hw.web.instruction import (
     Memory,
@@ -237,6 +237,7 @@ class Feed:
             "game": saved.game,
             "first": saved.first.value,
             "turns": list(saved.turns),
+            "view": board_view(saved),  # sent back with a click: what it was made on
             "to_move": None if result else position.to_move.value,
             "state": now.state.value,
             "marbles": {square_name(sq): m.colour.value for sq, m in sorted(now.marbles.items())},

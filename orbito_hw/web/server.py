@@ -406,17 +406,18 @@ class WebServer:
 
     # --- controls -----------------------------------------------------------------------
     async def _square(self, request: web.Request) -> web.Response:
-        await _fields(request)
+        seen = (await _fields(request)).get("seen")  # the board the page showed (optional)
         name = request.match_info["square"]
         if not is_square_name(name):
             raise problem(web.HTTPBadRequest, NOT_A_SQUARE.format(word=shown(name)))
-        return self._do(lambda: self.controls.lift_or_put(parse_square(name)))
+        return self._do(lambda: self.controls.lift_or_put(parse_square(name), seen))
 
     async def _press(self, request: web.Request) -> web.Response:
-        action = (await _fields(request)).get("action", "click")
+        fields = await _fields(request)
+        action, seen = fields.get("action", "click"), fields.get("seen")
         if action not in ("click", "down", "up"):
             raise problem(web.HTTPBadRequest, f"action {shown(action)} is not click, down or up")
-        return self._do(lambda: self.controls.button(action))
+        return self._do(lambda: self.controls.button(action, seen))
 
     async def _new_game(self, request: web.Request) -> web.Response:
         fields = await self._allowed(request)

@@ -5,15 +5,18 @@ run --mock --web`` in its own process (``board``)."""
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
-from orbito_hw.rules.game import Position
+from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import square_name
+from orbito_hw.rules.turn import Turn
 
 from .needs import free_port, missing
 
@@ -23,9 +26,12 @@ __all__ = [
     "WAIT_MS",
     "axe_script",
     "board",
+    "click_turn",
     "free_port",
     "marbles_of",
     "missing",
+    "random_game",
+    "turns_on",
 ]
 
 WAIT_MS = 10_000
@@ -71,3 +77,29 @@ def board(port: int, *argv: str) -> Iterator[str]:
 
 def marbles_of(position: Position) -> dict[str, str]:
     return {square_name(sq): c.value for sq in range(16) if (c := position.colour_at(sq))}
+
+
+def turns_on(page: Any) -> list[str]:
+    tokens: list[str] = page.eval_on_selector_all("[data-turn]", "e => e.map(x => x.dataset.turn)")
+    return tokens
+
+
+def click_turn(page: Any, token: str) -> None:
+    """Make the turn ``token`` with the page's clicks: the move (lift, put), the place, press."""
+    turn = Turn.from_notation(token)
+    squares = [] if turn.is_extra_press else [turn.move_from, turn.move_to, turn.place]
+    for square in squares:
+        if square is not None:
+            page.click(f'[data-square="{square_name(square)}"]')
+    page.click('[data-action="press"]')
+
+
+def random_game(seed: int) -> tuple[list[str], Position]:
+    rng = random.Random(seed)
+    position = Position.start(Colour.BLACK)
+    tokens = []
+    while not position.is_over:
+        turn = rng.choice(sorted(position.legal_turns(), key=lambda t: t.notation()))
+        tokens.append(turn.notation())
+        position = position.play(turn)
+    return tokens, position

@@ -617,26 +617,28 @@ function setUpPress() {
   let timer = null;
   let holding = false;
   let down = false;
+  let seen; // the board the press was made on, sent with it: see the squares' clicks
   press.addEventListener("pointerdown", (event) => {
     event.preventDefault();
     down = true;
     holding = false;
+    seen = last ? last.view : undefined;
     timer = setTimeout(() => {
       holding = true;
-      post("/api/press", { action: "down" });
+      post("/api/press", { action: "down", seen });
     }, last ? last.hold_after_ms : 300);
   });
   const release = () => {
     if (!down) return;
     down = false;
     clearTimeout(timer);
-    post("/api/press", { action: holding ? "up" : "click" });
+    post("/api/press", holding ? { action: "up" } : { action: "click", seen });
   };
   press.addEventListener("pointerup", release);
   press.addEventListener("pointerleave", release);
   press.addEventListener("pointercancel", release);
   press.addEventListener("click", (event) => {
-    if (event.detail === 0) post("/api/press", { action: "click" }); // the keyboard's
+    if (event.detail === 0) post("/api/press", { action: "click", seen: last ? last.view : undefined }); // the keys
   });
   // The press previewed: where each marble goes, while the button is pointed at or focused.
   const want = (on) => () => {

@@ -71,7 +71,9 @@ function buildLiveBoard(snapshot) {
     label.textContent = name;
     square.append(label);
     square.addEventListener("click", () => {
-      if (last && last.simulated) post(`/api/square/${name}`);
+      // With the board it was made on: a click on a board the rings have turned since is
+      // refused (and said), never applied to squares this page did not show.
+      if (last && last.simulated) post(`/api/square/${name}`, { seen: last.view });
     });
     square.addEventListener("keydown", (event) => moveFocus(event, name));
     board.append(square);
