@@ -17,7 +17,7 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "orbito_hw"
 HARDWARE = {
     "gpiozero", "gpiod", "neopixel", "board", "serial", "RPi", "lgpio", "adafruit_pixelbuf",
-    "busio", "adafruit_ads1x15", "adafruit_blinka",
+    "busio", "adafruit_ads1x15", "adafruit_blinka", "adafruit_tmag5273", "adafruit_tca9548a",
 }  # fmt: skip
 FIRMWARE = {"orbito_fw"}  # the Pico's logic, a package of the same distribution
 # The mechanics' model (hardware/orbito_cad, the cad extra): only `cad build` imports it, and

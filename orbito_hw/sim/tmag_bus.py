@@ -115,6 +115,8 @@ class FakeTmag5273:
         if self.mode in (chip.MODE_WAKE_SLEEP, chip.MODE_CONTINUOUS) and self._timer is None:
             period = self.period_s
             wait = period - (self.clock.now() - self._since) % period
+            if wait < period * 1e-6:  # on a conversion's time, as floats round it: the next
+                wait += period
             self._timer = self.clock.call_later(wait, self._convert)
 
     def _convert(self) -> None:
@@ -122,9 +124,10 @@ class FakeTmag5273:
         self.conversions += 1
         field = self.field()
         counts = []
-        for value in field:
+        for axis, value in enumerate(field):
             noisy = value + (self._noise.gauss(0.0, self.noise_g) if self.noise_g else 0.0)
-            counts.append(max(-32768, min(32767, round(noisy / chip.GAUSS_PER_COUNT))))
+            per_count = self._range_g(axis) / 32768
+            counts.append(max(-32768, min(32767, round(noisy / per_count))))
         for axis, count in enumerate(counts):
             raw = count & 0xFFFF
             self.regs[chip.X_MSB_RESULT + 2 * axis] = raw >> 8
@@ -138,6 +141,11 @@ class FakeTmag5273:
             self.field_changed()  # still crossed: pulses again at each conversion
         elif self.mode == chip.MODE_CONTINUOUS:
             self.field_changed()
+
+    def _range_g(self, axis: int) -> float:
+        """An axis's full scale (gauss): X_Y_RANGE and Z_RANGE double the A1's 40 mT."""
+        wide = self.regs[chip.SENSOR_CONFIG_2] >> (0 if axis == 2 else 1) & 1
+        return chip.RANGE_MT * 10 * (2 if wide else 1)
 
     def _crossed(self, counts: list[int]) -> bool:
         """SLYS043 7.4.1.3 (threshold detection): THR_HYST 001 takes each threshold's 7 LSBs
@@ -153,8 +161,8 @@ class FakeTmag5273:
         for axis in range(3):
             if not enabled >> axis & 1 or enabled > chip.CHANNELS_XYZ:
                 continue
-            threshold = (r[chip.X_THR_CONFIG + axis] & 0x7F) * chip.GAUSS_PER_THRESHOLD
-            size = abs(counts[axis]) * chip.GAUSS_PER_COUNT
+            threshold = (r[chip.X_THR_CONFIG + axis] & 0x7F) * self._range_g(axis) / 128
+            size = abs(counts[axis]) * self._range_g(axis) / 32768
             if (size < threshold) if below else (size >= threshold):
                 return True
         return False
