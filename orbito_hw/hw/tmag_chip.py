@@ -75,8 +75,9 @@ SENSOR_ADDRESS: Final = 0x35
 """Every breakout's TMAG5273A1 at its standard address: the multiplexers keep them apart."""
 MUX_ADDRESSES: Final = (0x70, 0x71)
 """Two TCA9548A: the first's A0 to GND, the second's A0 bridged high."""
-INT_PIN: Final = 4
-"""BCM GPIO 4 (header pin 7): every sensor's open-drain INT, wired together, pulled up."""
+INT_PIN: Final = 5
+"""BCM GPIO 5 (header pin 29; pulled up from reset): every sensor's open-drain INT, wired
+together."""
 SDA_PIN: Final = 2
 SCL_PIN: Final = 3
 

@@ -84,7 +84,8 @@ class FakeTmag5273:
                     self._timer.cancel()
                     self._timer = None
                 self._convert()
-        self.field_changed()  # a new arming is compared at the next conversion
+        if len(data) > 1:
+            self.field_changed()  # a new arming is compared at the next conversion
 
     def _write_register(self, register: int, value: int) -> None:
         if register <= chip.I2C_ADDRESS:
