@@ -94,6 +94,7 @@ async def main(idle_s: float, marbles: int) -> None:
     to_edge: list[float] = []
     to_field: list[float] = []
     sweep_transfers: list[int] = []
+    by_check = 0
     for _ in range(marbles):
         square = rng.choice(SQUARES)
         heard.clear()
@@ -107,8 +108,11 @@ async def main(idle_s: float, marbles: int) -> None:
             board.lift(square)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(told.wait(), 1.0)
-        if not heard or not edges:
+        if not heard:
             print(f"{SQUARE_NAMES[square]}: not heard within 1 s", file=sys.stderr)
+            continue
+        if not edges:  # the slow check read it before the sensor's next conversion did
+            by_check += 1
             continue
         to_field.append(1000 * (heard[0][2] - changed))
         to_edge.append(1000 * (heard[0][2] - edges[0]))
@@ -116,7 +120,8 @@ async def main(idle_s: float, marbles: int) -> None:
         await asyncio.sleep(rng.uniform(0.05, 0.15))
     wire = wire_ms(round(sum(sweep_transfers) / max(1, len(sweep_transfers))), 400)
     wire100 = wire_ms(round(sum(sweep_transfers) / max(1, len(sweep_transfers))), 100)
-    print(f"{len(to_edge)} marbles: edge -> referee p50 {percentile(to_edge, 0.5):.2f} ms, "
+    print(f"{len(to_edge)} marbles by an edge ({by_check} read first by the slow check)")
+    print(f"edge -> referee p50 {percentile(to_edge, 0.5):.2f} ms, "
           f"p99 {percentile(to_edge, 0.99):.2f} ms (+ {wire:.1f} ms on a 400 kHz bus, "
           f"{wire100:.1f} ms at 100 kHz)")  # fmt: skip
     print(

@@ -312,3 +312,22 @@ def test_the_model_figures_are_the_mechanics_pages() -> None:
     assert math.isclose(f.threshold_g, 10.9, abs_tol=0.05)
     sizes = [math.hypot(*p) for p in f.poses_black_g]
     assert min(sizes) >= f.weakest_g - 0.05
+
+
+# --- the doctor ---------------------------------------------------------------------------
+def test_the_doctor_calibrates_the_mock_board_and_the_controller_reads_it(tmp_path: Path) -> None:
+    from orbito_hw.doctor.sim import run_mock
+
+    lines: list[str] = []
+    (result,) = run_mock(("calibrate",), "tmag", out=lines.append, state_dir=tmp_path)
+    assert result.passed, result.problems
+    assert "put it back on d4 another way up" in lines
+    loaded = load_tmag_calibration(tmp_path, chip.TmagConfig())
+    assert loaded.warning == "" and loaded.calibration.calibrated
+    world = SimWorld("tmag")
+    assert world.fields is not None
+    for measured, true in zip(loaded.calibration.squares, world.fields.empty, strict=True):
+        assert math.dist(measured.empty, true) < 1.0  # the empty vector, within the noise
+        # the model's weakest marble still seen with its margin, the neighbours' not
+        assert 2 * measured.on_g <= chip.figures().weakest_g
+        assert measured.off_g >= 2 * chip.figures().empty_g

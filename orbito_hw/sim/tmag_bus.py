@@ -64,7 +64,7 @@ class FakeTmag5273:
         self.regs[chip.MANUFACTURER_ID_LSB + 1] = chip.MANUFACTURER_ID >> 8
         self.regs[chip.CONV_STATUS] = chip.POR
         self.pointer = 0
-        self._since = self.clock.now()
+        self._since = self._converted = self.clock.now()
 
     # -- the bus side -------------------------------------------------------------------
     def write(self, data: bytes) -> None:
@@ -95,6 +95,8 @@ class FakeTmag5273:
         # the IDs and results are read-only
 
     def read(self, count: int) -> bytes:
+        if chip.X_MSB_RESULT <= self.pointer <= chip.CONV_STATUS and self._stale():
+            self._convert(quiet=True)  # the chip has converted since, on its own: fresh noise
         out = bytearray()
         for _ in range(count):
             out.append(self.regs[self.pointer])
@@ -120,8 +122,17 @@ class FakeTmag5273:
                 wait += period
             self._timer = self.clock.call_later(wait, self._convert)
 
-    def _convert(self) -> None:
-        self._timer = None
+    def _stale(self) -> bool:
+        """Whether a conversion of its own has come since the last one modelled (a sensor
+        whose field holds still is not converted on the clock: the board's time runs on)."""
+        converting = self.mode in (chip.MODE_WAKE_SLEEP, chip.MODE_CONTINUOUS)
+        return converting and self.clock.now() - self._converted >= self.period_s
+
+    def _convert(self, quiet: bool = False) -> None:
+        """One conversion; ``quiet``: one the backend reads, its crossing already told."""
+        if not quiet:
+            self._timer = None
+        self._converted = self.clock.now()
         self.conversions += 1
         field = self.field()
         counts = []
@@ -136,6 +147,8 @@ class FakeTmag5273:
         status = self.regs[chip.CONV_STATUS]
         count = (status >> 5) + 1 & 0x7
         self.regs[chip.CONV_STATUS] = count << 5 | status & chip.POR | chip.RESULT_READY
+        if quiet:
+            return
         if self._crossed(counts):
             self.pulses += 1
             self.pulse()
