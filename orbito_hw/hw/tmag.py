@@ -123,10 +123,18 @@ class TmagSquares:
 
             try:
                 bus = open_linux_bus(config.bus, chip.SDA_PIN, chip.SCL_PIN)
+            except PermissionError:
+                why = (
+                    f"cannot open /dev/i2c-{config.bus}: permission denied (the service's "
+                    "user must be in the i2c group: scripts/install.sh adds it)"
+                )
+                raise TmagError(why) from None
             except (OSError, RuntimeError) as exc:
-                raise TmagError(
-                    f"cannot open I2C bus {config.bus}: {exc} (is I2C enabled?)"
-                ) from None
+                why = (
+                    f"cannot open I2C bus {config.bus}: {exc} "
+                    "(I2C on: raspi-config nonint do_i2c 0, or dtparam=i2c_arm=on)"
+                )
+                raise TmagError(why) from None
         self.bus = bus if isinstance(bus, SafeBus) else SafeBus(bus)
         try:
             from adafruit_tca9548a import TCA9548A  # only when this backend is chosen
