@@ -3,7 +3,7 @@ solids' and the gears'.
 
     python benchmarks/mechanism.py [PLACES] [--skip-sweep]
 
-Physics (MuJoCo, hardware/orbito_cad/physics.py), on the drive's own step profile, cups and
+Physics (MuJoCo, hardware/orbito_cad/models/physics.py), on the drive's own step profile, cups and
 marbles started up to 0.3 mm and 2 deg off:
 - 12 places forwards then 12 back with 16 marbles, friction 0.2, 0.35 and 0.5: the worst cup
   offset and turn after a place, the marbles' worst offset, the cup-to-cup force, the peak
@@ -27,8 +27,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "hardware"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from orbito_cad import physics  # noqa: E402
-from orbito_cad.params import PARAMS  # noqa: E402
+from orbito_cad.board.params import PARAMS  # noqa: E402
+from orbito_cad.models import physics  # noqa: E402
 
 
 def worst(reports: list[physics.PlaceReport]) -> str:

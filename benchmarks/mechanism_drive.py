@@ -25,10 +25,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "hardware"))
 
-from orbito_cad import layout as geo
-from orbito_cad import physics_drive as pd
-from orbito_cad import physics_drive_model as pm
-from orbito_cad.params import PARAMS, Params
+from orbito_cad.board import layout as geo
+from orbito_cad.board.params import PARAMS, Params
+from orbito_cad.models import physics_drive as pd
+from orbito_cad.models import physics_drive_model as pm
 
 SHIFT, TURN = 0.3, 2.0  # mm and deg: how far off their squares the cups and marbles start
 FRICTION = (0.2, 0.5)

@@ -23,10 +23,13 @@ sys.path.insert(0, str(ROOT / "hardware"))
 
 import manifold3d  # noqa: E402
 from build123d import Pos  # noqa: E402
-from orbito_cad import gearing, layout, motion, parts, sweep, track  # noqa: E402
-from orbito_cad.drive import pitch_radius  # noqa: E402
-from orbito_cad.params import PARAMS, Params  # noqa: E402
-from orbito_cad.placed import Placed  # noqa: E402
+from orbito_cad.assembly import whole  # noqa: E402
+from orbito_cad.assembly.placed import Placed  # noqa: E402
+from orbito_cad.board import layout  # noqa: E402
+from orbito_cad.board.gearing import pitch_radius  # noqa: E402
+from orbito_cad.board.params import PARAMS, Params  # noqa: E402
+from orbito_cad.models import motion, sweep, teeth  # noqa: E402
+from orbito_cad.parts import mesh, track  # noqa: E402
 
 from orbito_hw.rules.squares import OUTER_RING, SQUARE_NAMES  # noqa: E402
 
@@ -102,8 +105,8 @@ def before_cups(poses: int) -> tuple[float, float]:
 def main() -> None:
     poses = int(sys.argv[1]) if len(sys.argv) > 1 else 361
     t0 = time.monotonic()
-    placed = parts.assembly()
-    meshes = {x.name: sweep.mesh(x.solid) for x in placed}
+    placed = whole.assembly()
+    meshes = {x.name: mesh.manifold(x.solid) for x in placed}
     print(f"assembly: {len(placed)} solids, {sum(x.moves for x in placed)} moving "
           f"({time.monotonic() - t0:.0f} s to build and mesh)")  # fmt: skip
     for way, places in (
@@ -119,7 +122,7 @@ def main() -> None:
               f"{found.least_moving_gap:.2f} mm ({c}, {d} at {at2:.3f}); overlaps outside the "
               f"contacts {len(found.overlaps)}, gaps under {sweep.GAP} mm {len(found.close)} "
               f"({time.monotonic() - t:.0f} s)")  # fmt: skip
-    mesh = gearing.mesh_over_one_tooth(PARAMS, positions=120)
+    mesh = teeth.mesh_over_one_tooth(PARAMS, positions=120)
     print(f"AFTER gears (involute, 120 positions over a tooth): overlap {mesh.overlap:.3f} mm^2, "
           f"backlash {mesh.backlash[0]:.3f}-{mesh.backlash[1]:.3f} mm, transmission error "
           f"{mesh.transmission_error:.4f} deg at the crank")  # fmt: skip

@@ -1,4 +1,4 @@
-"""The squares' sensing, from the magnetic model (hardware/orbito_cad/magnetics.py, issue 33).
+"""The squares' sensing, from the magnetic model (orbito_cad/models/magnetics.py, issue 33).
 
 python benchmarks/sensing.py [AXES] [TURNS]    (marble directions and turns about the vertical
                                                 sampled; 400 x 12 by default, a few minutes)
@@ -19,8 +19,8 @@ import sys
 import time
 from pathlib import Path
 
-from orbito_cad import magnetics as mag
-from orbito_cad.params import PARAMS
+from orbito_cad.board.params import PARAMS
+from orbito_cad.models import magnetics as mag
 
 from orbito_hw.app.config import load_config
 from orbito_hw.control.settings import Settings

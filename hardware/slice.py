@@ -4,8 +4,8 @@
     python hardware/slice.py [DIR]   # needs prusa-slicer (Debian: apt-get install prusa-slicer)
 
 Exports every printed part's STL as ``orbito-hw cad build`` does (into DIR, or a temporary
-folder), slices each and writes hardware/orbito_cad/print_figures.json
-(hardware/orbito_cad/slicer.py says what it holds); then run ``orbito-hw cad build`` and
+folder), slices each and writes hardware/orbito_cad/make/print_figures.json
+(hardware/orbito_cad/make/slicer.py says what it holds); then run ``orbito-hw cad build`` and
 copy its BOM.md: the print table reads the figures. Parts whose figures are already fresh
 (same geometry, same profile) are not sliced again unless --all is given.
 """
@@ -27,8 +27,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("dir", metavar="DIR", nargs="?", help="where to write the STLs")
     ap.add_argument("--all", action="store_true", help="slice every part, fresh or not")
     args = ap.parse_args(argv)
-    from orbito_cad import build, parts, slicer, testprint
-    from orbito_cad.params import PARAMS
+    from orbito_cad.assembly import whole
+    from orbito_cad.board.params import PARAMS
+    from orbito_cad.make import build, slicer
+    from orbito_cad.parts import testprint
 
     if not slicer.installed():
         print(f"{slicer.SLICER} is not installed: apt-get install prusa-slicer", file=sys.stderr)
@@ -36,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     data = slicer.load()
     figures = data.setdefault("parts", {})
     data["slicer"] = slicer.version()
-    pieces = {name: make(PARAMS) for name, make in parts.PRINTED.items()}
+    pieces = {name: make(PARAMS) for name, make in whole.PRINTED.items()}
     pieces[build.TEST_PRINT] = testprint.tolerance_test(PARAMS)
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(args.dir or tmp)

@@ -36,8 +36,13 @@ EXAMPLE = load_config(ROOT / "config.example.toml")
 pytestmark = pytest.mark.cad
 needs.modules("build123d", "matplotlib")  # the cad extra: fails under CI=true, skips elsewhere
 
-from orbito_cad import checks, drive, layout, parts, track
-from orbito_cad.params import PARAMS
+from build123d import Cylinder
+from orbito_cad.assembly import whole
+from orbito_cad.assembly.placed import Placed
+from orbito_cad.board import face, gearing, layout
+from orbito_cad.board.params import PARAMS
+from orbito_cad.models import checks
+from orbito_cad.parts import track
 
 from .common import cad
 
@@ -53,7 +58,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def assembly(tmp_path_factory: pytest.TempPathFactory) -> list[parts.Placed]:
+def assembly(tmp_path_factory: pytest.TempPathFactory) -> list[Placed]:
     return cad.assembly(tmp_path_factory)
 
 
@@ -67,18 +72,18 @@ def rough() -> checks.Rough:
 
 
 def test_the_assembly_has_no_interfering_solids(
-    assembly: list[parts.Placed], rough: checks.Rough
+    assembly: list[Placed], rough: checks.Rough
 ) -> None:
     assert checks.interferences(assembly, rough) == []
 
 
 def test_the_interference_check_catches_a_misplaced_cup(
-    assembly: list[parts.Placed], rough: checks.Rough
+    assembly: list[Placed], rough: checks.Rough
 ) -> None:
     from build123d import Pos
 
     cup = next(p for p in assembly if p.name == "cup_a1")
-    moved = parts.Placed("moved", "cup", Pos(PARAMS.pitch / 2, 0, 0) * cup.solid, True, True, 0)
+    moved = Placed("moved", "cup", Pos(PARAMS.pitch / 2, 0, 0) * cup.solid, True, True, 0)
     names = {a for pair in checks.interferences([*assembly, moved], rough) for a in pair[:2]}
     assert {"moved", "cup_b1"} <= names
 
@@ -104,14 +109,14 @@ def test_the_interference_check_intersects_exactly_only_what_comes_near(
     big, inside = Pos(100, 0, 0) * Box(30, 30, 30), Pos(100, 0, 0) * Box(5, 5, 5)
     solids = {"ell": ell, "clear": clear, "touching": touching, "big": big, "inside": inside}
     names = {id(solid): name for name, solid in solids.items()}
-    placed = [parts.Placed(n, "case", solid, True, False, 0) for n, solid in solids.items()]
+    placed = [Placed(n, "case", solid, True, False, 0) for n, solid in solids.items()]
     found = checks.interferences(placed)
     assert ("ell", "clear") not in asked and ("ell", "touching") in asked
     assert [(a, b) for a, b, _ in found] == [("big", "inside")]
     assert found[0][2] == pytest.approx(125)
 
 
-def test_each_sensor_and_led_sits_under_its_square(assembly: list[parts.Placed]) -> None:
+def test_each_sensor_and_led_sits_under_its_square(assembly: list[Placed]) -> None:
     by_name = {p.name: p.solid for p in assembly}
     for s in SQUARES:
         name = SQUARE_NAMES[s]
@@ -122,7 +127,7 @@ def test_each_sensor_and_led_sits_under_its_square(assembly: list[parts.Placed])
         # clear of the switch's pocket
         assert math.hypot(hall.X - x, hall.Y - y) < 0.01
         off = math.hypot(led.center().X - x, led.center().Y - y)
-        assert track.sensor_keepout() + PARAMS.led_d / 2 <= off + 1e-6
+        assert face.sensor_keepout() + PARAMS.led_d / 2 <= off + 1e-6
         assert off < PARAMS.cup_d / 2  # the light goes up into the cup (or the disc)
         assert PARAMS.z_floor_top > hall.Z and PARAMS.z_face + 1e-6 >= led.max.Z
         marble = by_name[f"marble_{name}"].bounding_box()
@@ -130,20 +135,18 @@ def test_each_sensor_and_led_sits_under_its_square(assembly: list[parts.Placed])
 
 
 def test_the_index_sensor_is_under_its_magnet_at_every_rest() -> None:
-    side = parts.index_side()
+    side = gearing.index_side()
     ax, ay = side.crank_axis()
     for n in range(13):  # every place ends at crank angle 0: the magnet over the switch
         phi = 2 * math.pi * n
-        r = parts.index_radius()
+        r = gearing.index_radius()
         mx = ax - side.along[0] * r * math.cos(phi)
         my = ay - side.along[1] * r * math.cos(phi)
-        assert math.dist((mx, my), parts.index_sensor_xy()) < 1e-6
+        assert math.dist((mx, my), gearing.index_sensor_xy()) < 1e-6
 
 
 @pytest.mark.parametrize("places", range(4))
-def test_the_light_from_every_led_reaches_its_square(
-    assembly: list[parts.Placed], places: int
-) -> None:
+def test_the_light_from_every_led_reaches_its_square(assembly: list[Placed], places: int) -> None:
     """At each rest position (the moving parts' rest poses repeat every 4 places: the disc
     has 4-fold symmetry and every cup is alike), each LED's light comes up through its
     window into the translucent cup or disc over it (and the marble in it), and nothing
@@ -154,10 +157,10 @@ def test_the_light_from_every_led_reaches_its_square(
     for p in moving:  # turn the disc as the rings would; the cups are all alike
         if p.part == "disc":
             moving = [m for m in moving if m is not p] + [
-                parts.Placed("disc", "disc", Rot(0, 0, 90 * places) * p.solid, True, True, 0)
+                Placed("disc", "disc", Rot(0, 0, 90 * places) * p.solid, True, True, 0)
             ]
     for s in SQUARES:
-        column = parts.light_path(s)
+        column = track.light_path(s)
         lit = [p.name for p in moving if p.part in ("cup", "disc")
                and checks.shared_volume(column, p.solid) > 1e-6]  # fmt: skip
         blocking = [p.name for p in moving if p.part not in ("cup", "disc", "marble")
@@ -165,18 +168,18 @@ def test_the_light_from_every_led_reaches_its_square(
         assert len(lit) == 1 and blocking == [], SQUARE_NAMES[s]
 
 
-def test_the_light_check_sees_a_blocked_window(assembly: list[parts.Placed]) -> None:
+def test_the_light_check_sees_a_blocked_window(assembly: list[Placed]) -> None:
     from build123d import Pos
 
     bar = next(p for p in assembly if p.part == "transfer_bar")
-    x, y = track.led_centre(OUTER_RING[3])
-    finger = Pos(x, y, PARAMS.z_face) * drive.Cylinder(1, 20)
-    assert checks.shared_volume(parts.light_path(OUTER_RING[3]), finger) > 1
-    assert checks.shared_volume(parts.light_path(OUTER_RING[3]), bar.solid) == 0
+    x, y = face.led_centre(OUTER_RING[3])
+    finger = Pos(x, y, PARAMS.z_face) * Cylinder(1, 20)
+    assert checks.shared_volume(track.light_path(OUTER_RING[3]), finger) > 1
+    assert checks.shared_volume(track.light_path(OUTER_RING[3]), bar.solid) == 0
 
 
 def test_the_build_writes_every_part_render_and_the_layout(built: Path) -> None:
-    for name in parts.PRINTED:
+    for name in whole.PRINTED:
         for suffix in (".stl", ".step"):
             assert (built / f"{name}{suffix}").stat().st_size > 1000
         assert (built / f"part-{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -184,15 +187,15 @@ def test_the_build_writes_every_part_render_and_the_layout(built: Path) -> None:
         assert (built / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (built / "assembly.step").read_text(errors="replace").startswith("ISO-10303-21")
     bom = (built / "BOM.md").read_text()
-    assert all(f"`{name}.stl`" in bom for name in parts.PRINTED)
+    assert all(f"`{name}.stl`" in bom for name in whole.PRINTED)
 
 
-@pytest.mark.parametrize("name", list(parts.PRINTED))
+@pytest.mark.parametrize("name", list(whole.PRINTED))
 def test_each_stl_is_one_closed_manifold_solid_that_fits_the_bed(built: Path, name: str) -> None:
     assert checks.stl_problems(built / f"{name}.stl", PARAMS.bed) == []
 
 
-@pytest.mark.parametrize("name", list(parts.PRINTED))
+@pytest.mark.parametrize("name", list(whole.PRINTED))
 def test_each_printed_part_has_walls_of_at_least_the_minimum(built: Path, name: str) -> None:
     tris = checks.read_stl(built / f"{name}.stl")
     assert checks.thinnest_wall(tris, samples=1500) >= PARAMS.min_wall - 0.01

@@ -14,17 +14,25 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parent.parent / "orbito_hw"
+REPOSITORY = Path(__file__).resolve().parent.parent
+PACKAGE = REPOSITORY / "orbito_hw"
+CAD_PACKAGE = REPOSITORY / "hardware" / "orbito_cad"
+# Where each importable package of the repository lives: the folder put on sys.path for it.
+HOMES = {
+    "orbito_hw": REPOSITORY, "tests": REPOSITORY, "scripts": REPOSITORY,
+    "benchmarks": REPOSITORY, "orbito_fw": REPOSITORY / "firmware",
+    "orbito_cad": REPOSITORY / "hardware",
+}  # fmt: skip
 HARDWARE = {
     "gpiozero", "gpiod", "neopixel", "board", "serial", "RPi", "lgpio", "adafruit_pixelbuf",
     "busio", "adafruit_ads1x15", "adafruit_blinka", "adafruit_tmag5273", "adafruit_tca9548a",
 }  # fmt: skip
 FIRMWARE = {"orbito_fw"}  # the Pico's logic, a package of the same distribution
-# The mechanics' model (hardware/orbito_cad, the cad extra): only `cad build` imports it, and
-# it sees the package only through the rules (the squares) and hw (the board's facts that the
-# config chooses, hw/facts.py, and the drive's step planner): never the app above it.
+# The mechanics' model (hardware/orbito_cad, the cad extra): only `cad build` imports it. It is
+# layered as the package is (CAD_RULES below) and sees the package only through the rules (the
+# squares) and hw (the board's facts that the config chooses, hw/facts.py, and the drive's step
+# planner): never the app above it.
 CAD = {"orbito_cad"}
-CAD_MAY_IMPORT = {"rules", "errors", "hw", "lang"}
 CAD_LIBRARIES = {
     "build123d", "bd_warehouse", "matplotlib", "mpl_toolkits", "numpy", "orbito_cad",
     "manifold3d", "mujoco", "magpylib", "scipy",
@@ -84,8 +92,16 @@ def folder_of(path: Path) -> str:
     return parts[0]
 
 
+def home_of(path: Path) -> Path:
+    """The folder on sys.path that ``path`` is imported from (a script: its own folder)."""
+    for name, home in HOMES.items():
+        if path.is_relative_to(home / name):
+            return home
+    return path.parent
+
+
 def module_of(path: Path) -> list[str]:
-    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    parts = list(path.relative_to(home_of(path)).with_suffix("").parts)
     return parts[:-1] if parts[-1] == "__init__" else parts
 
 
@@ -189,19 +205,32 @@ def test_every_module_imports_alone() -> None:
     assert out.stdout.strip() == ""
 
 
-def module_graph() -> dict[str, set[str]]:
-    """Each module of the package and the modules of the package it imports, those under
-    ``if TYPE_CHECKING:`` and inside functions included."""
-    modules = {".".join(module_of(path)): path for path in SOURCES}
+def repository_sources() -> list[Path]:
+    """Every Python file of the repository that is imported or runs: the packages (the
+    controller, the firmware, the mechanics' model), the tests, the scripts, the benchmarks
+    and the scripts beside the model in hardware/."""
+    found = [path for name, home in HOMES.items() for path in (home / name).rglob("*.py")]
+    return sorted({*found, *(REPOSITORY / "hardware").glob("*.py")})
+
+
+def module_graph(sources: dict[Path, str | None] | None = None) -> dict[str, set[str]]:
+    """Each module of the repository (or of ``sources``: a file and the text it is read as,
+    None for its own) and the modules of the repository it imports, those under ``if
+    TYPE_CHECKING:`` and inside functions included: an import inside a function is still an
+    arrow (it runs whenever the function does, and a cycle through one is as tangled as any,
+    only later)."""
+    sources = sources if sources is not None else dict.fromkeys(repository_sources())
+    modules = {".".join(module_of(path)): path for path in sources}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         found = set()
-        for imported in imports_of(path):
+        for imported in imports_of(path, sources[path]):
             parts = imported.split(".")
             while parts and ".".join(parts) not in modules:
                 parts.pop()
             target = ".".join(parts)
-            if parts and target not in (name, "orbito_hw"):
+            # a module's own package (its __init__) is run before it, not imported by it
+            if parts and target != name and not name.startswith(f"{target}."):
                 found.add(target)
         graph[name] = found
     return graph
@@ -237,7 +266,22 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_no_import_cycle_not_even_for_type_checking() -> None:
-    assert cycles(module_graph()) == []
+    """Nowhere in the repository: the controller, the firmware, the mechanics' model, the
+    tests, the scripts and the benchmarks, and between them."""
+    graph = module_graph()
+    assert {"orbito_hw.cli", "orbito_fw.planner", "orbito_cad.make.build", "tests.common.cad",
+            "scripts.messages", "make_wiring"} <= set(graph)  # fmt: skip
+    assert cycles(graph) == []
+
+
+def test_a_cycle_through_a_function_level_import_is_caught() -> None:
+    """Two modules of the mechanics' model importing each other, one only inside a function,
+    as ``case.py`` and ``bay.py`` once did."""
+    params, layout = CAD_PACKAGE / "board" / "params.py", CAD_PACKAGE / "board" / "layout.py"
+    assert cycles(module_graph({params: None, layout: None})) == []
+    back = "def f() -> None:\n    from orbito_cad.board.layout import sides\n"
+    got = cycles(module_graph({params: back, layout: None}))
+    assert got == [["orbito_cad.board.layout", "orbito_cad.board.params"]]
 
 
 def test_a_cycle_is_caught() -> None:
@@ -274,30 +318,87 @@ def test_importing_the_package_pulls_in_nothing_heavy() -> None:
     assert out.stdout.strip() == ""
 
 
-CAD_SOURCES = sorted((PACKAGE.parent / "hardware" / "orbito_cad").glob("*.py"))
+# --- the mechanics' model: hardware/orbito_cad in layers -------------------------------------
+# Its folders from the bottom up, each importing only itself and those below it: the board's
+# facts and the geometry derived from them (pure Python), the printed parts' solids, the board
+# put together, the models that judge it, what is made from it. Of the package: the rules'
+# squares, and hw (the config's facts, hw/facts.py; the drive's step planner) for the models
+# and the make alone; never the app. Its libraries, each where it is needed.
+CAD_FLOORS = ["board", "parts", "assembly", "models", "make"]
+SOLIDS = {"build123d", "numpy"}
+CAD_RULES: dict[str, tuple[set[str], set[str], set[str]]] = {
+    # floor: (the floors it may import, the folders of orbito_hw, the libraries)
+    "board": ({"board"}, {"rules"}, set()),
+    "parts": ({"board", "parts"}, {"rules"}, SOLIDS | {"manifold3d", "scipy"}),
+    "assembly": ({"board", "parts", "assembly"}, {"rules"}, SOLIDS),
+    "models": (
+        {"board", "parts", "assembly", "models"},
+        {"rules", "hw"},
+        SOLIDS | {"manifold3d", "mujoco", "magpylib", "scipy", "orbito_fw"},
+    ),
+    "make": (set(CAD_FLOORS), {"rules", "hw"}, SOLIDS | {"matplotlib", "mpl_toolkits"}),
+    "__init__": (set(), set(), set()),
+}
+for _floors, _package, _libraries in CAD_RULES.values():
+    _package |= {"errors", "lang"}  # the bottom of the house, as for every folder
+    assert _libraries <= CAD_LIBRARIES
+CAD_SOURCES = sorted(CAD_PACKAGE.rglob("*.py"))
 
 
-@pytest.mark.parametrize("path", CAD_SOURCES, ids=[p.name for p in CAD_SOURCES])
-def test_the_cad_model_sees_only_the_rules_and_the_boards_facts(path: Path) -> None:
-    """One source of geometry: the model takes the squares and the press from
-    orbito_hw.rules and the LED order and the drive's figures from hw/facts.py, nothing else."""
+def cad_floor_of(path: Path) -> str:
+    """The floor a file of the model belongs to: its folder, or ``__init__`` at the top."""
+    return path.relative_to(CAD_PACKAGE).with_suffix("").parts[0]
+
+
+def cad_violations(path: Path, source: str | None = None) -> list[str]:
+    floors, package, libraries = CAD_RULES[cad_floor_of(path)]
     bad = []
-    for module in sorted(imports_of(path)):
-        root = module.split(".")[0]
-        if root == "orbito_hw":
-            if target_of(module) not in CAD_MAY_IMPORT:
-                bad.append(module)
-        elif root not in sys.stdlib_module_names and root not in CAD_LIBRARIES:
-            bad.append(module)
-    assert bad == []
+    for module in sorted(imports_of(path, source)):
+        parts = module.split(".")
+        if parts[0] == "orbito_cad":
+            ok = len(parts) > 1 and parts[1] in floors
+        elif parts[0] == "orbito_hw":
+            ok = target_of(module) in package | ({"hw.interfaces"} if "hw" in package else set())
+        else:
+            ok = parts[0] in sys.stdlib_module_names or parts[0] in libraries
+        if not ok:
+            bad.append(f"{path.relative_to(CAD_PACKAGE)} ({cad_floor_of(path)}) imports {module}")
+    return bad
+
+
+def test_every_file_of_the_model_is_on_a_floor() -> None:
+    assert {cad_floor_of(path) for path in CAD_SOURCES} == set(CAD_RULES)
+
+
+@pytest.mark.parametrize(
+    "path", CAD_SOURCES, ids=[str(p.relative_to(CAD_PACKAGE)) for p in CAD_SOURCES]
+)
+def test_each_file_of_the_model_imports_only_what_its_floor_may(path: Path) -> None:
+    """One source of geometry: the model takes the squares and the press from
+    orbito_hw.rules and the LED order and the drive's figures from hw/facts.py, each floor
+    its own figures from the floors below it."""
+    assert cad_violations(path) == []
     assert lines_of(path) <= MAX_LINES
 
 
-@pytest.mark.parametrize("path", CAD_SOURCES, ids=[p.name for p in CAD_SOURCES])
-def test_the_cad_model_imports_nothing_from_the_app(path: Path) -> None:
-    """The model sits below the app in the house: it reads the config's facts from the
-    lowest layer that holds them (hw/facts.py), never orbito_hw.app."""
-    assert sorted(m for m in imports_of(path) if m.startswith("orbito_hw.app")) == []
+@pytest.mark.parametrize(
+    ("where", "source"),
+    [
+        ("board/layout.py", "from orbito_cad.parts.track import cup\n"),
+        ("board/params.py", "import build123d\n"),
+        ("board/bay.py", "from orbito_cad import layout\n"),  # the flat folder's name
+        ("parts/track.py", "from orbito_cad.assembly.whole import PRINTED\n"),
+        ("parts/case.py", "from ..models import magnetics\n"),
+        ("assembly/whole.py", "from orbito_cad.models.motion import transforms\n"),
+        ("models/motion.py", "from orbito_cad.make.build import STL_TOLERANCE\n"),
+        ("models/sweep.py", "import matplotlib\n"),
+        ("parts/drive.py", "from orbito_hw.hw.facts import BoardFacts\n"),
+        ("make/bom.py", "from orbito_hw.app.config import Config\n"),
+        ("make/routing.py", "from orbito_hw.control.referee import Referee\n"),
+    ],
+)
+def test_an_import_up_the_model_is_caught(where: str, source: str) -> None:
+    assert cad_violations(CAD_PACKAGE / where, source) != []
 
 
 # The scripts in hardware/ beside the model (not the package orbito_cad) draw and slice from

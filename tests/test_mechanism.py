@@ -25,9 +25,11 @@ needs.modules("build123d", "manifold3d")  # the cad extra: fails under CI=true, 
 import build123d
 import manifold3d
 import numpy as np
-from orbito_cad import gearing, layout, motion, sweep, track
-from orbito_cad.params import PARAMS
-from orbito_cad.placed import Placed
+from orbito_cad.assembly.placed import Placed
+from orbito_cad.board import layout
+from orbito_cad.board.params import PARAMS
+from orbito_cad.models import motion, sweep, teeth
+from orbito_cad.parts import track
 
 from .common import cad
 
@@ -125,7 +127,7 @@ def test_the_sweep_catches_a_finger_too_close_to_its_slot(
 def test_the_gears_mesh_with_backlash_and_no_transmission_error() -> None:
     """Over one tooth: the teeth never overlap, the backlash stays at least 0.1 mm, and the
     crank follows the ideal 1:4 within 0.5 deg (involute teeth: far less)."""
-    mesh = gearing.mesh_over_one_tooth(positions=24)
+    mesh = teeth.mesh_over_one_tooth(positions=24)
     assert mesh.overlap == 0.0
     assert mesh.backlash[0] >= 0.1
     assert mesh.backlash[1] <= PARAMS.backlash + 0.05
@@ -134,7 +136,7 @@ def test_the_gears_mesh_with_backlash_and_no_transmission_error() -> None:
 
 def test_the_gear_check_catches_teeth_without_backlash() -> None:
     tight = dataclasses.replace(PARAMS, backlash=-0.1)  # teeth fatter than the space
-    mesh = gearing.mesh_over_one_tooth(tight, positions=6)
+    mesh = teeth.mesh_over_one_tooth(tight, positions=6)
     assert mesh.overlap > 0
 
 

@@ -15,7 +15,7 @@ from .common import needs
 pytestmark = pytest.mark.cad
 needs.modules("build123d", "manifold3d")  # the cad extra: fails under CI=true, skips elsewhere
 import manifold3d  # noqa: E402
-from orbito_cad.placed import Placed  # noqa: E402
+from orbito_cad.assembly.placed import Placed  # noqa: E402
 
 from .common import cad  # noqa: E402
 

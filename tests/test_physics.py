@@ -1,5 +1,5 @@
 """The mechanism in a physics engine (issue 32): the cups, their fingers and the marbles pushed
-through places on the drive's own step profile (MuJoCo, hardware/orbito_cad/physics.py), at
+through places on the drive's own step profile (MuJoCo, hardware/orbito_cad/models/physics.py), at
 the ends of the friction range, cups and marbles started off their places. The benchmark
 (`python benchmarks/mechanism.py`) runs the same on 1,000 random places.
 
@@ -18,8 +18,8 @@ from .common import needs
 pytestmark = pytest.mark.cad
 needs.modules("mujoco")  # the cad extra: fails under CI=true, skips elsewhere
 
-from orbito_cad import physics
-from orbito_cad.params import PARAMS
+from orbito_cad.board.params import PARAMS
+from orbito_cad.models import physics
 
 from orbito_hw.app.config import load_config
 

@@ -1,4 +1,4 @@
-"""The ring drive's dynamics in MuJoCo (issue 32, hardware/orbito_cad/physics_drive.py): the
+"""The ring drive's dynamics in MuJoCo (issue 32, hardware/orbito_cad/models/physics_drive.py): the
 bars riding their ramps by their weight, the motor with its inertia, a power cut's coast and
 the homing after it. Short runs at the ends of the friction range; the benchmark
 (`python benchmarks/mechanism_drive.py`) runs many more.
@@ -18,10 +18,10 @@ from .common import needs
 pytestmark = pytest.mark.cad
 needs.modules("mujoco")  # the cad extra: fails under CI=true, skips elsewhere
 
-from orbito_cad import layout as geo
-from orbito_cad import physics_drive as pd
-from orbito_cad import physics_drive_model as pm
-from orbito_cad.params import PARAMS
+from orbito_cad.board import layout as geo
+from orbito_cad.board.params import PARAMS
+from orbito_cad.models import physics_drive as pd
+from orbito_cad.models import physics_drive_model as pm
 
 # the issue's bounds
 OFFSET, TURN, MARBLE, CUP_FORCE, TORQUE_SHARE = 0.3, 1.0, 1.0, 0.2, 0.5

@@ -29,8 +29,12 @@ pytestmark = pytest.mark.cad
 needs.modules("build123d")  # the cad extra: fails under CI=true, skips elsewhere
 import build123d
 from build123d import Box, Cylinder, Pos, Rot, Vector
-from orbito_cad import bay, build, case, checks, parts, printing, routing, slicer, testprint
-from orbito_cad.params import PARAMS
+from orbito_cad.assembly import whole
+from orbito_cad.board import bay, frame
+from orbito_cad.board.params import PARAMS
+from orbito_cad.make import build, printing, routing, slicer
+from orbito_cad.models import checks
+from orbito_cad.parts import case, mesh, testprint
 
 from .common import cad
 
@@ -49,7 +53,7 @@ def the_case(tmp_path_factory: pytest.TempPathFactory) -> build123d.Part:
     return cad.printed(tmp_path_factory)["case"]
 
 
-NAMES = [*parts.PRINTED, build.TEST_PRINT]
+NAMES = [*whole.PRINTED, build.TEST_PRINT]
 
 
 def test_a_part_from_the_runs_cache_is_the_part_built_afresh(
@@ -61,9 +65,9 @@ def test_a_part_from_the_runs_cache_is_the_part_built_afresh(
     cached = cad.printed(tmp_path_factory)
     for name in ("cup", "disc", "transfer_bar", "crank_gear", "polarity_jig"):
         files = []
-        for n, solid in enumerate((cached[name], parts.PRINTED[name](PARAMS))):
+        for n, solid in enumerate((cached[name], whole.PRINTED[name](PARAMS))):
             files.append(tmp_path / f"{name}-{n}.stl")
-            build123d.export_stl(solid, str(files[-1]), build.STL_TOLERANCE, build.STL_ANGULAR)
+            build123d.export_stl(solid, str(files[-1]), mesh.STL_TOLERANCE, mesh.STL_ANGULAR)
         assert files[0].read_bytes() == files[1].read_bytes(), name
 
 
@@ -98,7 +102,7 @@ def t_shape() -> build123d.Part:
 
 
 def laid_mesh(solid: build123d.Part, angles: tuple[float, ...]) -> np.ndarray:
-    return printing.lay(printing.mesh(solid), (angles[0], angles[1], angles[2]))
+    return printing.lay(mesh.triangles(solid), (angles[0], angles[1], angles[2]))
 
 
 def test_the_overhang_check_sees_a_t_that_needs_supports() -> None:
@@ -146,7 +150,7 @@ def test_a_changed_part_makes_its_figures_stale(
     entry = dict(slicer.load()["parts"]["cup"])
     pr = prints["cup"]
     assert slicer.fresh(entry, pr) is not None
-    bigger = slicer.fingerprint(Pos(0, 0, 0) * parts.PRINTED["cup"](PARAMS) + Box(1, 1, 30))
+    bigger = slicer.fingerprint(Pos(0, 0, 0) * whole.PRINTED["cup"](PARAMS) + Box(1, 1, 30))
     assert slicer.fresh({**entry, "fingerprint": bigger}, pr) is None
     assert slicer.fresh({**entry, "profile": slicer.sha256("other")}, pr) is None
 
@@ -202,7 +206,7 @@ def test_the_face_screws_meet_bosses(
     p = PARAMS
     plate = Pos(0, 0, p.z_face) * cad.printed(tmp_path_factory)["face"]
     r = p.screw_tap_d / 2
-    for x, y in case.face_screw_points(p):
+    for x, y in frame.face_screw_points(p):
         assert not solid_at(plate, x, y, p.z_face + 1)  # the face's hole
         assert not solid_at(the_case, x, y, p.z_face - 2)  # the pilot hole under it
         for k in range(8):  # and a boss round it, 10 mm deep, a wall thick
@@ -215,8 +219,8 @@ def test_the_face_screws_meet_bosses(
 
 def test_the_centre_plates_posts_stand_under_it(the_case: build123d.Part) -> None:
     p = PARAMS
-    for x, y, r in case.centre_posts(p):
-        assert case.centre_post_top(p) == p.z_face
+    for x, y, r in frame.centre_posts(p):
+        assert frame.centre_post_top(p) == p.z_face
         assert solid_at(the_case, x + r - 0.3, y, p.z_face - 0.5)
         assert not solid_at(the_case, x + r - 0.3, y, p.z_face + 0.5)
         assert not solid_at(the_case, x, y, p.z_face - 1)  # the screw's pilot hole
@@ -228,7 +232,7 @@ def test_the_motor_mount_is_located_at_the_centre(the_case: build123d.Part) -> N
     p = PARAMS
     mount = Pos(0, 0, p.case_floor) * case.motor_mount(p)
     z = p.case_floor + p.socket_h / 2
-    legs = case.mount_leg_points(p)
+    legs = frame.mount_leg_points(p)
     assert sum(x for x, _ in legs) == pytest.approx(0) and sum(y for _, y in legs) == 0
     for x, y in legs:
         outer = abs(x) + p.mount_leg / 2
@@ -252,8 +256,8 @@ def test_the_electronics_fit_in_the_bay() -> None:
         "pico": _box(bay.pico_xy(p), p.pico_l, p.pico_w),
         "perfboard": _box(bay.board_xy(p), p.board_w, p.board_d),
     }
-    posts = [(x, y, r) for x, y, r in case.centre_posts(p)]
-    from orbito_cad import layout as geo
+    posts = [(x, y, r) for x, y, r in frame.centre_posts(p)]
+    from orbito_cad.board import layout as geo
 
     posts += [(*s.crank_axis(p), p.post_d / 2) for s in geo.sides()]
     mount = (p.motor_w + p.mount_margin) / 2
@@ -301,9 +305,9 @@ def test_every_cable_runs_clear_of_the_posts_inside_the_case() -> None:
     """A bundle (3 mm across) along each path of bay.cable_paths keeps off every post it does
     not start or end at, and stays inside the case's walls."""
     p = PARAMS
-    from orbito_cad import layout as geo
+    from orbito_cad.board import layout as geo
 
-    posts = [(x, y, r) for x, y, r in case.centre_posts(p)]
+    posts = [(x, y, r) for x, y, r in frame.centre_posts(p)]
     posts += [(*s.crank_axis(p), p.post_d / 2) for s in geo.sides()]
     bundle = 1.5
     for name, path in bay.cable_paths(p).items():

@@ -1,4 +1,4 @@
-"""The squares' magnetic model (hardware/orbito_cad/magnetics.py, issue 33), on a small sample
+"""The squares' magnetic model (orbito_cad/models/magnetics.py, issue 33), on a small sample
 of poses (benchmarks/sensing.py takes the full one): it catches today's design and the
 single-axis readouts missing marbles, shows why (no marble's field at a sensor survives the
 average over its rotations), and holds the three-axis readout to the issue's margins."""
@@ -20,8 +20,8 @@ from .common import needs
 pytestmark = pytest.mark.cad
 needs.modules("magpylib")  # the cad extra: fails under CI=true, skips elsewhere
 
-from orbito_cad import magnetics as mag
-from orbito_cad.params import PARAMS
+from orbito_cad.board.params import PARAMS
+from orbito_cad.models import magnetics as mag
 
 ROOT = Path(__file__).resolve().parent.parent
 AXES, TURNS = 60, 4
@@ -134,7 +134,7 @@ def test_the_keepout_holds_the_sensor_its_leads_and_capacitor() -> None:
 
 def test_the_printed_half_holds_its_discs_under_a_wall() -> None:
     from build123d import Vector
-    from orbito_cad.marble import marble_half, polarity_jig
+    from orbito_cad.parts.marble import marble_half, polarity_jig
 
     half = marble_half()
     assert half.is_valid and len(half.solids()) == 1

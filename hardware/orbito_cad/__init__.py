@@ -1,8 +1,12 @@
 """The board's mechanics as a parametric model (issue 25): ``orbito-hw cad build DIR``.
 
-``params`` holds every dimension in one place and ``layout`` the geometry and kinematics
-(pure Python: the squares, where each cup rests after each place, the drive's ratios);
-``parts`` builds the solids with build123d, ``render`` draws them with Matplotlib and
-``build`` writes everything out. Only ``parts``, ``render`` and ``build`` need the ``cad``
-extra; nothing here is imported by the board's own code.
+One folder per layer, each looking only down (tests/test_layers.py):
+
+- ``board/``: every dimension (``params``) and the geometry derived from it, pure Python;
+- ``parts/``: the printed parts as solids (build123d);
+- ``assembly/``: the board put together at rest, printed and bought parts placed;
+- ``models/``: what judges it: the motion and the swept checks, the physics, the magnetics;
+- ``make/``: what is made from it: the build's files, the BOM, the print table, the renders.
+
+Nothing here is imported by the board's own code; ``orbito-hw cad build`` imports it when run.
 """

@@ -55,7 +55,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     out = Path(args.dir)
     if out.exists() and not out.is_dir():
         fail(_("{path}: not a folder").format(path=out))
-    from orbito_cad.build import build
+    from orbito_cad.make.build import build
 
     build(out, config)
     return 0

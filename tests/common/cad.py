@@ -1,7 +1,7 @@
 """The board's printed parts built once for a whole test run, and the assembly and its meshes
 made from them (issue 35).
 
-Building ``parts.PRINTED`` takes 15-20 s (the case alone half of it), and four test modules
+Building ``whole.PRINTED`` takes 15-20 s (the case alone half of it), and four test modules
 need the same parts: the first to ask builds them and writes each in OpenCascade's binary BRep
 (every number kept exactly: a part read back meshes to the same STL, byte for byte, as the part
 built afresh; the text BRep rounds, and does not). The files are in the run's own temporary
@@ -31,9 +31,9 @@ import pytest
 from build123d import Part
 from OCP.BinTools import BinTools  # type: ignore[import-untyped]
 from OCP.TopoDS import TopoDS_Shape  # type: ignore[import-untyped]
-from orbito_cad import parts
-from orbito_cad.params import PARAMS, Params
-from orbito_cad.placed import Placed
+from orbito_cad.assembly import whole
+from orbito_cad.assembly.placed import Placed
+from orbito_cad.board.params import PARAMS, Params
 
 
 def run_folder(factory: pytest.TempPathFactory) -> Path:
@@ -68,42 +68,42 @@ def _read(path: Path) -> Part:
 
 
 def printed(factory: pytest.TempPathFactory, p: Params = PARAMS) -> dict[str, Part]:
-    """Every part of ``parts.PRINTED`` built from ``p``, by name: a fresh copy for the caller,
+    """Every part of ``whole.PRINTED`` built from ``p``, by name: a fresh copy for the caller,
     built once for the run."""
     folder = run_folder(factory) / f"cad-parts-{_key(p)}"
     with _locked(run_folder(factory) / "cad-parts.lock"):
         if not (folder / "done").exists():
             folder.mkdir(exist_ok=True)
-            for name, make in parts.PRINTED.items():
+            for name, make in whole.PRINTED.items():
                 _write(make(p), folder / f"{name}.brep")
             (folder / "done").touch()
-    return {name: _read(folder / f"{name}.brep") for name in parts.PRINTED}
+    return {name: _read(folder / f"{name}.brep") for name in whole.PRINTED}
 
 
 def assembly(factory: pytest.TempPathFactory, p: Params = PARAMS) -> list[Placed]:
-    """``parts.assembly(p)``, of parts built once for the run."""
-    return parts.assembly(p, printed(factory, p))
+    """``whole.assembly(p)``, of parts built once for the run."""
+    return whole.assembly(p, printed(factory, p))
 
 
 @contextmanager
 def prebuilt(built: Mapping[str, Any], p: Params = PARAMS) -> Iterator[None]:
-    """Within it, ``parts.PRINTED``'s makers give the parts ``built`` (from ``p``) rather than
+    """Within it, ``whole.PRINTED``'s makers give the parts ``built`` (from ``p``) rather than
     building them again; for any other parameters they build as before."""
     with pytest.MonkeyPatch.context() as patch:
-        for name, make in list(parts.PRINTED.items()):
+        for name, make in list(whole.PRINTED.items()):
 
             def made(q: Params = PARAMS, name: str = name, make: Any = make) -> Any:
                 return built[name] if q == p else make(q)
 
-            patch.setitem(parts.PRINTED, name, made)
+            patch.setitem(whole.PRINTED, name, made)
         yield
 
 
 def meshes(placed: list[Placed]) -> dict[str, Any]:
-    """Each solid of ``placed`` as a manifold3d mesh, by name (``sweep.mesh``)."""
-    from orbito_cad import sweep
+    """Each solid of ``placed`` as a manifold3d mesh, by name (``mesh.manifold``)."""
+    from orbito_cad.parts import mesh
 
-    return {x.name: sweep.mesh(x.solid) for x in placed}
+    return {x.name: mesh.manifold(x.solid) for x in placed}
 
 
 # --- the swept-solid check in parts ------------------------------------------------------------
@@ -115,7 +115,7 @@ SWEEP_PARTS = 4
 
 def swept(way: str) -> list[float]:
     """The places one sweep moves through: one place ``forward``, or ``back`` from its end."""
-    from orbito_cad import motion
+    from orbito_cad.models import motion
 
     places = motion.forward(POSES)
     if way == "back":
@@ -135,7 +135,7 @@ def sweep_part(way: str, part: int) -> range:
 def check_sweep_part(placed: list[Placed], meshes: dict[str, Any], way: str, part: int) -> None:
     """Test ``part`` of the ``way`` sweep: every one of its poses checked, no two solids sharing
     volume unless they touch by design, every gap held (``sweep.sweep``'s limits)."""
-    from orbito_cad import sweep
+    from orbito_cad.models import sweep
 
     at = sweep_part(way, part)
     found = sweep.sweep(placed, swept(way), meshes=meshes, measure=0.0, at=at)

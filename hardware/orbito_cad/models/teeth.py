@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import manifold3d
 
-from orbito_cad import layout as geo
-from orbito_cad.drive import central_phase, crank_phase, pitch_radius, tooth_outline
-from orbito_cad.params import PARAMS, Params
+from orbito_cad.board import layout as geo
+from orbito_cad.board.gearing import central_phase, crank_phase, pitch_radius, tooth_outline
+from orbito_cad.board.params import PARAMS, Params
 
 TOUCH = 1e-6  # mm^2 of shared area that counts as touching
 

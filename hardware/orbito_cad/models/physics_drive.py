@@ -29,16 +29,17 @@ import functools
 import inspect
 import math
 from dataclasses import dataclass, field
+from importlib.resources import files
 from pathlib import Path
 
 import mujoco
 import numpy as np
 
-from orbito_cad import layout as geo
-from orbito_cad import physics
-from orbito_cad import physics_drive_model as pm
-from orbito_cad.drive import index_radius
-from orbito_cad.params import PARAMS, Params
+from orbito_cad.board import layout as geo
+from orbito_cad.board.gearing import index_radius
+from orbito_cad.board.params import PARAMS, Params
+from orbito_cad.models import physics
+from orbito_cad.models import physics_drive_model as pm
 from orbito_hw.hw.facts import DriveConfig, read_drive
 from orbito_hw.hw.planner import Planner, SteppedDrive, step_delays  # type: ignore[attr-defined]
 from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, Square
@@ -51,7 +52,8 @@ WATCH_EVERY = 4  # engine steps between looks at the forces and offsets
 LIFT_GRID = 7200  # the ramp's lift tabulated over one crank turn
 SERVO_GAIN = 50.0  # N m/rad: the rotor within 0.4 deg of its step at the largest torque
 SERVO_DAMPING = 0.2  # N m s/rad: about critical with the gears' inertia (explicit: stable)
-CONFIG = Path(__file__).resolve().parents[2] / "config.example.toml"
+# the example config as the package ships it (from a checkout or a wheel alike)
+CONFIG = Path(str(files("orbito_hw").joinpath("config.example.toml")))
 HOME_SPEED: float = inspect.signature(SteppedDrive).parameters["home_speed"].default
 LIFTED = 0.5  # mm: a cup this far off the floor has been lifted (a finger under its bottom)
 STILL = 1.0  # mm/s: a cup slower than this has stopped

@@ -17,7 +17,8 @@ from typing import Any
 
 import numpy as np
 
-from orbito_cad.placed import Placed
+from orbito_cad.assembly.placed import Placed
+from orbito_cad.parts.mesh import manifold
 
 TOUCH = 1e-3  # mm^3: parts that only touch (a cup on the floor) share no more than this
 # The interference check's broad phase: meshes within ROUGH of the true surfaces (OpenCascade's
@@ -62,9 +63,7 @@ class Rough:
         if made is None or made[0] is not solid:  # kept with its solid: an id is not reused
             import manifold3d
 
-            from orbito_cad.sweep import mesh
-
-            got = mesh(solid, ROUGH)
+            got = manifold(solid, ROUGH)
             ok = got.status() == manifold3d.Error.NoError and not got.is_empty()
             made = self._made[id(solid)] = (solid, got if ok else None)
         return made[1]

@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
-from orbito_cad.placed import Placed
+from orbito_cad.assembly.placed import Placed
 
 COLOURS = {
     "case": "#b0bec5",

@@ -15,12 +15,16 @@ from typing import Any
 
 from build123d import Compound, export_step, export_stl
 
-from orbito_cad import bom, layout, motion, parts, printing, render, routing, testprint
-from orbito_cad.params import PARAMS, Params
+from orbito_cad.assembly import whole
+from orbito_cad.assembly.placed import Placed
+from orbito_cad.board import layout
+from orbito_cad.board.params import PARAMS, Params
+from orbito_cad.make import bom, printing, render, routing
+from orbito_cad.models import motion
+from orbito_cad.parts import testprint
+from orbito_cad.parts.mesh import STL_ANGULAR, STL_TOLERANCE
 from orbito_hw.hw.facts import BoardFacts
 
-STL_TOLERANCE = 0.02  # mm between the true surface and the STL's facets
-STL_ANGULAR = 0.2  # radians
 TEST_PRINT = "tolerance_test"  # hardware/tolerance-test.md: printed before the board
 
 
@@ -29,13 +33,13 @@ def build(out: Path, config: BoardFacts, p: Params = PARAMS,
     """Write everything into ``out``; returns the files written."""
     out.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
-    built = {name: make(p) for name, make in parts.PRINTED.items()}
+    built = {name: make(p) for name, make in whole.PRINTED.items()}
     prints = export_printed(out, {**built, TEST_PRINT: testprint.tolerance_test(p)}, p, say)
     written += [out / f"{name}{suffix}" for name in prints for suffix in (".stl", ".step")]
-    placed = parts.assembly(p, built)
-    whole = out / "assembly.step"
-    export_step(Compound(label="orbito-hw", children=[x.solid for x in placed]), str(whole))
-    written.append(whole)
+    placed = whole.assembly(p, built)
+    assembly_step = out / "assembly.step"
+    export_step(Compound(label="orbito-hw", children=[x.solid for x in placed]), str(assembly_step))
+    written.append(assembly_step)
     for name, solid in built.items():
         png = out / f"part-{name}.png"
         render.draw([(solid, name)], png, name.replace("_", " "), size=(4.0, 3.2))
@@ -71,7 +75,7 @@ def export_printed(out: Path, pieces: dict[str, Any], p: Params,
     return prints
 
 
-def write_motion(out: Path, placed: list[parts.Placed], p: Params,
+def write_motion(out: Path, placed: list[Placed], p: Params,
                  say: Callable[[str], None]) -> list[Path]:  # fmt: skip
     """``motion/``: every solid posed at rest and its transforms through one place."""
     files = motion.write(out / "motion", placed, p)

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from build123d import Align, Box, Compound, Cylinder, Part, Pos, Rot
 
-from orbito_cad.drive import clamp_screw, d_shaft, gear
-from orbito_cad.params import PARAMS, Params
-from orbito_cad.track import cup
+from orbito_cad.board.params import PARAMS, Params
+from orbito_cad.parts.drive import clamp_screw, d_shaft, gear
+from orbito_cad.parts.track import cup
 
 BOTTOM = (Align.CENTER, Align.CENTER, Align.MIN)
 LADDER = (0.1, 0.2, 0.3, 0.4, 0.5)  # diametral clearance of each hole over the axle, mm

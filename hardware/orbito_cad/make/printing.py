@@ -11,8 +11,7 @@ regions. A region narrower than ``BRIDGE`` (its hydraulic diameter, 4 x area / p
 hole's roof or a pocket's ceiling, which any printer bridges; the wider ones need support,
 and a part whose wide regions add up to more than ``SUPPORT_AREA`` is printed with supports.
 
-**Slicer settings** per part (walls, infill) in ``SETTINGS``, with a default; the layer
-height, nozzle and material are the project's (``params``, ``MATERIAL``).
+The slicer's settings for each part are ``slicer.py``'s.
 """
 
 from __future__ import annotations
@@ -23,49 +22,19 @@ from typing import Any
 
 import numpy as np
 
+from orbito_cad.board.params import PARAMS
+from orbito_cad.make import slicer
+from orbito_cad.models import checks
+from orbito_cad.parts.mesh import triangles
+
 OVERHANG_DEG = 45.0  # steeper than this from vertical needs something under it
 BRIDGE = 6.0  # mm: overhang regions narrower than this are bridged
 SUPPORT_AREA = 20.0  # mm^2 of wider overhang, above which a part is printed with supports
 CANDIDATE_SHARE = 0.5  # flat faces at least this share of the largest are tried as its base
 BED_Z = 0.01  # mm: a facet this close to the bed lies on it
-MATERIAL = "PETG"
 
 # name: (x, y, z) rotation in degrees onto the bed, applied in that order; wins over the rule
 ORIENTATION: dict[str, tuple[float, float, float]] = {}
-
-
-@dataclass(frozen=True, slots=True)
-class Settings:
-    walls: int = 3
-    infill: int = 20  # per cent
-    note: str = ""
-    layer: float | None = None  # mm; None: the project's (``params.layer_h``)
-
-
-SETTINGS: dict[str, Settings] = {
-    # 88 mm of 3 mm walls: its time goes into perimeters, layer by layer; nothing on it is
-    # finer than 0.3 mm
-    "case": Settings(2, 15, "0.3 mm layers: a tall box", 0.3),
-    # the gears' teeth and hubs carry the drive's torque
-    "central_gear": Settings(4, 40),
-    "crank_gear": Settings(4, 100, "solid: the crank pin bends"),
-    "transfer_bar": Settings(4, 40),
-    "face": Settings(3, 20, "ironing on the top"),
-    # marble.py's halves: a marble must weigh what a glass one does
-    "marble_half": Settings(3, 100, "solid: a marble's weight"),
-}
-
-
-def settings(name: str) -> Settings:
-    return SETTINGS.get(name, Settings())
-
-
-# --- meshes -------------------------------------------------------------------------------
-def mesh(solid: Any, tolerance: float = 0.02, angular: float = 0.2) -> np.ndarray:
-    """The solid's surface as (n, 3, 3) triangles, outward-facing (as STL exports it)."""
-    vertices, faces = solid.tessellate(tolerance, angular)
-    v = np.array([(q.X, q.Y, q.Z) for q in vertices], dtype=float)
-    return v[np.array(faces, dtype=int)] if faces else np.zeros((0, 3, 3))
 
 
 def rotation(rx: float, ry: float, rz: float) -> np.ndarray:
@@ -195,7 +164,7 @@ def orientation(name: str, solid: Any, tris: np.ndarray | None = None) -> tuple[
     """The (x, y, z) rotation that lays ``solid`` (the part ``name``) on the bed."""
     if name in ORIENTATION:
         return ORIENTATION[name]
-    tris = mesh(solid) if tris is None else tris
+    tris = triangles(solid) if tris is None else tris
     faces = flat_faces(solid)
     if not faces:
         return (0.0, 0.0, 0.0)
@@ -260,9 +229,6 @@ class Print:
 def inspect(name: str, solid_on_bed: Any, stl: Any, angles: tuple[float, ...],
             p: Any = None) -> Print:  # fmt: skip
     """The print facts of part ``name`` from its exported ``stl`` (a path)."""
-    from orbito_cad import checks, slicer
-    from orbito_cad.params import PARAMS
-
     tris = checks.read_stl(stl)
     tris = tris - np.array([0.0, 0.0, tris[:, :, 2].min()])
     over = overhangs(tris)

@@ -7,6 +7,9 @@ part the slicer's own summary (the G-code's "estimated printing time (normal mod
 geometry as it lies (``fingerprint``: volume, area, size; the same on any OpenCascade that
 tessellates a little differently) and the profile's SHA-256. A figure whose fingerprint or
 profile is not the built part's is stale: the BOM says so and tests/test_printing.py fails.
+
+**Settings** per part (walls, infill) in ``SETTINGS``, with a default; the layer height,
+nozzle and material are the project's (``params``, ``MATERIAL``).
 """
 
 from __future__ import annotations
@@ -20,11 +23,39 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orbito_cad.params import PARAMS, Params
-from orbito_cad.printing import MATERIAL, settings
+from orbito_cad.board.params import PARAMS, Params
 
 FIGURES = Path(__file__).resolve().parent / "print_figures.json"
 SLICER = "prusa-slicer"
+
+MATERIAL = "PETG"
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    walls: int = 3
+    infill: int = 20  # per cent
+    note: str = ""
+    layer: float | None = None  # mm; None: the project's (``params.layer_h``)
+
+
+SETTINGS: dict[str, Settings] = {
+    # 88 mm of 3 mm walls: its time goes into perimeters, layer by layer; nothing on it is
+    # finer than 0.3 mm
+    "case": Settings(2, 15, "0.3 mm layers: a tall box", 0.3),
+    # the gears' teeth and hubs carry the drive's torque
+    "central_gear": Settings(4, 40),
+    "crank_gear": Settings(4, 100, "solid: the crank pin bends"),
+    "transfer_bar": Settings(4, 40),
+    "face": Settings(3, 20, "ironing on the top"),
+    # marble.py's halves: a marble must weigh what a glass one does
+    "marble_half": Settings(3, 100, "solid: a marble's weight"),
+}
+
+
+def settings(name: str) -> Settings:
+    return SETTINGS.get(name, Settings())
+
 
 # The speeds and accelerations of PrusaSlicer's "0.20mm QUALITY @MK3" profile (a common
 # bed-slinger; the command line's own defaults print solid layers at 15-20 mm/s, half as

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from orbito_cad.params import PARAMS, Params
+from orbito_cad.board.frame import centre_posts
+from orbito_cad.board.gearing import index_sensor_xy
+from orbito_cad.board.params import PARAMS, Params
 
 Point = tuple[float, float]
 
@@ -143,9 +145,6 @@ def notches(p: Params = PARAMS) -> list[tuple[str, Point]]:
 def cable_paths(p: Params = PARAMS) -> dict[str, list[Point]]:
     """Each cable's path seen from above, from end to end, along the floor or the walls:
     clear of the posts and under the drive (nothing below the gears moves)."""
-    from orbito_cad.case import centre_posts
-    from orbito_cad.parts import index_sensor_xy
-
     i = inner(p)
     pi0, _ = pi_box(p)
     ix, iy = index_sensor_xy(p)

@@ -33,8 +33,12 @@ from numpy.typing import NDArray
 from scipy.spatial import cKDTree  # type: ignore[import-untyped]
 from scipy.spatial.transform import Rotation  # type: ignore[import-untyped]
 
-from orbito_cad import layout as geo
-from orbito_cad.params import PARAMS, Params
+from orbito_cad.board import layout as geo
+from orbito_cad.board.face import sensor_pocket_depth
+from orbito_cad.board.gearing import index_radius, index_side
+from orbito_cad.board.marble import DISC_AXES
+from orbito_cad.board.marble import magnet_radius as magnet_radius
+from orbito_cad.board.params import PARAMS, Params
 from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARES, Square
 
 Array = NDArray[np.float64]
@@ -44,9 +48,7 @@ COLOURS: tuple[Colour, ...] = ("black", "white")
 GAUSS = 1e4  # per tesla
 PEAK = 3.3  # peak noise as a multiple of its RMS
 AXES6 = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], float)
-# A tetrahedron's corners: the printed marble's discs. Four radial discs cancel each other's
-# moment and their quadrupole too, so the neighbours see next to nothing.
-AXES4 = np.array([[1, 1, 1], [1, -1, -1], [-1, 1, -1], [-1, -1, 1]], float) / math.sqrt(3)
+AXES4 = np.array(DISC_AXES, float)  # the printed marble's discs (board/marble.py)
 
 
 def _get_b(source: object, at: object) -> Array:
@@ -91,14 +93,6 @@ def today(p: Params = PARAMS) -> Marble:
                   p.magnet_d, p.magnet_h)  # fmt: skip
 
 
-def magnet_radius(p: Params = PARAMS) -> float:
-    """How far each of the printed marble's discs sits from its centre: its pocket's outer
-    rim ``min_wall`` inside the sphere, the disc a fit inside its pocket."""
-    rim = p.marble_d / 2 - p.min_wall
-    pocket = p.marble_magnet_d / 2 + p.fit
-    return math.sqrt(rim**2 - pocket**2) - p.fit - p.marble_magnet_h / 2
-
-
 def _radial(name: str, axes: Array, p: Params) -> Marble:
     r = magnet_radius(p)
     unit = tuple((float(a[0]), float(a[1]), float(a[2])) for a in axes)
@@ -118,8 +112,6 @@ def printed(p: Params = PARAMS) -> Marble:
 
 # --- where things are ---------------------------------------------------------------------
 def floor_over_sensor(p: Params = PARAMS) -> float:
-    from orbito_cad.track import sensor_pocket_depth
-
     return p.face_t - p.face_pocket - sensor_pocket_depth(p)
 
 
@@ -270,9 +262,6 @@ def sensor_points(readout: Readout, p: Params = PARAMS) -> Array:
 def index_field(readout: Readout, p: Params = PARAMS, steps: int = 72) -> float:
     """The strongest field (gauss, the readout's way) the index magnet gives any square's
     sensor as its crank turns: it rides the crank arm at ``index_radius``."""
-    from orbito_cad.drive import index_radius
-    from orbito_cad.parts import index_side
-
     side = index_side(p)
     ax, ay = side.crank_axis(p)
     r = index_radius(p)

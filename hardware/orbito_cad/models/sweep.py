@@ -15,9 +15,10 @@ from dataclasses import dataclass, field
 import manifold3d
 import numpy as np
 
-from orbito_cad.motion import contacts, transforms
-from orbito_cad.params import PARAMS, Params
-from orbito_cad.placed import Placed
+from orbito_cad.assembly.placed import Placed
+from orbito_cad.board.params import PARAMS, Params
+from orbito_cad.models.motion import contacts, transforms
+from orbito_cad.parts.mesh import manifold
 
 GAP = 0.5  # mm: cup to cup, moving to fixed
 OVERLAP = 1e-3  # mm^3 of shared volume that is only a meshing error (two faces that touch)
@@ -70,7 +71,7 @@ def sweep(
     ``at``: the indices of the poses to check, every one when None. A sweep checked in parts
     (the tests spread one over several processes) still moves through all of ``places``: a
     cup's place within its fingers' play depends on the way it came."""
-    meshes = meshes if meshes is not None else {x.name: mesh(x.solid) for x in placed}
+    meshes = meshes if meshes is not None else {x.name: manifold(x.solid) for x in placed}
     touching = set(contacts(placed, p))
     moving = {x.name for x in placed if x.moves}
     kind = {x.name: x.part for x in placed}

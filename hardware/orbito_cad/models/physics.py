@@ -27,8 +27,8 @@ from dataclasses import dataclass, field
 import mujoco
 import numpy as np
 
-from orbito_cad import layout as geo
-from orbito_cad.params import PARAMS, Params
+from orbito_cad.board import layout as geo
+from orbito_cad.board.params import PARAMS, Params
 from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, SQUARES
 
 MM = 1e-3

@@ -1,4 +1,5 @@
-"""The case, the motor's mount and the electronics in the case: the fixed frame of the board.
+"""The case and the motor's mount: the fixed frame of the board (its plan in numbers:
+``board/frame.py``, ``board/bay.py``).
 
 The case is a tray printed open side up with nothing under an overhang steeper than 45 deg:
 
@@ -7,7 +8,7 @@ The case is a tray printed open side up with nothing under an overhang steeper t
   it (there the ledge stands back to the face's edge); at each corner it widens into the
   **boss** the face is screwed to (``face_screw_points``, M3 self-tapping);
 - the floor carries the crank axles' posts, the index sensor's post, the **centre plate's
-  four posts** (``centre_posts``, M2.5 self-tapping from above), four **bosses with
+  four posts** (``frame.centre_posts``, M2.5 self-tapping from above), four **bosses with
   sockets** the motor mount's legs stand in (the sockets locate it, so the motor's axis is
   the board's centre: the gears' centre distance depends on it; an M3 screw from under the
   floor into each leg holds it), and standoffs for the Pi, the Pico and the perfboard
@@ -37,56 +38,22 @@ from build123d import (
     offset,
 )
 
-from orbito_cad import bay
-from orbito_cad import layout as geo
-from orbito_cad.params import PARAMS, Params
-from orbito_cad.placed import Placed
+from orbito_cad.board import bay
+from orbito_cad.board import layout as geo
+from orbito_cad.board.frame import (
+    centre_post_top,
+    centre_posts,
+    face_boss_r,
+    face_screw_points,
+    mount_leg_points,
+    yoke_gap,
+)
+from orbito_cad.board.gearing import index_sensor_xy
+from orbito_cad.board.params import PARAMS, Params
 
 BOTTOM = (Align.CENTER, Align.CENTER, Align.MIN)
 TOP = (Align.CENTER, Align.CENTER, Align.MAX)
 FACE_SCREW_DEPTH = 12.0  # the boss and its pilot hole: an M3 x 16 goes 8 mm into it
-
-
-def face_screw_points(p: Params = PARAMS) -> list[tuple[float, float]]:
-    """Where the face is screwed down onto the case's corner bosses (M3 self-tapping):
-    near each corner, on the face's rim between the channel and the edge."""
-    c = (p.face_w / 2 + 1.5 * p.pitch + p.channel_w / 2) / 2
-    return [(sx * c, sy * c) for sx in (-1, 1) for sy in (-1, 1)]
-
-
-def face_boss_r(p: Params = PARAMS) -> float:
-    """The corner bosses' radius round a face screw's pilot hole."""
-    return p.screw_tap_d / 2 + 2 * p.min_wall
-
-
-def yoke_gap(p: Params = PARAMS) -> float:
-    """Half the ledge's gap round each side's middle: the yoke reaches out under the ledge
-    there, and travels the crank's throw either way along the side."""
-    from orbito_cad.drive import yoke_half_width
-
-    return p.crank_r + yoke_half_width(p) + p.yoke_wall + 2 * p.running_gap
-
-
-def centre_posts(p: Params = PARAMS) -> list[tuple[float, float, float]]:
-    """The centre plate's four posts: (x, y, radius), on the diagonals inside the inner slots,
-    clear of the central gear's teeth, the crank arms and the bars' rails. Each stands on the
-    case's floor up to ``centre_post_top`` (the plate's underside)."""
-    # the screw's head sinks into the plate inside the channel's inner wall
-    wall = 1.5 * p.pitch - p.channel_w / 2
-    at = wall - p.centre_screw_head_d / 2 - 0.3 - p.min_wall
-    r = p.centre_post_d / 2
-    return [(sx * at, sy * at, r) for sx in (-1, 1) for sy in (-1, 1)]
-
-
-def centre_post_top(p: Params = PARAMS) -> float:
-    """The centre plate's posts end under the plate: level with the face's underside."""
-    return p.z_face
-
-
-def mount_leg_points(p: Params = PARAMS) -> list[tuple[float, float]]:
-    """The motor mount's four legs, at the corners of its plate."""
-    c = (p.motor_w + p.mount_margin) / 2 - p.mount_leg / 2
-    return [(sx * c, sy * c) for sx in (-1, 1) for sy in (-1, 1)]
 
 
 # --- the case -----------------------------------------------------------------------------
@@ -207,8 +174,6 @@ def _posts(p: Params) -> Part:
     for side in geo.sides():
         ax, ay = side.crank_axis(p)
         out += Pos(ax, ay, p.case_floor) * Cylinder(p.post_d / 2, post_h, align=BOTTOM)
-    from orbito_cad.parts import index_sensor_xy
-
     ix, iy = index_sensor_xy(p)
     top = p.z_arm - p.running_gap - p.hall_t
     out += Pos(ix, iy, p.case_floor) * Box(5, 5, top - p.case_floor, align=BOTTOM)
@@ -268,31 +233,3 @@ def motor_mount(p: Params = PARAMS) -> Part:
         part += Pos(x, y, 0) * Box(leg, leg, legs_h, align=BOTTOM)
         part -= Pos(x, y, -1) * Cylinder(p.screw_tap_d / 2, 10, align=BOTTOM)
     return part
-
-
-# --- the electronics -------------------------------------------------------------------------
-def electronics(p: Params = PARAMS) -> list[Placed]:
-    """The bought parts in the case: the Pi, the Pico, the perfboard, the Orbito button."""
-    out: list[Placed] = []
-    for name, (x, y), (w, d, h) in (
-        ("raspberry_pi", bay.pi_xy(p), (p.pi_w, p.pi_d, p.pi_h)),
-        ("pico", bay.pico_xy(p), (p.pico_l, p.pico_w, 4.0)),
-        ("perfboard", bay.board_xy(p), (p.board_w, p.board_d, p.board_h)),
-    ):
-        out.append(Placed(name, name, Pos(x, y, p.case_floor + p.standoff_h) * Box(w, d, h,
-                          align=BOTTOM), False, False, -40))  # fmt: skip
-    # the Orbito button through the front wall: its body must clear the drive
-    button = Rot(-90, 0, 0) * Cylinder(p.button_d / 2 - 0.5, p.button_depth, align=BOTTOM)
-    z = p.case_floor + (p.z_face - p.case_floor) / 2
-    out.append(
-        Placed("button", "button", Pos(p.button_x, -bay.inner(p), z) * button, False, False, -40)
-    )
-    return out
-
-
-def pi_xy(p: Params = PARAMS) -> tuple[float, float]:
-    return bay.pi_xy(p)
-
-
-def board_xy(p: Params = PARAMS) -> tuple[float, float]:
-    return bay.board_xy(p)

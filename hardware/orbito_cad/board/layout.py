@@ -19,7 +19,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from orbito_cad.params import PARAMS, Params
+from orbito_cad.board.params import PARAMS, Params
 from orbito_hw.rules.squares import (
     INNER_RING,
     OUTER_RING,

@@ -20,9 +20,9 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from orbito_cad import layout as geo
-from orbito_cad.drive import pitch_radius
-from orbito_cad.params import Params
+from orbito_cad.board import layout as geo
+from orbito_cad.board.gearing import pitch_radius
+from orbito_cad.board.params import Params
 from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, SQUARES
 
 MM = 1e-3

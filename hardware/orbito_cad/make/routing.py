@@ -11,9 +11,12 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
-from orbito_cad import bay
-from orbito_cad import layout as geo
-from orbito_cad.params import PARAMS, Params
+from orbito_cad.board import bay
+from orbito_cad.board import layout as geo
+from orbito_cad.board.face import led_centre
+from orbito_cad.board.frame import centre_posts, mount_leg_points
+from orbito_cad.board.gearing import index_sensor_xy
+from orbito_cad.board.params import PARAMS, Params
 from orbito_hw.hw.facts import BoardFacts
 from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES
 
@@ -64,10 +67,6 @@ def svg(config: BoardFacts, p: Params = PARAMS) -> str:
         rect(0, 0, p.face_w, p.face_w, 'fill="none" stroke="#90a4ae" stroke-dasharray="6 4"'),
         text(0, p.face_w / 2 - 5, "the face's edge (dashed), on the ledge", 10),
     ]
-    from orbito_cad.case import centre_posts, mount_leg_points
-    from orbito_cad.parts import index_sensor_xy
-    from orbito_cad.track import led_centre
-
     mount = p.motor_w + p.mount_margin
     out.append(rect(0, 0, mount, mount, 'fill="#cfd8dc" stroke="#607d8b"'))
     out.append(rect(0, 0, p.motor_w, p.motor_w, 'fill="#616161" stroke="#212121"'))

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import numpy as np
 
-from orbito_cad import layout as geo
-from orbito_cad.drive import bar_z
-from orbito_cad.params import PARAMS, Params
-from orbito_cad.parts import index_side
-from orbito_cad.placed import Placed
+from orbito_cad.assembly.placed import Placed
+from orbito_cad.board import layout as geo
+from orbito_cad.board.gearing import bar_z, index_side
+from orbito_cad.board.params import PARAMS, Params
+from orbito_cad.parts.mesh import STL_ANGULAR, STL_TOLERANCE
 from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, parse_square
 
 Matrix = np.ndarray  # 4x4, float
@@ -153,8 +153,6 @@ def forward(k: int) -> list[float]:
 def write(out: Path, placed: Sequence[Placed], p: Params = PARAMS, k: int = 361) -> list[Path]:
     """``out/NAME.stl`` for every solid at rest and ``out/motion.json``."""
     from build123d import export_stl
-
-    from orbito_cad.build import STL_ANGULAR, STL_TOLERANCE
 
     out.mkdir(parents=True, exist_ok=True)
     written = []

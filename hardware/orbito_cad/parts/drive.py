@@ -1,4 +1,5 @@
-"""The drive's printed parts: the involute gears, the cranks and the transfer bars.
+"""The drive's printed parts: the involute gears, the cranks and the transfer bars (their
+figures: ``board/gearing.py``).
 
 One motor turns the central gear (and the inner disc above it); the central gear turns a crank
 gear under each side of the outer ring, one crank turn a place. Each crank carries a pin with a
@@ -13,9 +14,6 @@ origin on its crank's axis (a proper rotation of the board's frame, so nothing i
 """
 
 from __future__ import annotations
-
-import functools
-import math
 
 from build123d import (
     Align,
@@ -32,84 +30,29 @@ from build123d import (
     extrude,
 )
 
-from orbito_cad import layout as geo
-from orbito_cad.params import PARAMS, Params
+from orbito_cad.board import layout as geo
+from orbito_cad.board.gearing import (
+    arm_radius,
+    central_phase,
+    crank_phase,
+    finger_tip_z,
+    fingers_x,
+    index_radius,
+    rails_y,
+    tooth_outline,
+    yoke_half_width,
+)
+from orbito_cad.board.params import PARAMS, Params
 
 BOTTOM = (Align.CENTER, Align.CENTER, Align.MIN)
-PRESSURE_ANGLE = math.radians(20.0)  # the standard involute: mates with any m 1.5 gear
-# x module: stub teeth, their tips thicker than min_wall on both gears (full-depth teeth
-# leave the 72-tooth gear's tips 1.1 mm thick); contact ratio still about 1.4
-ADDENDUM = 0.8
-DEDENDUM = 1.0
 
 
 # --- involute gears -------------------------------------------------------------------------
-def _involute(alpha: float) -> float:
-    return math.tan(alpha) - alpha
-
-
-@functools.cache
-def tooth_outline(
-    teeth: int, p: Params = PARAMS, flank_points: int = 12
-) -> tuple[tuple[float, float], ...]:
-    """A spur gear's outline (one closed polygon, counter-clockwise), its first tooth on +x:
-    involute flanks from the base circle (a radial line below it) to the tip, each tooth
-    thinned on the pitch circle by half the backlash (the pair shares ``p.backlash``)."""
-    m = p.gear_module
-    rp = m * teeth / 2
-    rb = rp * math.cos(PRESSURE_ANGLE)
-    ra, rf = rp + ADDENDUM * m, rp - DEDENDUM * m
-    # half a tooth's angle on the pitch circle, then on the base circle
-    half_pitch = (math.pi * m / 2 - p.backlash / 2) / (2 * rp)
-    half_base = half_pitch + _involute(PRESSURE_ANGLE)
-    flank: list[tuple[float, float]] = []  # (radius, half-angle) from the root up
-    start = max(rb, rf)
-    if rf < rb:
-        flank.append((rf, half_base))
-    for i in range(flank_points + 1):
-        r = start + (ra - start) * i / flank_points
-        alpha = math.acos(min(1.0, rb / r))
-        flank.append((r, half_base - _involute(alpha)))
-    step = 2 * math.pi / teeth
-    out: list[tuple[float, float]] = []
-    for k in range(teeth):
-        c = k * step
-        # the root arc from the previous tooth to this one, then up one flank, over the tip,
-        # down the other
-        for r, a in flank:
-            out.append((r * math.cos(c - a), r * math.sin(c - a)))
-        for r, a in reversed(flank):
-            out.append((r * math.cos(c + a), r * math.sin(c + a)))
-        for j in range(1, 4):
-            a = c + flank[0][1] + (step - 2 * flank[0][1]) * j / 4
-            out.append((rf * math.cos(a), rf * math.sin(a)))
-    return tuple(out)
-
-
 def gear(teeth: int, p: Params = PARAMS, phase: float = 0.0) -> Part:
     """An involute spur gear ``p.gear_t`` thick; ``phase`` (degrees) turns its first tooth
     from the +x axis."""
     outline = tooth_outline(teeth, p)
     return Rot(0, 0, phase) * extrude(Polygon(*outline, align=None), p.gear_t)
-
-
-def pitch_radius(teeth: int, p: Params = PARAMS) -> float:
-    return p.gear_module * teeth / 2
-
-
-def tip_radius(teeth: int, p: Params = PARAMS) -> float:
-    return pitch_radius(teeth, p) + ADDENDUM * p.gear_module
-
-
-def central_phase(p: Params = PARAMS) -> float:
-    """The central gear's first tooth, in degrees: a gap faces each crank at rest (the
-    cranks sit at 0, 90, 180, 270 degrees, a quarter of the teeth apart)."""
-    return 180 / p.central_teeth
-
-
-def crank_phase(p: Params = PARAMS) -> float:
-    """A crank gear's first tooth, in its side's frame: a tooth points at the motor (+y)."""
-    return 90.0
 
 
 def d_shaft(d: float, length: float, p: Params = PARAMS) -> Part:
@@ -146,15 +89,6 @@ def central_gear(p: Params = PARAMS) -> Part:
     return part
 
 
-def index_radius(p: Params = PARAMS) -> float:
-    """The index magnet's radius on the crank arm: outside the gear's teeth."""
-    return tip_radius(p.crank_teeth, p) + p.index_margin
-
-
-def arm_radius(p: Params = PARAMS) -> float:
-    return p.crank_r + p.collar_d / 2 + p.crank_arm_margin
-
-
 def crank_gear(p: Params = PARAMS) -> Part:
     """Gear, crank arm, pin and its domed collar in one print, on a 625ZZ bearing. The pin
     starts at -x (crank angle 0); the arm holds the index magnet under the pin."""
@@ -175,23 +109,6 @@ def crank_gear(p: Params = PARAMS) -> Part:
 
 
 # --- transfer bars ------------------------------------------------------------------------
-def rails_y(p: Params = PARAMS) -> tuple[float, float]:
-    """The two rails (outer, inner) across the side's frame: under the two rows of fingers,
-    ``finger_offset`` either side of the ring's centre line."""
-    line = p.crank_distance - 1.5 * p.pitch
-    return (line - p.finger_offset, line + p.finger_offset)
-
-
-def fingers_x(p: Params = PARAMS) -> list[float]:
-    """Where a side's three pairs of fingers stand along it at rest (the cups it pushes)."""
-    return [-p.crank_r - p.pitch, -p.crank_r, -p.crank_r + p.pitch]
-
-
-def yoke_half_width(p: Params = PARAMS) -> float:
-    """The yoke's channel, half its width along the bar: the collar with a running fit."""
-    return p.collar_d / 2 + p.fit
-
-
 def transfer_bar(p: Params = PARAMS) -> Part:
     """A side's bar in its own frame: z = 0 is the yoke's track where it carries the bar
     fully up (``layout.ramp_ceiling`` = 0), the yoke at the pin's place at crank angle 0."""
@@ -235,19 +152,3 @@ def transfer_bar(p: Params = PARAMS) -> Part:
             )
             part += stem + cone
     return part
-
-
-def finger_tip_z(p: Params = PARAMS) -> float:
-    """A finger's tip in the bar's frame (the bar fully up: ``finger_up`` into the cup)."""
-    return p.z_floor_top + p.finger_up - bar_up_z(p)
-
-
-def bar_up_z(p: Params = PARAMS) -> float:
-    """Where a bar's frame stands (its z = 0) with the bar fully up: the track on the
-    collar's top."""
-    return p.z_collar
-
-
-def bar_z(phi: float, p: Params = PARAMS) -> float:
-    """Where a bar's frame stands at crank angle ``phi``."""
-    return bar_up_z(p) - (p.lift - geo.bar_lift(phi, p))

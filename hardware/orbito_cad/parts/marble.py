@@ -1,7 +1,7 @@
 """The printed marble and the jig that puts its magnets in with the right pole.
 
 A marble is two identical halves (hardware/marbles.md), each printed flat side down. Four
-discs sit at a tetrahedron's corners (magnetics.printed), each under a shell of ``min_wall``,
+discs sit at a tetrahedron's corners (board/marble.py), each under a shell of ``min_wall``,
 two in each half; each lies at the end of a channel along its axis from the marble's centre,
 closed outside and open to the flat face, so a disc goes in from the flat face and the discs,
 all north out (or all south), push each other outwards onto the shell. The channels of one
@@ -20,8 +20,8 @@ from __future__ import annotations
 from build123d import Align, Box, Cylinder, Part, Pos, Rot, Sphere
 from scipy.spatial.transform import Rotation  # type: ignore[import-untyped]
 
-from orbito_cad.magnetics import AXES4, magnet_radius
-from orbito_cad.params import PARAMS, Params
+from orbito_cad.board.marble import DISC_AXES, magnet_radius
+from orbito_cad.board.params import PARAMS, Params
 
 BOTTOM = (Align.CENTER, Align.CENTER, Align.MIN)
 JIG_DISH = 3.0  # how deep the marble's half sits in the jig: it stays put while a disc goes in
@@ -38,7 +38,7 @@ def marble_half(p: Params = PARAMS) -> Part:
     r = p.marble_d / 2
     half = Sphere(r) & Pos(0, 0, r) * Box(2 * r, 2 * r, 2 * r)
     reach = magnet_radius(p) + p.marble_magnet_h / 2 + p.fit  # a disc's outer face, and a fit
-    for axis in AXES4:
+    for axis in DISC_AXES:
         turn, _ = Rotation.align_vectors([axis], [[0.0, 0.0, 1.0]])
         ax, ay, az = (float(v) for v in turn.as_euler("xyz", degrees=True))
         half -= Rot(ax, ay, az) * Cylinder(_pocket_d(p) / 2, reach, align=BOTTOM)
