@@ -1,5 +1,5 @@
 """The magnetic model's figures that the TMAG5273 board's controller ships with
-(orbito_hw/data/tmag_fields.json), written from the model (hardware/orbito_cad/magnetics.py).
+(orbito_hw/data/tmag_fields.json), written from the model (hardware/orbito_cad/models/magnetics.py).
 
     python scripts/tmag_fields.py          write the table again (the cad extra: magpylib)
     python scripts/tmag_fields.py --check  exit 1, naming the figure, if the shipped table
@@ -28,8 +28,8 @@ TOLERANCE_G = 0.05  # a figure further than this from the model's has drifted
 
 def table() -> dict[str, Any]:
     import numpy as np
-    from orbito_cad import magnetics as mag
-    from orbito_cad.params import PARAMS
+    from orbito_cad.models import magnetics as mag
+    from orbito_cad.board.params import PARAMS
 
     marble = mag.printed()
     m = mag.margins(marble, "vector", *MARGIN_SAMPLING)
@@ -41,7 +41,7 @@ def table() -> dict[str, Any]:
         poses.extend(b.tolist())
     offset, drift, noise = PARAMS.vector_offset_g, PARAMS.vector_drift_g, PARAMS.vector_noise_g
     return {
-        "about": "written by scripts/tmag_fields.py from hardware/orbito_cad/magnetics.py",
+        "about": "written by scripts/tmag_fields.py from hardware/orbito_cad/models/magnetics.py",
         "marble": marble.name,
         "sampling": {"margins": list(MARGIN_SAMPLING), "poses": list(POSE_SAMPLING)},
         "weakest_g": round(m.weakest, 2),
