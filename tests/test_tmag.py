@@ -331,3 +331,54 @@ def test_the_doctor_calibrates_the_mock_board_and_the_controller_reads_it(tmp_pa
         # the model's weakest marble still seen with its margin, the neighbours' not
         assert 2 * measured.on_g <= chip.figures().weakest_g
         assert measured.off_g >= 2 * chip.figures().empty_g
+
+
+def test_a_bus_held_low_for_good_is_cleared_once_in_a_while_and_every_square_named() -> None:
+    from orbito_hw.hw.tmag import RECOVER_S
+
+    world, parts = _world()
+    tm = world.tmag
+    assert tm is not None and parts.health is not None  # type: ignore[attr-defined]
+    world.physics.put(2, Colour.BLACK)
+    world.clock.advance(0.1)
+    tm.bus.hold_sda(for_good=True)
+    world.clock.advance(chip.TmagConfig().check_s + 0.1)
+    assert tm.bus.clocked == 1  # one bus clear, not one a sensor
+    assert parts.sensors.unknown() == (1 << 16) - 1  # type: ignore[attr-defined]
+    assert parts.sensors.read() == 1 << 2  # type: ignore[attr-defined]  # kept, never empty
+    assert "held low" in parts.health.now().fault  # type: ignore[attr-defined]
+    world.clock.advance(RECOVER_S)
+    assert 2 <= tm.bus.clocked <= 3
+    _mend(world)
+    world.clock.advance(chip.TmagConfig().check_s + 0.1)
+    assert parts.sensors.unknown() == 0 and parts.health.now().fault == ""  # type: ignore[attr-defined]
+
+
+# --- config check ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        ("muxes = [0x70, 0x71]", "muxes = [0x70, 0x69]",
+         "tmag.muxes[1]: 0x69 is not a TCA9548A's address (0x70..0x77)"),
+        ("muxes = [0x70, 0x71]", "muxes = [0x70, 0x70]", "tmag.muxes[1]: 0x70 is listed twice"),
+        ("12, 13, 14, 15]", "12, 13, 14, 16]", "tmag.channels.d4: 16 is out of range (0..15)"),
+        ("12, 13, 14, 15]", "12, 13, 14, 3]",
+         "tmag.channels.d4: channel 3 is also square d1's: one sensor a channel"),
+        ("int_pin = 5", "int_pin = 17", "button.pin: pin 17 is also used by tmag.int_pin"),
+        ("int_pin = 5", "int_pin = 3", "tmag.int_pin: pin 3 is also used by tmag.bus"),
+        ("int_pin = 5", "int_pin = 0", "tmag.int_pin: pin 0 is the HAT ID EEPROM's bus"),
+        ("address = 0x35", "address = 0x36", "tmag.address: 0x36 is not a TMAG5273's address"),
+        ("colour = false", "colour = true", "sensors.colour: the tmag backend reads a marble's"),
+    ],
+)  # fmt: skip
+def test_config_check_names_a_wrong_address_channel_or_int_pin(
+    old: str, new: str, message: str
+) -> None:
+    from orbito_hw.app.config import example_text, parse_config
+    from orbito_hw.errors import ConfigError
+
+    text = example_text()
+    assert text.count(old) == 1, old
+    with pytest.raises(ConfigError) as info:
+        parse_config(text.replace(old, new), "board.toml")
+    assert message in str(info.value)

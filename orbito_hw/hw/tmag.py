@@ -49,6 +49,10 @@ threshold spread over three axes (10.9 G / sqrt 3); a marble's field, at least 3
 passes it on one axis at least while the empty field stays under 4 G an axis."""
 
 
+RECOVER_S = 30.0
+"""The least time between two bus clears of a bus that stays held low."""
+
+
 class TmagError(HardwareError):
     """The sensors' bus cannot be used (it cannot be opened, or no multiplexer answers)."""
 
@@ -115,6 +119,8 @@ class TmagSquares:
         self._closed = False
         self._told = ""
         self._sweep_due = False
+        self._stuck = ""  # why the bus is held low for good, in this sweep
+        self._recovered = -RECOVER_S  # when nine clocks were last sent
         self._timer: TimerHandle | None = None
         self._int: Any = None
         self._own_bus = bus is None
@@ -177,9 +183,13 @@ class TmagSquares:
         """Read every sensor now (the doctor's calibration; a sweep on the clock's thread)."""
         self._sweep_due = False
         self.sweeps += 1
+        self._stuck = ""
         for sq in self._squares:
             if self._closed:
                 return
+            if self._stuck:  # a bus held low for good: the others are not tried this sweep
+                self._unknown(sq, self._stuck)
+                continue
             self._read(sq)
         self._fault_changed()
 
@@ -321,10 +331,20 @@ class TmagSquares:
         errno = getattr(exc, "errno", None)
         why = f"{type(exc).__name__}: {exc}"
         if errno in BUS_ERRNOS and not self._deselect_all():
-            cleared = self.bus.recover() and self._deselect_all()
+            # Nine clocks at most once in RECOVER_S: on a Pi they take 0.2 s of pinctrl.
+            due = self.clock.now() - self._recovered >= RECOVER_S
+            cleared = due and self.bus.recover() and self._deselect_all()
+            if due:
+                self._recovered = self.clock.now()
             why = f"the I2C bus is held low ({why})" + ("; cleared" if cleared else "")
+            if not cleared:
+                self._stuck = why
         else:
             self._deselect_all()
+        self._unknown(sq, why)
+
+    def _unknown(self, sq: _Square, why: str) -> None:
+        """``sq``'s square unknown (what it read is kept), its sensor to be set up again."""
         sq.set_up = False
         fault = f"{self._where(sq)} does not answer ({why})"
         if fault != sq.fault:
