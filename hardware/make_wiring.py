@@ -255,7 +255,11 @@ def power_and_pinouts(config: Config) -> list[str]:
         "5.1 V rail, from the buck's OUT+/OUT-:",
         "- Pi header pins 2 and 4 (5 V in) and 6 (GND)",
         f"- the {config.lights.pixels} LEDs' 5V/GND, with 1000 uF 10 V across them at the first",
-        "- the 17 hall switches' VCC (pin 1), 100 nF across each",
+        (
+            "- the index hall switch's VCC (pin 1), 100 nF across it"
+            if config.backends.sensors == "tmag"
+            else "- the 17 hall switches' VCC (pin 1), 100 nF across each"
+        ),
         "- the 74AHCT125's VCC (pin 14)",
     ]
     out += box(410, y + 90, 480, 110, "5 V loads", five, red)
@@ -296,7 +300,11 @@ def power_and_pinouts(config: Config) -> list[str]:
         "2  GND  -> GND",
         "3  OUT  -> its GPIO (pull-up: the Pi's,",
         "   to 3.3 V; never a pull-up to 5 V)",
-        f"x16 squares + index (GPIO{d.index_pin})",
+        (
+            f"the index (GPIO{d.index_pin}); x16 squares in the variant"
+            if config.backends.sensors == "tmag"
+            else f"x16 squares + index (GPIO{d.index_pin})"
+        ),
     ], COLOURS["sensors"])  # fmt: skip
     return out
 
