@@ -28,8 +28,8 @@ TOLERANCE_G = 0.05  # a figure further than this from the model's has drifted
 
 def table() -> dict[str, Any]:
     import numpy as np
-    from orbito_cad.models import magnetics as mag
     from orbito_cad.board.params import PARAMS
+    from orbito_cad.models import magnetics as mag
 
     marble = mag.printed()
     m = mag.margins(marble, "vector", *MARGIN_SAMPLING)
