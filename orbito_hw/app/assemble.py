@@ -151,7 +151,9 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
     try:
         sensors: SquareSensors | None = None
         if config.backends.sensors in ("gpio", "tmag"):
-            opened.append(sensors := open_sensors(config, clock, factory))
+            # No supervisor here (the doctor's board): a square whose sensor does not answer
+            # is said in the log, by square, channel and multiplexer.
+            opened.append(sensors := open_sensors(config, clock, factory, on_fault=_say_fault))
         trying = "drive"
         drive, pico_sensors = open_drive(config, clock, realtime, factory)
         opened.append(drive)
@@ -171,6 +173,11 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
         raise
     say_pin_library(config, factory)
     return Board(clock, sensors, button, drive, lights, factory.close if factory else None)
+
+
+def _say_fault(line: str) -> None:
+    if line:
+        log.warning("%s", line)
 
 
 def open_pin_factory(config: Config, loop: asyncio.AbstractEventLoop | None = None) -> Any:
