@@ -382,3 +382,54 @@ def test_config_check_names_a_wrong_address_channel_or_int_pin(
     with pytest.raises(ConfigError) as info:
         parse_config(text.replace(old, new), "board.toml")
     assert message in str(info.value)
+
+
+# --- a game through sensor faults -------------------------------------------------------------
+@settings(max_examples=3, deadline=None)
+@given(st.integers(0, 1000), st.lists(st.tuples(st.floats(0.05, 0.95), st.sampled_from(SQUARES),
+                                                st.sampled_from(("nak", "reset", "dead_channel"))),
+                                      min_size=1, max_size=3))  # fmt: skip
+def test_a_game_through_sensor_faults_plays_the_same_turns(
+    seed: int, faults: list[tuple[float, int, str]]
+) -> None:
+    """A random game, a sensor failing for a while at a few points (a NAK, a reset, its
+    channel dead): the fault names the square, the board waits, and once the sensor answers
+    the game goes on to the same turns as without the faults; never a wrong turn, never a
+    stop of the controller."""
+    import random
+
+    from .common.scripts import game_script, random_game
+
+    rng = random.Random(seed)
+    first, turns = random_game(rng)
+    commands = game_script(first, turns, rng)
+
+    def turns_of(run: MockRun) -> list[str]:
+        return [str(e.turn.notation()) for e in run.typed_events if isinstance(e, TurnPlayed)]
+
+    clean = MockRun(parts="tmag")
+    try:
+        clean.run_script(commands)
+        expected = turns_of(clean)
+    finally:
+        clean.close()
+    run = MockRun(parts="tmag")
+    try:
+        at = {round(share * (len(commands) - 1)): (sq, kind) for share, sq, kind in faults}
+        for i, command in enumerate(commands):
+            if i in at:
+                square, kind = at[i]
+                _break(run.world, kind, square)
+                run.advance(chip.TmagConfig().check_s + 0.2)
+                if kind != "reset":  # a sensor that reset answers: set up again, no fault
+                    fault = run.referee.health.fault
+                    assert fault and SQUARE_NAMES[square] in fault
+                _mend(run.world)
+                run.advance(chip.TmagConfig().check_s + 0.2)
+                run.wait_for_rings()
+                assert run.referee.health.fault == ""
+            run.run(command, first_command=i == 0)
+        run.finish()
+        assert turns_of(run) == expected
+    finally:
+        run.close()
