@@ -34,6 +34,7 @@ from orbito_hw.app.config import HEADER_PIN, Config, load_config  # noqa: E402
 from orbito_hw.app.config_analog import I2C_PINS  # noqa: E402
 from orbito_hw.errors import ConfigError  # noqa: E402
 from orbito_hw.hw.analog_front import FULL_SCALE_V  # noqa: E402
+from orbito_hw.hw.tmag_chip import SCL_PIN, SDA_PIN, square_channel  # noqa: E402
 from orbito_hw.rules.squares import SQUARE_NAMES  # noqa: E402
 
 WIDTH, HEIGHT = 1120, 2000
@@ -52,7 +53,7 @@ COLOURS = {
     "GND": "#222222",
 }
 LEGEND = {
-    "sensors": "square sensors (hall switches)",
+    "sensors": "square sensors (TMAG5273 on I2C)",
     "button": "Orbito button",
     "drive": "stepper driver (TMC2209)",
     "index": "index sensor",
@@ -65,11 +66,13 @@ LEGEND = {
 POWER = {
     1: ("3V3", "3V3", "driver VIO (logic supply)"),
     2: ("5V", "5V", "5 V in, from the buck converter"),
-    4: ("5V", "5V", "5 V to sensors and 74AHCT125"),
+    4: ("5V", "5V", "5 V to index switch, 74AHCT125"),
     6: ("GND", "GND", "GND: buck, driver, LEDs"),
     9: ("GND", "GND", "GND: sensors, button, index"),
 }
 OTHER_PINS = {17: "3V3", 14: "GND", 20: "GND", 25: "GND", 30: "GND", 34: "GND", 39: "GND"}
+SENSOR_SUPPLY = {17: ("3V3", "3V3", "3.3 V: sensors' STEMMA QT")}
+"""The reference board's sensors take their 3.3 V from header pin 17 (pinmap.md)."""
 FREE_NOTES = {
     0: "ID EEPROM",
     1: "ID EEPROM",
@@ -90,6 +93,10 @@ def wire_of(key: str) -> tuple[str, str]:
         return "sensors", f"CD74HC4067 {key.split('.')[1][:2].upper()}"
     if key == "analog.bus":
         return "sensors", "ADS1115 SDA / SCL (I2C)"
+    if key == "tmag.bus":
+        return "sensors", "TCA9548A SDA / SCL (I2C)"
+    if key == "tmag.int_pin":
+        return "sensors", "every TMAG5273 INT (wired)"
     return {
         "button.pin": ("button", "Orbito button (to GND)"),
         "drive.step_pin": ("drive", "driver STEP"),
@@ -131,7 +138,8 @@ def header(config: Config) -> list[str]:
             else:
                 part, label = "", f"free ({FREE_NOTES[bcm]})" if bcm in FREE_NOTES else "free"
         else:
-            part, name, label = POWER[number] if number in POWER else ("", OTHER_PINS[number], "")
+            power = POWER | (SENSOR_SUPPLY if config.backends.sensors == "tmag" else {})
+            part, name, label = power[number] if number in power else ("", OTHER_PINS[number], "")
         colour = COLOURS.get(part, "#9e9e9e")
         fill = colour if part else "#ffffff"
         if part:
@@ -247,7 +255,11 @@ def power_and_pinouts(config: Config) -> list[str]:
         "5.1 V rail, from the buck's OUT+/OUT-:",
         "- Pi header pins 2 and 4 (5 V in) and 6 (GND)",
         f"- the {config.lights.pixels} LEDs' 5V/GND, with 1000 uF 10 V across them at the first",
-        "- the 17 hall switches' VCC (pin 1), 100 nF across each",
+        (
+            "- the index hall switch's VCC (pin 1), 100 nF across it"
+            if config.backends.sensors == "tmag"
+            else "- the 17 hall switches' VCC (pin 1), 100 nF across each"
+        ),
         "- the 74AHCT125's VCC (pin 14)",
     ]
     out += box(410, y + 90, 480, 110, "5 V loads", five, red)
@@ -288,7 +300,11 @@ def power_and_pinouts(config: Config) -> list[str]:
         "2  GND  -> GND",
         "3  OUT  -> its GPIO (pull-up: the Pi's,",
         "   to 3.3 V; never a pull-up to 5 V)",
-        f"x16 squares + index (GPIO{d.index_pin})",
+        (
+            f"the index (GPIO{d.index_pin}); x16 squares in the variant"
+            if config.backends.sensors == "tmag"
+            else f"x16 squares + index (GPIO{d.index_pin})"
+        ),
     ], COLOURS["sensors"])  # fmt: skip
     return out
 
@@ -341,6 +357,25 @@ def analog_front(config: Config) -> list[str]:
     return out
 
 
+def tmag_panel(config: Config) -> list[str]:
+    """The reference board's squares: each one's multiplexer and channel, and the bus."""
+    t = config.tmag
+    cells = {}
+    for square, number in enumerate(t.channels):
+        mux, channel = square_channel(number)
+        cells[square] = f"0x{t.muxes[mux]:02x}/{channel}"
+    out = board_panel(150, "TCA9548A address/channel of each square", cells, None)
+    muxes = " and ".join(f"0x{a:02x}" for a in t.muxes)
+    notes = [
+        f"16 TMAG5273 breakouts at 0x{t.address:02x}, one a channel, STEMMA QT cables",
+        f"TCA9548A at {muxes} on I2C bus {t.bus} (GPIO{SDA_PIN} SDA, GPIO{SCL_PIN} SCL)",
+        f"every INT (open drain) wired together to GPIO{t.int_pin}, 4.7k to 3.3 V",
+    ]
+    for i, note in enumerate(notes):
+        out.append(text(150 + 120, PANEL_Y + 262 + 18 * i, note, 12, "middle", fill="#555555"))
+    return out
+
+
 def draw(config: Config, source: str) -> str:
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
@@ -361,7 +396,9 @@ def draw(config: Config, source: str) -> str:
         *header(config),
     ]
     lights = config.lights
-    if config.sensors.pins:
+    if config.backends.sensors == "tmag":
+        out += tmag_panel(config)
+    elif config.sensors.pins:
         cells = {s: f"GPIO{pin}" for s, pin in enumerate(config.sensors.pins)}
         out += board_panel(150, "sensor under each square", cells, None)
     pixels = lights.square_pixels()

@@ -21,7 +21,7 @@ SRC="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 ROOT="${ORBITO_ROOT:-}"
 SERVICE=orbito-hw
 SERVICE_USER=orbito-hw
-GROUPS_NEEDED=(gpio spi dialout)
+GROUPS_NEEDED=(gpio spi i2c dialout)
 APT_PACKAGES=(python3 python3-venv python3-dev python3-pip python3-lgpio python3-spidev python3-serial)
 # Raspberry Pi OS has python3-lgpio; plain Debian does not: then the venv gets PyPI's lgpio.
 LGPIO_PACKAGE=python3-lgpio
@@ -225,8 +225,11 @@ enable_spi() {
     if command -v raspi-config >/dev/null; then
         say "SPI bus on"
         run raspi-config nonint do_spi 0
+        # The reference board's square sensors (TMAG5273 behind TCA9548A) are on I2C.
+        say "I2C bus on"
+        run raspi-config nonint do_i2c 0
     else
-        say "no raspi-config: make sure dtparam=spi=on is in config.txt"
+        say "no raspi-config: make sure dtparam=spi=on and dtparam=i2c_arm=on are in config.txt"
     fi
     if [[ ! -f $BOOT_CONFIG ]]; then
         say "no $BOOT_CONFIG: add $SPI_OVERLAY to the boot config if sensors use GPIO7 or 8"

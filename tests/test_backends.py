@@ -1,6 +1,7 @@
 """Every board script gives the same controller events whichever drivers run it: the
-simulated parts, the gpio/neopixel code on mock pins, or the serial link to the Pico's
-firmware logic on a pseudo-terminal."""
+simulated parts, the gpio/neopixel code on mock pins, the serial link to the Pico's
+firmware logic on a pseudo-terminal, or the reference board's TMAG5273 backend on an
+emulated I2C bus (each square's field from the magnetic model, a marble in a random pose)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from orbito_hw.sim.script import Command, parse_script
 
 from .common.scripts import ILLEGAL, OPENING, game_script, random_game
 
-BACKENDS = ["gpio", "serial"]
+BACKENDS = ["gpio", "serial", "tmag"]
 
 
 def events_of(backend: str, commands: list[Command]) -> list[dict[str, object]]:

@@ -6,7 +6,7 @@ make a wrong colour or lose a turn.
 ``COLOUR_BACKENDS`` are the backends whose sensors tell colours on the simulated board: the
 scenarios here run on each (the gpio backend reads the hall sensors through the ADC on a
 fake I2C bus, the serial backend through the Pico). The golden script
-tests/golden/wrong_colour.txt is run on every backend by test_golden.py."""
+tests/golden/wrong_colour.txt is run on each of them by test_golden.py."""
 
 from __future__ import annotations
 
@@ -34,7 +34,9 @@ from orbito_hw.web.instruction import Situation, instruction
 
 from .common.scripts import game_script, kinds, random_game
 
-COLOUR_BACKENDS = BACKENDS
+# The reference board's TMAG5273 (tmag) read presence only: the model tells a marble's colour
+# in 62 % of its poses (hardware/mechanics.md), so that board keeps colours from the game.
+COLOUR_BACKENDS = tuple(b for b in BACKENDS if b != "tmag")
 
 OPENING = """
 reset black

@@ -17,11 +17,14 @@ from orbito_hw.app.config import (
 )
 from orbito_hw.cli import main
 from orbito_hw.errors import ConfigError
+from orbito_hw.hw.tmag_chip import TmagConfig
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import parse_square
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "config.example.toml"
+SWITCHES = ('sensors = "tmag"', 'sensors = "gpio"')
+"""The example's switch variant: a hall switch per square on the pins of [sensors.pins]."""
 
 
 def edited(*edits: tuple[str, str]) -> str:
@@ -62,12 +65,12 @@ BAD = [
     ),
     (
         "sensor pin used twice",
-        [("d4 = 27", "d4 = 10")],
+        [SWITCHES, ("d4 = 27", "d4 = 10")],
         "lights.pin: pin 10 is also used by sensors.pins.d4",
     ),
     (
         "the HAT EEPROM's pin",
-        [("d4 = 27", "d4 = 0")],
+        [SWITCHES, ("d4 = 27", "d4 = 0")],
         "sensors.pins.d4: pin 0 is the HAT ID EEPROM's bus: never a board's pin",
     ),
     (
@@ -103,7 +106,7 @@ BAD = [
     ),
     ("zero steps", [("steps_per_place = 800", "steps_per_place = 0")], "drive.steps_per_place"),
     ("bad level", [('index_active = "low"', 'index_active = "lo"')], "drive.index_active: 'lo'"),
-    ("bad backend", [('sensors = "gpio"', 'sensors = "i2c"')], "backends.sensors: 'i2c' is not"),
+    ("bad backend", [('sensors = "tmag"', 'sensors = "i2c"')], "backends.sensors: 'i2c' is not"),
     ("bad first player", [('first = "black"', 'first = "red"')], "board.first: 'red'"),
     ("bad colour", [('error = "#ff0000"', 'error = "#ff000"')], "lights.colours.error: '#ff000'"),
     (
@@ -234,7 +237,15 @@ def test_a_file_that_is_not_text_is_one_message(tmp_path: Path) -> None:
 
 def test_the_example_loads_with_the_documented_wiring() -> None:
     config = load_config(EXAMPLE)
-    assert config.backends.sensors == "gpio" and config.backends.lights == "neopixel"
+    assert config.backends.sensors == "tmag" and config.backends.lights == "neopixel"
+    assert config.tmag == TmagConfig()  # the reference board: the one source's defaults
+    pins = [pin for _, pin in config.gpio_pins()]
+    assert len(pins) == 2 + 1 + 1 + 4 + 1 == len(set(pins))  # I2C, INT, button, drive, LEDs
+
+
+def test_the_switch_variant_loads_with_the_documented_wiring() -> None:
+    config = parse_config(EXAMPLE.read_text().replace(*SWITCHES), "switches.toml")
+    assert config.backends.sensors == "gpio"
     assert config.sensors.pins[parse_square("a1")] == 5
     assert config.drive.steps_per_place == 200 * 16 * 3 // 12
     pins = [pin for _, pin in config.gpio_pins()]
@@ -264,7 +275,8 @@ def test_the_packaged_example_is_the_repository_one(capsys: pytest.CaptureFixtur
 def test_check_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = cli(capsys, "config", "check", "--config", str(EXAMPLE))
     assert (status, err) == (0, "")
-    assert out.splitlines()[0] == f"{EXAMPLE}: ok" and "GPIO pins in use: 22" in out
+    assert out.splitlines()[0] == f"{EXAMPLE}: ok" and "GPIO pins in use: 9" in out
+    assert "16 TMAG5273 at 0x35 behind the TCA9548A at 0x70, 0x71 on I2C bus 1" in out
 
 
 def test_no_file_means_the_simulated_board() -> None:
@@ -335,6 +347,6 @@ def test_square_pixels_step_over_the_status_pixel() -> None:
 def test_a_wrong_pin_hides_no_clash_of_the_other_pins() -> None:
     """Issue 27: a sensor pin of the wrong type used to drop every sensor pin from the
     shared-pin check; the others still clash with the button's pin."""
-    message = problem_of(edited(("a1 = 5\n", 'a1 = "x"\n'), ("b1 = 6\n", "b1 = 17\n")))
+    message = problem_of(edited(SWITCHES, ("a1 = 5\n", 'a1 = "x"\n'), ("b1 = 6\n", "b1 = 17\n")))
     assert "sensors.pins.a1: expected a BCM GPIO number, got 'x'" in message
     assert "button.pin: pin 17 is also used by sensors.pins.b1" in message

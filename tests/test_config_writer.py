@@ -31,6 +31,7 @@ from orbito_hw.app.config import (
     load_config,
     parse_config,
 )
+from orbito_hw.app.config_analog import I2C_PINS
 from orbito_hw.app.config_checks import GPIO_PINS
 from orbito_hw.cli import main
 from orbito_hw.rules.squares import SQUARE_NAMES
@@ -63,14 +64,20 @@ def read_back(text: str) -> Any:
 def config_files(draw: st.DrawFn) -> dict[str, Any]:
     """A valid config file's contents: every key given or left to its default."""
     strip_pin = draw(st.sampled_from(NEOPIXEL_PINS))
+    sensors = draw(st.sampled_from(SENSOR_BACKENDS))
     taken = {strip_pin, *HAT_EEPROM_PINS, *(SPI_BUS_PINS if strip_pin in SPI_BUS_PINS else ())}
+    if sensors == "tmag":
+        taken |= set(I2C_PINS[1])  # the sensors' bus: SDA and SCL
     pins = iter(draw(st.permutations([p for p in GPIO_PINS if p not in taken])))
     levels, pulls = st.sampled_from(LEVELS), st.sampled_from(PULLS)
 
     def some(**keys: st.SearchStrategy[Any]) -> dict[str, Any]:
         return draw(st.fixed_dictionaries({}, optional=keys))
 
-    square_pins = {name: next(pins) for name in SQUARE_NAMES}
+    int_pin = next(pins)
+    # The tmag board leaves [sensors.pins] unused: they need not come from the pins left.
+    spare = iter(draw(st.permutations([p for p in GPIO_PINS if p not in HAT_EEPROM_PINS])))
+    square_pins = {name: next(spare if sensors == "tmag" else pins) for name in SQUARE_NAMES}
     button_pin, step, direction, enable, index = (next(pins) for _ in range(5))
     pixels = draw(st.integers(17, 1024))
     document = {
@@ -80,7 +87,7 @@ def config_files(draw: st.DrawFn) -> dict[str, Any]:
             new_game_hold_s=st.floats(0.05, 60),
         ),
         "backends": {
-            "sensors": draw(st.sampled_from(SENSOR_BACKENDS)),
+            "sensors": sensors,
             "button": draw(st.sampled_from(BUTTON_BACKENDS)),
             "drive": draw(st.sampled_from(DRIVE_BACKENDS)),
             "lights": draw(st.sampled_from(LIGHT_BACKENDS)),
@@ -106,6 +113,15 @@ def config_files(draw: st.DrawFn) -> dict[str, Any]:
             ),
         },
         "serial": some(port=PATH, baud=st.integers(300, 4_000_000)),
+        "tmag": {
+            "int_pin": int_pin,
+            **some(
+                muxes=st.sampled_from([[0x70, 0x71], [0x72, 0x77]]),
+                channels=st.permutations(range(16)),
+                sleep_ms=st.sampled_from([1, 5, 10, 20, 50]),
+                check_s=st.floats(0.5, 60),
+            ),
+        },
         "lights": {
             "pin": strip_pin,
             "pixels": pixels,

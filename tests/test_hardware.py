@@ -24,7 +24,7 @@ PINOUT = (
 
 def pinmap_rows(table: int = 0) -> list[tuple[str, int, int]]:
     """(key, BCM pin, header pin) of each row of one of pinmap.md's signal tables: the
-    board's (0), the colour board's front end (1)."""
+    board's (0), the hall-switch variant's (1), the colour board's front end (2)."""
     lines = (HARDWARE / "pinmap.md").read_text().splitlines()
     heads = [n for n, line in enumerate(lines) if line == "| part | key | BCM pin | header pin |"]
     start = heads[table] + 2
@@ -49,12 +49,21 @@ def test_the_pin_map_is_the_example_config() -> None:
     assert pinmap_rows() == expected
 
 
+def test_the_switch_variants_pin_map_is_the_examples_sensor_pins() -> None:
+    from orbito_hw.app.config import example_text, parse_config
+
+    switches = parse_config(example_text().replace('sensors = "tmag"', 'sensors = "gpio"'))
+    pins = [(k, p, HEADER_PIN[p]) for k, p in switches.gpio_pins() if k.startswith("sensors.")]
+    assert len(pins) == 16 and pinmap_rows(1) == pins
+
+
 def test_the_colour_boards_pin_map_is_the_examples_analog_table() -> None:
     from orbito_hw.app.config import example_text, parse_config
 
-    colour = parse_config(example_text().replace("colour = false", "colour = true"))
+    text = example_text().replace('sensors = "tmag"', 'sensors = "gpio"')
+    colour = parse_config(text.replace("colour = false", "colour = true"))
     analog = [(k, p, HEADER_PIN[p]) for k, p in colour.gpio_pins() if k.startswith("analog.")]
-    assert pinmap_rows(1) == analog
+    assert pinmap_rows(2) == analog
 
 
 def test_the_wiring_diagram_draws_the_colour_boards_front_end() -> None:
@@ -82,8 +91,7 @@ def test_the_wiring_diagram_labels_every_pin_in_use() -> None:
     texts = [t.text for t in root.iter("{http://www.w3.org/2000/svg}text")]
     for key, pin in EXAMPLE.gpio_pins():
         assert f"GPIO{pin}" in texts, key
-    for square in ("a1", "d4"):
-        assert f"sensor {square}: OUT" in texts
+    assert "TCA9548A SDA / SCL (I2C)" in texts and "every TMAG5273 INT (wired)" in texts
     assert "driver STEP" in texts and "index sensor: OUT" in texts
 
 

@@ -117,7 +117,7 @@ def test_a_first_install_plans_packages_user_venv_config_and_unit(tmp_path: Path
     assert planned(plan, "groupadd --system spi") and not planned(plan, "groupadd --system gpio")
     [useradd] = planned(plan, "useradd --system")
     assert useradd.endswith(" orbito-hw") and "/usr/sbin/nologin" in useradd
-    assert planned(plan, "usermod --append --groups gpio\\,spi\\,dialout orbito-hw")
+    assert planned(plan, "usermod --append --groups gpio\\,spi\\,i2c\\,dialout orbito-hw")
     venv = root / "opt/orbito-hw/venv"
     assert planned(plan, f"python3 -m venv --system-site-packages {venv}")
     assert planned(plan, f"{venv}/bin/pip install --upgrade {ROOT}")
@@ -142,7 +142,7 @@ def test_a_first_install_plans_packages_user_venv_config_and_unit(tmp_path: Path
 
 def test_a_second_run_keeps_user_venv_and_config(tmp_path: Path) -> None:
     box = Sandbox(tmp_path)
-    box.set_accounts(users=["orbito-hw"], groups=["gpio", "spi", "dialout"])
+    box.set_accounts(users=["orbito-hw"], groups=["gpio", "spi", "i2c", "dialout"])
     python = box.root / "opt/orbito-hw/venv/bin/python"
     python.parent.mkdir(parents=True)
     python.write_text("#!/bin/sh\n")

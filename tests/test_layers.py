@@ -25,7 +25,7 @@ HOMES = {
 }  # fmt: skip
 HARDWARE = {
     "gpiozero", "gpiod", "neopixel", "board", "serial", "RPi", "lgpio", "adafruit_pixelbuf",
-    "busio", "adafruit_ads1x15", "adafruit_blinka",
+    "busio", "adafruit_ads1x15", "adafruit_blinka", "adafruit_tmag5273", "adafruit_tca9548a",
 }  # fmt: skip
 FIRMWARE = {"orbito_fw"}  # the Pico's logic, a package of the same distribution
 # The mechanics' model (hardware/orbito_cad, the cad extra): only `cad build` imports it. It is

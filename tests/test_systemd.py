@@ -99,7 +99,7 @@ def test_the_unit_is_a_watched_notify_service_of_its_own_user() -> None:
     assert unit["Restart"] == ["on-failure"]
     assert int(unit["WatchdogSec"][0]) > 0
     assert unit["User"] == ["orbito-hw"]
-    assert set(unit["SupplementaryGroups"][0].split()) == {"gpio", "spi", "dialout"}
+    assert set(unit["SupplementaryGroups"][0].split()) == {"gpio", "spi", "i2c", "dialout"}
     assert unit["StateDirectory"] == ["orbito-hw"]
     assert unit["ExecStart"][0].endswith("run --config /etc/orbito-hw/config.toml")
     assert "lights off" in unit["ExecStopPost"][0]

@@ -150,13 +150,15 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
     trying = "sensors"  # the part being opened: a HardwareError names it (doctor says it)
     try:
         sensors: SquareSensors | None = None
-        if config.backends.sensors == "gpio":
-            opened.append(sensors := open_sensors(config, clock, factory))
+        if config.backends.sensors in ("gpio", "tmag"):
+            # No supervisor here (the doctor's board): a square whose sensor does not answer
+            # is said in the log, by square, channel and multiplexer.
+            opened.append(sensors := open_sensors(config, clock, factory, on_fault=_say_fault))
         trying = "drive"
         drive, pico_sensors = open_drive(config, clock, realtime, factory)
         opened.append(drive)
         sensors = pico_sensors or sensors
-        assert sensors is not None  # gpio or serial: check_backends allows no other
+        assert sensors is not None  # gpio, tmag or serial: check_backends allows no other
         trying = "button"
         opened.append(button := open_button(config, clock, factory))
         trying = "lights"
@@ -171,6 +173,11 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
         raise
     say_pin_library(config, factory)
     return Board(clock, sensors, button, drive, lights, factory.close if factory else None)
+
+
+def _say_fault(line: str) -> None:
+    if line:
+        log.warning("%s", line)
 
 
 def open_pin_factory(config: Config, loop: asyncio.AbstractEventLoop | None = None) -> Any:
@@ -209,11 +216,25 @@ def open_sensors(
     clock: Clock,
     factory: Any = None,
     on_lost: Callable[[str], None] | None = None,
+    on_fault: Callable[[str], None] | None = None,
 ) -> SquareSensors:
     """The squares' sensors on the Pi's pins (``backends.sensors = "gpio"``), through
     ``factory`` (``open_pin_factory``'s; None: gpiozero's own): a hall switch per square,
     or (``sensors.colour``) the linear sensors through the multiplexer and the ADC, whose
-    failure mid-game ``on_lost`` hears."""
+    failure mid-game ``on_lost`` hears; or (``"tmag"``) the reference board's TMAG5273 on
+    I2C, their INT line through ``factory``, whose squares unknown ``on_fault`` hears."""
+    if config.backends.sensors == "tmag":
+        from orbito_hw.hw.tmag import TmagSquares  # adafruit's drivers only when chosen
+        from orbito_hw.hw.tmag_calibration import load_tmag_calibration
+
+        loaded = load_tmag_calibration(config.board.state_dir, config.tmag)
+        if loaded.warning:
+            log.warning("%s", loaded.warning)
+        return _open(
+            "tmag",
+            lambda: TmagSquares(config.tmag, clock, loaded.calibration, factory, on_fault=on_fault),
+            config,
+        )
     if config.sensors.colour:
         from orbito_hw.hw.analog import AnalogSquares  # adafruit_ads1x15 only when chosen
 

@@ -27,6 +27,7 @@ from orbito_hw.app.config_pins import HAT_EEPROM_PINS as HAT_EEPROM_PINS
 from orbito_hw.app.config_pins import HEADER_PIN as HEADER_PIN
 from orbito_hw.app.config_pins import NEOPIXEL_PINS, pin_clashes
 from orbito_hw.app.config_pins import SPI_BUS_PINS as SPI_BUS_PINS
+from orbito_hw.app.config_tmag import described, read_tmag, tmag_pins
 from orbito_hw.control.lights import Palette
 from orbito_hw.control.settings import Settings
 from orbito_hw.errors import ConfigError, shown
@@ -34,6 +35,7 @@ from orbito_hw.hw.facts import DriveConfig  # the CAD's facts, held below the ap
 from orbito_hw.hw.interfaces import Backend, LightsBackend, parse_rgb, rgb_hex
 from orbito_hw.hw.planner import MIN_ACCELERATION
 from orbito_hw.hw.strip import SERPENTINE, pixels_along
+from orbito_hw.hw.tmag_chip import TmagConfig
 from orbito_hw.lang import DEFAULT, LANGUAGES, _, use_configured
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import SQUARE_NAMES, parse_square
@@ -44,7 +46,7 @@ EXAMPLE_NAME: Final = "config.example.toml"
 
 MAX_CONFIG_BYTES: Final = 1 << 20  # a config is a few KB; more is not a config file
 # The backends each part may name (hw/interfaces.py names them all), in the messages' order.
-SENSOR_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "serial", "sim")
+SENSOR_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "tmag", "serial", "sim")
 BUTTON_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "sim")
 DRIVE_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "serial", "sim")
 LIGHT_BACKENDS: Final[tuple[LightsBackend, ...]] = ("neopixel", "sim", "none")
@@ -170,6 +172,7 @@ class Config:
     backends: BackendsConfig = field(default_factory=BackendsConfig)
     sensors: SensorsConfig = field(default_factory=SensorsConfig)
     analog: AnalogConfig = field(default_factory=AnalogConfig)
+    tmag: TmagConfig = field(default_factory=TmagConfig)
     button: ButtonConfig = field(default_factory=ButtonConfig)
     drive: DriveConfig = field(default_factory=DriveConfig)
     serial: SerialConfig = field(default_factory=SerialConfig)
@@ -189,6 +192,8 @@ class Config:
                 (f"analog.s{n}_pin", p) for n, p in enumerate(a.select_pins()) if p is not None
             ]
             used += [("analog.bus", p) for p in I2C_PINS.get(a.bus, ())]
+        elif self.backends.sensors == "tmag":
+            used += tmag_pins(self.tmag)
         elif self.backends.sensors == "gpio":
             used += [
                 (f"sensors.pins.{SQUARE_NAMES[s]}", p) for s, p in enumerate(self.sensors.pins)
@@ -239,6 +244,8 @@ class Config:
             )
         if self.sensors.colour:
             lines.append(_("colour sensing: {how}").format(how=self.analog.described(b.sensors)))
+        if b.sensors == "tmag":
+            lines.append(_("square sensors: {how}").format(how=described(self.tmag)))
         pins = self.gpio_pins()
         if pins:
             lines.append(_("GPIO pins in use: {n}").format(n=len(pins)))
@@ -315,8 +322,8 @@ def parse_config(text: str, source: str = "<config>", base_dir: Path | None = No
 
 RETIRED_COLOUR: Final = "ready"  # was documented, never shown: a file that still sets it is told so
 TABLES: Final = (
-    "board", "game", "backends", "sensors", "analog", "button", "drive", "serial", "lights",
-    "web", "remote",
+    "board", "game", "backends", "sensors", "analog", "tmag", "button", "drive", "serial",
+    "lights", "web", "remote",
 )  # fmt: skip
 
 
@@ -395,6 +402,7 @@ class _Reader:
             backends=backends,
             sensors=(sensors := self.sensors(top, backends.sensors == "gpio")),
             analog=read_analog(self, top, sensors.colour, backends.sensors == "gpio"),
+            tmag=read_tmag(self, top, backends.sensors == "tmag", sensors.colour),
             button=self.button(top, backends.button == "gpio"),
             drive=self.drive(top, backends.drive == "gpio"),
             serial=self.serial(top),

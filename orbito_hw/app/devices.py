@@ -274,7 +274,13 @@ class Devices:
 
     def _open_sensors(self) -> None:
         self.sensors.attach(
-            open_sensors(self.config, self.board.clock, self._pins(), self._sensors_lost)
+            open_sensors(
+                self.config,
+                self.board.clock,
+                self._pins(),
+                self._sensors_lost,
+                on_fault=lambda line: self.health.failing("sensors", line),
+            )
         )
 
     def _sensors_lost(self, why: str) -> None:

@@ -206,7 +206,12 @@ class Walk:
 def calibrator(
     gauges: object, state_dir: Path | None
 ) -> Callable[[Doctor, CheckResult], Coroutine[Any, Any, None]] | None:
-    """The calibration check for sensors that give readings (None: presence only)."""
+    """The calibration check for sensors that give readings (None: presence only): the
+    reference board's TMAG5273 (their fields), or a colour board's levels."""
+    if callable(getattr(gauges, "fields", None)) and callable(getattr(gauges, "sweep", None)):
+        from orbito_hw.doctor.calibrate_tmag import TmagCalibrator
+
+        return TmagCalibrator(gauges, state_dir)  # type: ignore[arg-type]
     if not callable(getattr(gauges, "gauss", None)) or not math.isfinite(
         getattr(gauges, "scan_period", math.nan)
     ):

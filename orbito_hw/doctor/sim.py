@@ -45,7 +45,7 @@ LOOK_AFTER = 0.05
 VIRTUAL_LIMIT = 24 * 3600.0
 """A doctor run that needs more virtual time than this is stuck."""
 
-BACKENDS: Final[tuple[Backend, ...]] = ("sim", "gpio")
+BACKENDS: Final[tuple[Backend, ...]] = ("sim", "gpio", "tmag")
 """The backends the doctor examines on the simulated board. Not serial: the doctor runs
 the virtual clock flat out, and the simulated Pico's link runs in real time."""
 
@@ -226,7 +226,9 @@ def mock_doctor(
         parts.lights = DeadPixel(parts.lights, faults.dead_led)
     person = SimPerson(world.physics, world.clock, parts.finger, lambda: seen(parts.lights), out)
     gauges: Gauges | None = None
-    if world.physics.hall is not None:
+    if backend == "tmag":
+        gauges = parts.sensors  # type: ignore[assignment]  # its fields: calibrate_tmag.py
+    elif world.physics.hall is not None:
         sensors = parts.sensors
         gauges = sensors if hasattr(sensors, "gauss") else SimGauges(world.physics)  # type: ignore[assignment]
     return MockDoctor(world.clock, world.physics, parts.board(), person, wiring, gauges)

@@ -15,9 +15,10 @@ from types import TracebackType
 from typing import Final, Literal, Protocol, get_args, runtime_checkable
 
 # --- who drives a part ----------------------------------------------------------------------
-Backend = Literal["sim", "gpio", "serial"]
+Backend = Literal["sim", "gpio", "serial", "tmag"]
 """What drives the sensors, the button or the ring drive: ``gpio`` the Pi's own pins
-(gpiozero), ``serial`` the Pico's firmware over USB, ``sim`` the simulated board's parts.
+(gpiozero), ``serial`` the Pico's firmware over USB, ``sim`` the simulated board's parts,
+``tmag`` (the sensors only) the reference board's TMAG5273 on I2C (``hw/tmag.py``).
 The config names one per part; ``run --mock --backend`` runs one backend's drivers against
 the simulated board."""
 BACKENDS: Final[tuple[Backend, ...]] = get_args(Backend)

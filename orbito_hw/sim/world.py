@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, assert_never
 
 from orbito_hw.hw.clock import ScopedClock, VirtualClock
+from orbito_hw.hw.health import BoardHealth
 from orbito_hw.hw.interfaces import (
     Backend,
     Board,
@@ -39,6 +40,7 @@ from orbito_hw.sim.hall_sensors import SimHall
 
 if TYPE_CHECKING:
     from orbito_hw.hw.gpio import GpioPins
+    from orbito_hw.sim.tmag_board import TmagField, TmagSimWiring
 
 Finger = Callable[[bool], None]
 """Presses (True) or releases (False) the board's button, as a person's finger would."""
@@ -69,9 +71,14 @@ class SimParts:
     """The least time the referee must wait after the rings stop before it trusts the
     squares: a colour board's whole scan on the gpio backend, nothing where the squares are
     reported as they change."""
+    health: BoardHealth | None = None
+    """The board's health where its parts report their own faults (the tmag sensors: a
+    square whose sensor does not answer); None: the drive's words are its health."""
 
     def board(self) -> Board:
-        return Board(self.clock, self.sensors, self.button, self.drive, self.lights)
+        return Board(
+            self.clock, self.sensors, self.button, self.drive, self.lights, health=self.health
+        )
 
 
 class SimWorld:
@@ -95,8 +102,15 @@ class SimWorld:
         self.crossed = crossed
         self.colour = colour
         self.clock = VirtualClock()
-        hall = SimHall(seed, calibrated=calibrated) if colour else None
+        # The reference board's sensors read a marble's presence, not its colour.
+        hall = SimHall(seed, calibrated=calibrated) if colour and backend != "tmag" else None
         self.physics = SimBoard(clock=self.clock, hall=hall)
+        self.fields: TmagField | None = None
+        if backend == "tmag":
+            from orbito_hw.sim.tmag_board import TmagField
+
+            self.fields = TmagField(self.physics, seed)
+        self.tmag: TmagSimWiring | None = None  # the last boot's bus and chips (tests)
 
     def boot(self) -> SimParts:
         """A fresh controller's parts on the same physical board (after a power cut too)."""
@@ -107,6 +121,8 @@ class SimWorld:
             parts = self._gpio_parts(scope)
         elif self.backend == "serial":
             parts = self._serial_parts(scope)
+        elif self.backend == "tmag":
+            parts = self._tmag_parts(scope)
         else:
             assert_never(self.backend)
         return parts
@@ -167,6 +183,21 @@ class SimWorld:
             float(MOCK_SETTINGS["speed"]),
             powered_by_pi=(drive.close,),  # the Pico is powered by the Pi's USB port
         )
+
+    def _tmag_parts(self, scope: ScopedClock) -> SimParts:
+        from orbito_hw.sim.tmag_board import TmagSimWiring  # gpiozero, adafruit's drivers
+
+        assert self.fields is not None
+        self.physics.clock = scope.base
+        health = BoardHealth(scope)
+        wiring = self.tmag = TmagSimWiring(self.physics, self.fields, scope)
+        sensors = wiring.sensors(on_fault=lambda fault: health.failing("sensors", fault))
+        button, drive = SimButton(scope), SimDrive(self.physics, scope)
+        drive.watch(lambda fault: health.failing("drive", fault))
+        return SimParts(
+            scope, sensors, button, drive, SimLights(), button.set, drive.max_speed,
+            powered_by_pi=(sensors.close, wiring.close), health=health,
+        )  # fmt: skip
 
     def _sensors(self) -> SquareSensors:
         if not self.colour:
