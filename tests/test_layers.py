@@ -35,7 +35,7 @@ FIRMWARE = {"orbito_fw"}  # the Pico's logic, a package of the same distribution
 CAD = {"orbito_cad"}
 CAD_LIBRARIES = {
     "build123d", "bd_warehouse", "matplotlib", "mpl_toolkits", "numpy", "orbito_cad",
-    "manifold3d", "mujoco", "magpylib", "scipy",
+    "manifold3d", "mujoco", "magpylib", "scipy", "mitsuba",
     "orbito_fw",  # the drive's step planner, as the Pi and the Pico run it (physics.py)
 }  # fmt: skip
 
@@ -334,7 +334,7 @@ CAD_RULES: dict[str, tuple[set[str], set[str], set[str]]] = {
     "models": (
         {"board", "parts", "assembly", "models"},
         {"rules", "hw"},
-        SOLIDS | {"manifold3d", "mujoco", "magpylib", "scipy", "orbito_fw"},
+        SOLIDS | {"manifold3d", "mujoco", "magpylib", "mitsuba", "scipy", "orbito_fw"},
     ),
     "make": (set(CAD_FLOORS), {"rules", "hw"}, SOLIDS | {"matplotlib", "mpl_toolkits"}),
     "__init__": (set(), set(), set()),
