@@ -104,9 +104,29 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
+# How the suite shares the cores (pytest-xdist, pyproject's addopts): a module's tests stay on
+# one worker (``--dist loadfile``: a browser, a broker, a module's fixtures made once), and the
+# modules are handed out in the order below (``--no-loadscope-reorder``), the longest first, so
+# that no worker is left with a long module at the end while the other idles. The mechanics'
+# modules are the longest (``--durations``); what they share, the printed parts and the build,
+# is made once for the run on disk by whichever worker asks first (tests/common/cad.py), so the
+# first two go to a module that builds them and one that needs neither (the physics).
+FIRST = [
+    "test_cad.py", "test_physics.py", "test_mechanism_back.py", "test_mechanism.py",
+    "test_physics_drive.py", "test_optics_model.py", "test_printing.py",
+    "test_sensing_model.py",
+]  # fmt: skip
+
+
+def _order(item: pytest.Item) -> int:
+    name = item.path.name
+    return FIRST.index(name) if name in FIRST else len(FIRST)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that asks for the browser or a broker is in that tier (``-m "not browser"``
-    leaves it out); the mechanics' and the fuzz modules mark themselves."""
+    leaves it out); the mechanics' and the fuzz modules mark themselves. The modules in
+    FIRST go first, in its order (the others after, as collected)."""
     for item in items:
         names = getattr(item, "fixturenames", ())
         for tier in ("browser", "broker"):
@@ -114,3 +134,4 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
                 item.add_marker(getattr(pytest.mark, tier))
         if "ws_broker" in names:
             item.add_marker(pytest.mark.broker)
+    items.sort(key=_order)  # stable: each module's tests in their own order

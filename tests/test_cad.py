@@ -49,12 +49,10 @@ from .common import cad
 
 @pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One run of ``orbito-hw cad build`` for the whole session, given the printed parts built
-    once for the run (``cad.printed``: byte for byte the parts the command builds)."""
-    out = tmp_path_factory.mktemp("cad")
-    with cad.prebuilt(cad.printed(tmp_path_factory)):
-        assert main(["cad", "build", str(out)]) == 0
-    return out
+    """One run of ``orbito-hw cad build`` for the whole run (``cad.built``), given the printed
+    parts built once for the run (``cad.printed``: byte for byte the parts the command
+    builds)."""
+    return cad.built(tmp_path_factory)[0]
 
 
 @pytest.fixture(scope="session")

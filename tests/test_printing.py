@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 from itertools import pairwise
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -34,18 +33,16 @@ from orbito_cad.board import bay, frame
 from orbito_cad.board.params import PARAMS
 from orbito_cad.make import build, printing, routing, slicer
 from orbito_cad.models import checks
-from orbito_cad.parts import case, mesh, testprint
+from orbito_cad.parts import case, mesh
 
 from .common import cad
 
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, printing.Print]]:
-    """Every printed part and the tolerance test exported as ``cad build`` exports them."""
-    out = tmp_path_factory.mktemp("print")
-    pieces: dict[str, Any] = {**cad.printed(tmp_path_factory)}
-    pieces[build.TEST_PRINT] = testprint.tolerance_test(PARAMS)
-    return out, build.export_printed(out, pieces, PARAMS, say=lambda _: None)
+    """Every printed part and the tolerance test as ``cad build`` exports them: the run's one
+    build (``cad.built``), and what its print table says of each."""
+    return cad.built(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

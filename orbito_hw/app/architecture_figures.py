@@ -14,6 +14,9 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent
 PAGE = PACKAGE.parent / "docs" / "architecture.md"
+# the mechanics' model beside the package, its floors from the bottom up (tests/test_layers.py)
+MODEL = PACKAGE.parent / "hardware" / "orbito_cad"
+MODEL_FLOORS = ("board", "parts", "assembly", "models", "make")
 BEGIN = "<!-- figures: written by `python -m orbito_hw.app.architecture_figures --write` -->"
 END = "<!-- end of figures -->"
 REFEREE_PARTS = (
@@ -77,10 +80,29 @@ def block() -> str:
         f"{_round(_lines(largest), 10)} lines (the limit is 700).",
         f"Protocols of the referee for its parts: {len(seats)}"
         + (f" ({', '.join(seats)})." if seats else "."),
+        *model_rows(),
         "",
         END,
     ]
     return "\n".join(rows) + "\n"
+
+
+def model_rows() -> list[str]:
+    """The mechanics' model's floors, from the bottom up: how many modules, how many lines."""
+    rows = ["", "The mechanics' model, `hardware/orbito_cad/`, floor by floor from the bottom:", ""]
+    rows += ["| floor | modules | lines |", "| --- | --- | --- |"]
+    every = sorted(MODEL.rglob("*.py"))
+    for floor in MODEL_FLOORS:
+        files = sorted((MODEL / floor).glob("*.py"))
+        modules = sum(path.name != "__init__.py" for path in files)
+        rows.append(f"| `{floor}/` | {modules} | {_round(sum(map(_lines, files)), 100)} |")
+    rows.append(f"| the model | | {_round(sum(map(_lines, every)), 100)} |")
+    largest = max(every, key=_lines)
+    rows += [
+        "",
+        f"Its largest module: `{largest.relative_to(MODEL)}`, {_round(_lines(largest), 10)} lines.",
+    ]
+    return rows
 
 
 def written(page: str) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import pickle
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,6 +35,7 @@ from OCP.TopoDS import TopoDS_Shape  # type: ignore[import-untyped]
 from orbito_cad.assembly import whole
 from orbito_cad.assembly.placed import Placed
 from orbito_cad.board.params import PARAMS, Params
+from orbito_cad.make.printing import Print
 
 
 def run_folder(factory: pytest.TempPathFactory) -> Path:
@@ -78,6 +80,36 @@ def printed(factory: pytest.TempPathFactory, p: Params = PARAMS) -> dict[str, Pa
                 _write(make(p), folder / f"{name}.brep")
             (folder / "done").touch()
     return {name: _read(folder / f"{name}.brep") for name in whole.PRINTED}
+
+
+def built(factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Print]]:
+    """``orbito-hw cad build`` run once for the run, of the parts built once (``printed``),
+    shared by every worker as the parts are: its folder, and what the print table says of
+    each printed part and the tolerance test, as the build measured them on the STLs it
+    wrote (``build.export_printed``). The build takes a minute; a worker that asks while
+    another builds waits for it."""
+    from orbito_cad.make import build
+
+    from orbito_hw.cli import main
+
+    folder = run_folder(factory) / f"cad-build-{_key(PARAMS)}"
+    with _locked(run_folder(factory) / "cad-build.lock"):
+        if not (folder / "done").exists():
+            parts = printed(factory)
+            measured: dict[str, Print] = {}
+            export = build.export_printed
+
+            def kept(*args: Any, **kwargs: Any) -> dict[str, Print]:
+                measured.update(export(*args, **kwargs))
+                return measured
+
+            with prebuilt(parts), pytest.MonkeyPatch.context() as patch:
+                patch.setattr(build, "export_printed", kept)
+                assert main(["cad", "build", str(folder)]) == 0
+            (folder / "prints.pickle").write_bytes(pickle.dumps(measured))
+            (folder / "done").touch()
+    prints: dict[str, Print] = pickle.loads((folder / "prints.pickle").read_bytes())
+    return folder, prints
 
 
 def assembly(factory: pytest.TempPathFactory, p: Params = PARAMS) -> list[Placed]:
