@@ -117,6 +117,12 @@ def yoke_half_width(p: Params = PARAMS) -> float:
     return p.collar_d / 2 + p.fit
 
 
+def finger_chamfer(p: Params = PARAMS) -> float:
+    """The 45 deg chamfer round a finger's tip (its own lead-in, twice the hole's): the
+    solid (``parts/drive.py``) and the physics (``models/physics_model.py``) both take it."""
+    return 2 * p.lead_in
+
+
 def finger_tip_z(p: Params = PARAMS) -> float:
     """A finger's tip in the bar's frame (the bar fully up: ``finger_up`` into the cup)."""
     return p.z_floor_top + p.finger_up - bar_up_z(p)

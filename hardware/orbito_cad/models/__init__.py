@@ -1,4 +1,4 @@
 """What judges the assembly: its motion pose by pose (``motion``) and swept (``sweep``), the
 interferences and the STLs (``checks``), the teeth in mesh (``teeth``), the physics of the
-cups and the drive in MuJoCo (``physics``, ``physics_drive``, ``physics_drive_model``) and the
-squares' magnetic sensing (``magnetics``)."""
+cups and the drive in MuJoCo (``physics``, ``physics_model``, ``physics_motor``,
+``physics_tolerance``) and the squares' magnetic sensing (``magnetics``)."""

@@ -35,6 +35,7 @@ from orbito_cad.board.gearing import (
     arm_radius,
     central_phase,
     crank_phase,
+    finger_chamfer,
     finger_tip_z,
     fingers_x,
     index_radius,
@@ -141,14 +142,13 @@ def transfer_bar(p: Params = PARAMS) -> Part:
         )
     # the fingers: up through the floor's slots into the cups, domed at the tip
     tip = finger_tip_z(p)
+    ch = finger_chamfer(p)
     for x in xs:
         for y in rails_y(p):
             # a chamfered tip (the finger's own lead-in, beside the hole's)
             stem = Pos(x, y, roof_top + p.bar_h - 0.5) * Cylinder(
-                p.finger_d / 2, tip - p.lead_in * 2 - roof_top - p.bar_h + 0.5, align=BOTTOM
+                p.finger_d / 2, tip - ch - roof_top - p.bar_h + 0.5, align=BOTTOM
             )
-            cone = Pos(x, y, tip - p.lead_in * 2) * Cone(
-                p.finger_d / 2, p.finger_d / 2 - p.lead_in * 2, p.lead_in * 2, align=BOTTOM
-            )
+            cone = Pos(x, y, tip - ch) * Cone(p.finger_d / 2, p.finger_d / 2 - ch, ch, align=BOTTOM)
             part += stem + cone
     return part
