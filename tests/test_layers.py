@@ -337,8 +337,11 @@ CAD_RULES: dict[str, tuple[set[str], set[str], set[str]]] = {
         {"rules", "hw"},
         SOLIDS | {"manifold3d", "mujoco", "magpylib", "scipy", "orbito_fw"},
     ),
-    "make": (set(CAD_FLOORS), {"rules", "hw"},
-             SOLIDS | {"matplotlib", "mpl_toolkits", "mitsuba", "PIL"}),  # fmt: skip
+    "make": (
+        set(CAD_FLOORS),
+        {"rules", "hw"},
+        SOLIDS | {"matplotlib", "mpl_toolkits", "mitsuba", "PIL"},
+    ),
     "__init__": (set(), set(), set()),
 }
 for _floors, _package, _libraries in CAD_RULES.values():
