@@ -88,8 +88,10 @@ def test_a_power_cut_mid_place_is_finished_by_homing() -> None:
 def test_the_first_design_fails_the_checks() -> None:
     """The model catches a bad design: one finger off the centre line turns 30 mm cups, and
     they press on each other at the corners."""
-    before = dataclasses.replace(PARAMS, cup_d=30.0, seat_d=13.0, finger_hole_d=5.0,
-                                 finger_d=4.4, finger_offset=11.0, lead_in=0.0)  # fmt: skip
+    # 5 mm holes round 4.4 mm fingers, no lead-ins
+    before = dataclasses.replace(PARAMS, cup_d=30.0, seat_d=13.0, print_clearance=0.6,
+                                 finger_d=4.4, finger_offset=11.0, lead_in=0.0,
+                                 finger_chamfer=0.0)  # fmt: skip
     board = pd.Board(before, mu=0.3, seed=1, fingers=pm.one_finger)
     r = board.move(1)
     assert r.cup_turn > TURN

@@ -320,6 +320,11 @@ def test_a_board_prints_in_a_weekend_by_the_boms_own_total() -> None:
     total = re.search(r"\*\*Hands-on: about ([0-9.]+) hours\*\*", guide)
     assert steps and total is not None
     assert round(sum(map(float, steps))) == round(float(total.group(1)))
+    # the stepper's current: params.driver_current in the BOM's power budget and in mechanics
+    amps = f"{PARAMS.driver_current:g} A"
+    assert f"TMC2209 at {amps} RMS" in (hardware / "BOM.md").read_text()
+    assert f"{amps} RMS" in (hardware / "mechanics.md").read_text().replace("**", "")
+    assert f"for {amps} RMS" in guide  # the VREF it is set by
 
 
 def test_every_cable_runs_clear_of_the_posts_inside_the_case() -> None:

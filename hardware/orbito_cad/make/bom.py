@@ -199,7 +199,8 @@ def printed_table(solids: Mapping[str, Any], p: Params, prints: Mapping[str, Any
     figures = data["parts"]
     lines = [
         f"Every part fits a {p.bed[0]:g} x {p.bed[1]:g} x {p.bed[2]:g} mm bed; "
-        f"{p.nozzle_d:g} mm nozzle, {p.layer_h:g} mm layers, walls at least {p.min_wall:g} mm, "
+        f"{p.nozzle_d:g} mm nozzle, layers as each part's row says, "
+        f"walls at least {p.min_wall:g} mm, "
         f"{slicer.MATERIAL}. Clearances: {p.print_clearance:g} mm for a printed pin in a "
         "printed hole (a finger in its cup, a crank pin's collar in its yoke: "
         "`print_clearance`, set from the tolerance test's finger fit), "
