@@ -96,8 +96,9 @@ def main() -> None:
         if not args.skip_corners:
             corners(pool)
     power_cuts()
-    before = dataclasses.replace(PARAMS, cup_d=30.0, seat_d=13.0, finger_hole_d=5.0,
-                                 finger_d=4.4, finger_offset=11.0, lead_in=0.0)  # fmt: skip
+    before = dataclasses.replace(PARAMS, cup_d=30.0, seat_d=13.0, print_clearance=0.6,
+                                 finger_d=4.4, finger_offset=11.0, lead_in=0.0,
+                                 finger_chamfer=0.0)  # fmt: skip
     board = ph.Board(before, mu=0.3, seed=SEED, fingers=pm.one_finger)
     print(f"BEFORE one finger per 30 mm cup, mu 0.3, one place: {line(board.move(1))}")
     if not args.skip_sweep:

@@ -135,7 +135,8 @@ def _solid_finger(p: Params, depth: float) -> float:
 VARIANTS = {
     "as drawn": PARAMS,
     "a deeper chamfer": dataclasses.replace(PARAMS, lead_in=0.6),
-    "another fit": dataclasses.replace(PARAMS, finger_d=3.8, finger_hole_d=4.4),
+    "another fit": dataclasses.replace(PARAMS, finger_d=3.8, print_clearance=0.6),
+    "a blunter finger": dataclasses.replace(PARAMS, finger_chamfer=0.5),
 }
 
 
@@ -152,11 +153,11 @@ def test_the_models_fingers_and_holes_are_the_cads(variant: str) -> None:
 
 
 def test_the_geometry_check_sees_a_chamfer_the_model_missed() -> None:
-    """The check above can fail: the solids with a 0.6 mm lead-in against the model of a
-    0.4 mm one differ where the lead-in is."""
-    deeper = VARIANTS["a deeper chamfer"]
+    """The check above can fail: the solids with a 0.6 mm lead-in, or a 0.5 mm chamfer on the
+    finger, against the model as drawn differ where the chamfer is."""
+    deeper, blunter = VARIANTS["a deeper chamfer"], VARIANTS["a blunter finger"]
     assert abs(_model_hole(PARAMS, 0.05) - _solid_hole(deeper, 0.05)) > 0.15
-    assert abs(_model_finger(PARAMS, 0.05) - _solid_finger(deeper, 0.05)) > 0.3
+    assert abs(_model_finger(PARAMS, 0.05) - _solid_finger(blunter, 0.05)) > 0.25
 
 
 # --- the motor --------------------------------------------------------------------------------
@@ -230,8 +231,10 @@ def test_a_power_cut_mid_place_is_finished_by_homing() -> None:
 def test_the_first_design_fails_the_checks() -> None:
     """The model catches a bad design: one finger off the centre line turns 30 mm cups, and
     they press on each other at the corners."""
-    before = dataclasses.replace(PARAMS, cup_d=30.0, seat_d=13.0, finger_hole_d=5.0,
-                                 finger_d=4.4, finger_offset=11.0, lead_in=0.0)  # fmt: skip
+    # 5 mm holes round 4.4 mm fingers, no lead-ins
+    before = dataclasses.replace(PARAMS, cup_d=30.0, seat_d=13.0, print_clearance=0.6,
+                                 finger_d=4.4, finger_offset=11.0, lead_in=0.0,
+                                 finger_chamfer=0.0)  # fmt: skip
     board = ph.Board(before, mu=0.3, seed=1, fingers=pm.one_finger)
     r = board.move(1)
     assert r.cup_turn > tol.BOUNDS.turn

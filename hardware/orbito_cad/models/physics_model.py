@@ -12,7 +12,7 @@ here, never copied. What is what (``physics.py`` says what is idealised):
   joint, and stands by its weight on a ramp (a weightless body tied to the motor's angle by
   the ramp's kinematics: ``layout.bar_lift``), through a foot whose contact is one-sided; two
   fingers per cup, each the solid's own shape (a round stem, its 45 deg chamfer a convex
-  mesh, ``gearing.finger_chamfer``);
+  mesh, ``finger_chamfer``);
 - the 12 **cups**: free bodies on the channel's floor between its walls, each with its four
   round finger holes (a ring of vertical capsules for the bore, a ring of tilted ones for the
   lead-in chamfer, a disc at the end), its seat's rim (a ring of capsules); the 16
@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from orbito_cad.board import layout as geo
-from orbito_cad.board.gearing import PRESSURE_ANGLE, finger_chamfer, pitch_radius, yoke_half_width
+from orbito_cad.board.gearing import PRESSURE_ANGLE, pitch_radius, yoke_half_width
 from orbito_cad.board.params import Params
 from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, SQUARES
 
@@ -70,7 +70,7 @@ EXACT = Errors()
 def finger_profile(p: Params, e: Errors = EXACT) -> list[tuple[float, float]]:
     """A finger up from its stem to its tip: (radius, height over the channel's floor with the
     bar fully up), mm, as ``parts/drive.transfer_bar`` draws it."""
-    r, ch, top = (p.finger_d + e.pin) / 2, finger_chamfer(p), p.finger_up + e.ramp
+    r, ch, top = (p.finger_d + e.pin) / 2, p.finger_chamfer, p.finger_up + e.ramp
     return [(r, top - FINGER_LEN), (r, top - ch), (r - ch, top)]
 
 
@@ -162,7 +162,7 @@ def mjcf(p: Params, mu: float, timestep: float, fingers: Fingers = geo.finger_po
         f'solimp="0.95 0.99 0.0001" condim="3" contype="{SOLID}" conaffinity="{SOLID}"/>'
         f'<equality solref="{2 * timestep} 1" solimp="0.95 0.99 0.0001"/></default>',
         f'<asset><mesh name="finger" vertex="{_finger_vertices(p, e)}"/></asset><worldbody>'
-        if finger_chamfer(p) > 0
+        if p.finger_chamfer > 0
         else "<worldbody>",
         '<geom name="floor" type="plane" size="0.2 0.2 0.01"/>',
     ]
@@ -216,7 +216,7 @@ def mjcf(p: Params, mu: float, timestep: float, fingers: Fingers = geo.finger_po
                 f'<geom type="cylinder" fromto="{cx} {cy} {bottom * m} {cx} {cy} {shoulder * m}" '
                 f'size="{r * m}" mass="0" contype="{FINGER}" conaffinity="0"/>'
             )
-            if finger_chamfer(p) > 0:
+            if p.finger_chamfer > 0:
                 out.append(f'<geom type="mesh" mesh="finger" pos="{cx} {cy} 0" mass="0" '
                            f'contype="{FINGER}" conaffinity="0"/>')  # fmt: skip
         out.append("</body></body>")
