@@ -113,7 +113,7 @@ def browser() -> Iterator[Any]:
 # first two go to a module that builds them and one that needs neither (the physics).
 FIRST = [
     "test_cad.py", "test_physics.py", "test_mechanism_back.py", "test_mechanism.py",
-    "test_physics_drive.py", "test_optics_model.py", "test_printing.py",
+    "test_optics_model.py", "test_printing.py",
     "test_sensing_model.py",
 ]  # fmt: skip
 

@@ -9,6 +9,7 @@ fail (``.ci/run`` installs the extra).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from itertools import pairwise
@@ -36,6 +37,7 @@ EXAMPLE = load_config(ROOT / "config.example.toml")
 pytestmark = pytest.mark.cad
 needs.modules("build123d", "matplotlib")  # the cad extra: fails under CI=true, skips elsewhere
 
+import numpy as np
 from build123d import Cylinder
 from orbito_cad.assembly import whole
 from orbito_cad.assembly.placed import Placed
@@ -348,3 +350,36 @@ def test_the_committed_bom_and_renders_are_the_models(built: Path) -> None:
     for png in built.glob("*.png"):
         committed = hardware / "renders" / png.name
         assert committed.exists(), f"{committed} is missing: copy it from the build"
+
+
+def test_the_renders_show_the_board_as_built(assembly: list[Placed], tmp_path: Path) -> None:
+    """Issue 45: the renders a project page shows are path traced (Mitsuba 3, on the CPU) from
+    the assembly: black and white marbles of a game in play, the lit LEDs glowing through
+    their cups in their colours, at least 1600 px, a few hundred kB; and they are committed."""
+    needs.modules("mitsuba", "PIL", how=".ci/run installs the render extra")
+    from orbito_cad.make import photo
+    from PIL import Image
+
+    view = photo.VIEWS[0]
+    scene = photo.scene(assembly, tmp_path, view, spp=1)
+    marbles = [scene[x.name] for x in assembly if x.part == "marble" and x.name in scene]
+    colours = {tuple(m["bsdf"]["diffuse_reflectance"]["value"]) for m in marbles}
+    assert colours == {photo.MATERIALS["black"][0], photo.MATERIALS["white"][0]}
+    assert len(marbles) == len(photo.POSITION)
+    glowing = {name: s["emitter"]["radiance"]["value"] for name, s in scene.items()
+               if isinstance(s, dict) and "emitter" in s and name.startswith("cup_")}  # fmt: skip
+    assert glowing == {f"cup_{sq}": [photo.GLOW * c for c in rgb] for sq, rgb in photo.LIT.items()}
+    # a small picture, really traced: the lit cups show in their colour
+    small = dataclasses.replace(view, size=(160, 120))
+    out = photo.photo(assembly, tmp_path / "small.png", tmp_path, small, spp=4)
+    pixels = np.asarray(Image.open(out).convert("RGB"), dtype=float)
+    assert pixels.shape == (120, 160, 3)
+    # the hints' orange glow (saturated to a warm yellow): nothing else on the board is warm
+    warm = (pixels[..., 0] - pixels[..., 2] > 80) & (pixels[..., 1] - pixels[..., 2] > 60)
+    assert warm.sum() > 20
+    for v in photo.VIEWS:
+        committed = ROOT / "hardware" / "renders" / f"{v.name}.png"
+        assert committed.exists(), f"{committed}: python hardware/render.py"
+        with Image.open(committed) as image:
+            assert min(image.size) >= 1200 and max(image.size) >= 1600
+        assert committed.stat().st_size < 800_000

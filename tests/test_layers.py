@@ -35,7 +35,8 @@ FIRMWARE = {"orbito_fw"}  # the Pico's logic, a package of the same distribution
 CAD = {"orbito_cad"}
 CAD_LIBRARIES = {
     "build123d", "bd_warehouse", "matplotlib", "mpl_toolkits", "numpy", "orbito_cad",
-    "manifold3d", "mujoco", "magpylib", "scipy", "mitsuba",
+    "manifold3d", "mujoco", "magpylib", "scipy",
+    "mitsuba", "PIL",  # the renders (make/photo.py, the render extra)
     "orbito_fw",  # the drive's step planner, as the Pi and the Pico run it (physics.py)
 }  # fmt: skip
 
@@ -336,7 +337,11 @@ CAD_RULES: dict[str, tuple[set[str], set[str], set[str]]] = {
         {"rules", "hw"},
         SOLIDS | {"manifold3d", "mujoco", "magpylib", "mitsuba", "scipy", "orbito_fw"},
     ),
-    "make": (set(CAD_FLOORS), {"rules", "hw"}, SOLIDS | {"matplotlib", "mpl_toolkits"}),
+    "make": (
+        set(CAD_FLOORS),
+        {"rules", "hw"},
+        SOLIDS | {"matplotlib", "mpl_toolkits", "mitsuba", "PIL"},
+    ),
     "__init__": (set(), set(), set()),
 }
 for _floors, _package, _libraries in CAD_RULES.values():

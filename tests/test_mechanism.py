@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from orbito_hw.rules.squares import OUTER_RING, PRESS_TO, SQUARE_NAMES, parse_square
+from orbito_hw.rules.squares import INNER_RING, OUTER_RING, PRESS_TO, SQUARE_NAMES, parse_square
 
 from .common import needs
 
@@ -162,6 +162,41 @@ def test_the_gear_check_catches_teeth_without_backlash() -> None:
     tight = dataclasses.replace(PARAMS, backlash=-0.1)  # teeth fatter than the space
     mesh = teeth.mesh_over_one_tooth(tight, positions=6)
     assert mesh.overlap > 0
+
+
+def test_every_listed_contact_touches_at_some_pose(
+    assembly: list[Placed], meshes: dict[str, manifold3d.Manifold]
+) -> None:
+    """motion.json's contacts are the pairs that touch (issue 45): each comes within
+    ``sweep.TOUCH`` at some pose (every sixth of a place and the first half of the next: a
+    bar's fingers rise at the end of a place into the cups they push in the next, within
+    0.49 mm there; a bought part pressed into a printed pocket within half the pocket's fit
+    more), those with no moving part at rest. That every other pair with a moving part keeps
+    ``sweep.GAP`` at every pose is the sweep's (the tests above and test_mechanism_back's)."""
+    one = cad.swept("forward")
+    places = [*one, *(1 + t for t in one[1 : len(one) // 2 + 1])]
+    found = sweep.sweep(assembly, places, meshes=meshes, measure=0.0, at=range(0, len(places), 6))
+    assert found.overlaps == [] and found.close == []
+    gaps = {**found.contact_gaps, **sweep.fixed_contact_gaps(assembly, PARAMS, meshes)}
+    pressed = set(motion.pressed(assembly))
+    far = {}
+    for pair in motion.contacts(assembly):
+        allowed = sweep.TOUCH + (PARAMS.fit / 2 if pair in pressed else 0.0)
+        if gaps.get(pair, math.inf) > allowed + 1e-6:
+            far[pair] = gaps.get(pair)
+    assert far == {}, f"listed as touching, never within {sweep.TOUCH} mm: {far}"
+
+
+def test_the_contacts_follow_the_rings_under_the_face(assembly: list[Placed]) -> None:
+    """Each square's sensor and LED are glued under the plate their square is in: the outer
+    ring's under the face, the inner ring's under the centre plate (issue 45: swapped)."""
+    pairs = set(motion.contacts(assembly))
+    for s in (*OUTER_RING, *INNER_RING):
+        plate, other = ("face", "centre_plate") if s in OUTER_RING else ("centre_plate", "face")
+        for kind in ("hall", "led"):
+            name = f"{kind}_{SQUARE_NAMES[s]}"
+            assert (min(name, plate), max(name, plate)) in pairs
+            assert (min(name, other), max(name, other)) not in pairs
 
 
 # --- the motion data -----------------------------------------------------------------------

@@ -33,7 +33,7 @@ from orbito_cad.board import bay, frame
 from orbito_cad.board.params import PARAMS
 from orbito_cad.make import build, printing, routing, slicer
 from orbito_cad.models import checks
-from orbito_cad.parts import case, mesh
+from orbito_cad.parts import case, mesh, testprint
 
 from .common import cad
 
@@ -298,6 +298,32 @@ def test_the_assembly_guides_print_table_is_the_boms() -> None:
     )
 
 
+def test_a_board_prints_in_a_weekend_by_the_boms_own_total() -> None:
+    """Issue 45: one board in at most 40 h on one printer, by the slicer's figures (the BOM's
+    total under its print table, which test_cad checks is the model's); assembly.md says the
+    same total, and its hands-on time is the sum of its steps."""
+    import re
+
+    hardware = ROOT / "hardware"
+    bom_total = re.search(r"^One board: (\d+) h (\d+) min of printing", (hardware / "BOM.md")
+                          .read_text(), re.M)  # fmt: skip
+    assert bom_total is not None
+    hours = int(bom_total.group(1)) + int(bom_total.group(2)) / 60
+    assert hours <= 40
+    guide = (hardware / "assembly.md").read_text()
+    said = f"**Printing: {bom_total.group(1)} h {bom_total.group(2)} min of printer time**"
+    assert said in guide, "assembly.md's printing time is not the BOM's total"
+    steps = re.findall(r"^\| [^|]+ \| [^|]+ \| ([0-9.]+) h \|$", guide, re.M)
+    total = re.search(r"\*\*Hands-on: about ([0-9.]+) hours\*\*", guide)
+    assert steps and total is not None
+    assert round(sum(map(float, steps))) == round(float(total.group(1)))
+    # the stepper's current: params.driver_current in the BOM's power budget and in mechanics
+    amps = f"{PARAMS.driver_current:g} A"
+    assert f"TMC2209 at {amps} RMS" in (hardware / "BOM.md").read_text()
+    assert f"{amps} RMS" in (hardware / "mechanics.md").read_text().replace("**", "")
+    assert f"for {amps} RMS" in guide  # the VREF it is set by
+
+
 def test_every_cable_runs_clear_of_the_posts_inside_the_case() -> None:
     """A bundle (3 mm across) along each path of bay.cable_paths keeps off every post it does
     not start or end at, and stays inside the case's walls."""
@@ -319,3 +345,43 @@ def test_every_cable_runs_clear_of_the_posts_inside_the_case() -> None:
                 t = max(0.0, min(1.0, ((px - x0) * dx + (py - y0) * dy) / (dx * dx + dy * dy)))
                 gap = math.hypot(px - x0 - t * dx, py - y0 - t * dy) - r
                 assert gap >= bundle, (name, (px, py), round(gap, 2))
+
+
+def _circles(part: build123d.Part, z: float) -> list[float]:
+    """The diameters of the part's circular edges at height ``z``, rounded to a micron."""
+    return sorted(
+        round(2 * e.radius, 3)
+        for e in part.edges()
+        if e.geom_type == build123d.GeomType.CIRCLE and abs(e.center().Z - z) < 1e-6
+    )
+
+
+@pytest.mark.parametrize("clearance", [0.15, 0.3, 0.45])
+def test_every_printed_fit_follows_the_one_print_clearance(clearance: float) -> None:
+    """The finger fit (issue 45): the cups' finger holes, the yokes round the collars and
+    the tolerance test's five holes are all drawn from ``print_clearance``, measured on the
+    solids; the test's fingers and holes are the board's own (their chamfers too)."""
+    import dataclasses
+
+    from orbito_cad.board import gearing
+    from orbito_cad.parts import track
+
+    p = dataclasses.replace(PARAMS, print_clearance=clearance)
+    hole = p.finger_d + clearance
+    assert p.finger_hole_d == pytest.approx(hole)
+    assert gearing.yoke_half_width(p) == pytest.approx((p.collar_d + clearance) / 2)
+    # a cup's four holes: the hole, and its mouth chamfered lead_in wider and deep
+    cup = track.cup(p)
+    assert _circles(cup, p.lead_in) == [pytest.approx(hole, abs=1e-3)] * 4
+    assert _circles(cup, 0.0)[:4] == [pytest.approx(hole + 2 * p.lead_in, abs=1e-3)] * 4
+    # the tolerance test: five holes round the setting, the middle one the board's
+    sizes = [p.finger_d + c for c in testprint.fit_clearances(p)]
+    assert sizes[2] == pytest.approx(hole)
+    assert sizes == pytest.approx([hole - 0.2, hole - 0.1, hole, hole + 0.1, hole + 0.2])
+    fit = testprint.finger_fit(p)
+    assert _circles(fit, testprint.BAR_T - p.lead_in) == pytest.approx(sizes, abs=1e-3)
+    # its finger is the bars': finger_d, its tip chamfered finger_chamfer
+    finger = testprint.test_finger(p)
+    top = testprint.KEY_BASE + p.finger_hole_depth + 1
+    assert _circles(finger, top) == [pytest.approx(p.finger_d - 2 * p.finger_chamfer, abs=1e-3)]
+    assert _circles(finger, top - p.finger_chamfer) == [pytest.approx(p.finger_d, abs=1e-3)]

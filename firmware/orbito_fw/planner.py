@@ -21,8 +21,8 @@ MAX_INTERVAL = 65535  # the longest interval an array('H') holds: the slowest st
 MIN_ACCEL = 466  # steps/s^2: the gentlest whole acceleration whose first step fits MAX_INTERVAL
 # A take-back turns the rings at this share of the top speed. Backwards, the transfer bars
 # climb their ramps half-way through the move, at full speed: the ramps would throw them up
-# into the cups (hardware/orbito_cad/models/physics_drive.py: the motor at its pull-out torque, cups
-# lifted 0.9 mm); at 40 % they hold (benchmarks/mechanism_drive.py).
+# into the cups (hardware/orbito_cad/models/physics.py: the motor at its pull-out torque, cups
+# lifted 0.9 mm); at 40 % they hold (benchmarks/mechanism.py).
 BACK_SHARE = 0.4
 
 

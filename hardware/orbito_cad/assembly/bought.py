@@ -13,7 +13,7 @@ from orbito_cad.assembly.placed import Placed
 from orbito_cad.board import bay
 from orbito_cad.board import layout as geo
 from orbito_cad.board.face import inward, led_centre, sensor_pocket_depth
-from orbito_cad.board.gearing import index_radius, index_sensor_xy, index_side
+from orbito_cad.board.gearing import index_magnet_z, index_radius, index_sensor_xy, index_side
 from orbito_cad.board.params import PARAMS, Params
 from orbito_cad.parts.drive import d_shaft
 from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES
@@ -78,9 +78,12 @@ def bought(p: Params = PARAMS) -> list[Placed]:
     ax, ay = side.crank_axis(p)
     r = index_radius(p)
     mx, my = ax - side.along[0] * r, ay - side.along[1] * r
-    out.append(Placed("index_magnet", "index_magnet",
-                      Pos(mx, my, p.z_arm) * Cylinder(p.index_magnet_d / 2, p.index_magnet_h,
-                                                       align=BOTTOM), False, True, 70))  # fmt: skip
+    magnet = Cylinder(p.index_magnet_d / 2, p.index_magnet_h, align=BOTTOM)
+    out.append(
+        Placed(
+            "index_magnet", "index_magnet", Pos(mx, my, index_magnet_z(p)) * magnet, False, True, 70
+        )
+    )
     return out
 
 
@@ -94,8 +97,12 @@ def electronics(p: Params = PARAMS) -> list[Placed]:
     ):
         out.append(Placed(name, name, Pos(x, y, p.case_floor + p.standoff_h) * Box(w, d, h,
                           align=BOTTOM), False, False, -40))  # fmt: skip
-    # the Orbito button through the front wall: its body must clear the drive
-    button = Rot(-90, 0, 0) * Cylinder(p.button_d / 2 - 0.5, p.button_depth, align=BOTTOM)
+    # the Orbito button through the front wall, its nut tight on the wall's inside: its body
+    # must clear the drive
+    button = Rot(-90, 0, 0) * (
+        Cylinder(p.button_nut_d / 2, p.button_nut_t, align=BOTTOM)
+        + Cylinder(p.button_d / 2 - 0.5, p.button_depth, align=BOTTOM)
+    )
     z = p.case_floor + (p.z_face - p.case_floor) / 2
     out.append(
         Placed("button", "button", Pos(p.button_x, -bay.inner(p), z) * button, False, False, -40)

@@ -91,8 +91,15 @@ def crank_phase(p: Params = PARAMS) -> float:
 
 # --- the cranks ----------------------------------------------------------------------------
 def index_radius(p: Params = PARAMS) -> float:
-    """The index magnet's radius on the crank arm: outside the gear's teeth."""
-    return tip_radius(p.crank_teeth, p) + p.index_margin
+    """The index magnet's radius on the crank arm: under the crank pin, whose solid roofs
+    the magnet's pocket (the arm alone is too thin over a sunk magnet)."""
+    return p.crank_r
+
+
+def index_magnet_z(p: Params = PARAMS) -> float:
+    """The index magnet's bottom: sunk a running gap into the crank arm's underside. The arm
+    passes over the central gear's teeth; a magnet flush with it would rub them (issue 45)."""
+    return p.z_arm + p.running_gap
 
 
 def arm_radius(p: Params = PARAMS) -> float:
@@ -113,8 +120,9 @@ def fingers_x(p: Params = PARAMS) -> list[float]:
 
 
 def yoke_half_width(p: Params = PARAMS) -> float:
-    """The yoke's channel, half its width along the bar: the collar with a running fit."""
-    return p.collar_d / 2 + p.fit
+    """The yoke's channel, half its width along the bar: the collar (printed) with the
+    printed fit's clearance."""
+    return (p.collar_d + p.print_clearance) / 2
 
 
 def finger_tip_z(p: Params = PARAMS) -> float:

@@ -81,10 +81,10 @@ class Params:
     seat_d: float = 12.0
     # Four finger holes on a cup's bottom, on its axes: two across the way it travels take
     # the two fingers of a bar, so the cup is pushed on its centre line and cannot turn.
-    finger_hole_d: float = 4.2  # 0.1 mm play round a 4 mm finger: the physics asks no more
+    # (the holes' diameter is ``finger_hole_d``: the finger's and the printer's clearance)
     finger_hole_depth: float = 4.0
     finger_offset: float = 9.8  # each finger hole's centre from the cup's centre
-    lead_in: float = 0.4  # 45 deg chamfer at a finger hole's mouth: the finger finds it
+    lead_in: float = 0.4  # 45 deg chamfer at a finger hole's mouth, radial and deep
     face_t: float = 10.0
     face_pocket: float = 6.0  # depth of the channel and of the disc's recess
     face_rim: float = 22.2  # face plate beyond the channel
@@ -96,12 +96,14 @@ class Params:
     crank_pin_d: float = 5.0
     crank_arm_t: float = 3.5
     crank_arm_margin: float = 2.4  # arm beyond the crank pin
-    index_margin: float = 3.6  # index magnet's centre beyond the crank gear's teeth
     # Each of a bar's two rails, under its row of fingers: narrower than the slot above it,
     # so a rail never passes under the sensors and LEDs between the slots.
     bar_w: float = 5.2
     bar_h: float = 4.0
     finger_d: float = 4.0
+    # 45 deg chamfer round a finger's tip, radial and tall: with the hole's ``lead_in`` a
+    # finger finds its hole from up to their sum off (1.2 mm)
+    finger_chamfer: float = 0.8
     finger_up: float = 3.0  # how far a finger reaches into its hole with the bar up
     yoke_wall: float = 2.6
     yoke_roof: float = 2.0  # the yoke's roof over the lift's recess
@@ -144,6 +146,8 @@ class Params:
     standoff_h: float = 4.0
     button_d: float = 16.0
     button_depth: float = 30.0  # behind the panel, nut and contacts
+    button_nut_d: float = 20.0  # its panel nut, across the corners, and thick
+    button_nut_t: float = 3.0
     button_x: float = 45.0  # right of the front crank's post
     jack_d: float = 8.0
 
@@ -245,7 +249,14 @@ class Params:
         return float((half_w**2 + reach**2) ** 0.5) + self.min_wall
 
     # --- printer ----------------------------------------------------------------------------
-    slide: float = 0.3  # clearance of a part that slides or turns in another
+    # The one clearance of a printed pin in a printed hole (diametral): a finger in its cup's
+    # hole, a crank pin's collar in its yoke. The smallest that lets a printed pin slide in
+    # its printed hole to the bottom under a finger's push, without rocking: the tolerance
+    # test prints exactly that fit at five sizes round this figure and says what to set it to
+    # (tolerance-test.md). Tuned FDM printers print holes 0.1-0.2 mm small and pins a little
+    # fat: 0.3 is the common reading; the play the cups see is what the printer leaves of it.
+    print_clearance: float = 0.3
+    slide: float = 0.3  # clearance of a printed bore that turns on a bought steel part
     fit: float = 0.15  # clearance of a bought part pressed or glued into a pocket
     min_wall: float = 1.2  # thinnest wall any printed part may have
     bed: tuple[float, float, float] = (220.0, 220.0, 250.0)
@@ -253,6 +264,11 @@ class Params:
     nozzle_d: float = 0.4
 
     # --- derived --------------------------------------------------------------------------
+    @property
+    def finger_hole_d(self) -> float:
+        """A cup's finger hole: the finger with the printed fit's clearance."""
+        return self.finger_d + self.print_clearance
+
     @property
     def crank_r(self) -> float:
         """The crank's throw: a Scotch yoke moves its bar twice this, one square."""

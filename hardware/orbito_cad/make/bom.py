@@ -88,7 +88,9 @@ def bought(config: BoardFacts, p: Params = PARAMS) -> list[tuple[int, str, str, 
          0.08),
         (1, "index magnet, N42 disc", f"{p.index_magnet_d:g} x {p.index_magnet_h:g} mm",
          "in the index crank gear's arm", 0.1),
-        (1, "stepper motor", f"NEMA 17, {p.motor_len:g} mm, 1.8 deg, about 40 N cm, 1.7 A",
+        (1, "stepper motor", f"NEMA 17, {p.motor_len:g} mm, 1.8 deg, about "
+         f"{p.motor_torque_curve[0][1] * 100:.0f} N cm, {p.motor_rated_current:g} A; run at "
+         f"{p.driver_current:g} A",
          "17HS4401 (5 mm D-shaft)", 10.0),
         (1, "stepper driver", "TMC2209 carrier (StepStick)", "BIGTREETECH TMC2209 V1.3", 6.0),
         (sides, "ball bearing", f"625ZZ, 5 x {p.bearing_od:g} x {p.bearing_w:g} mm",
@@ -173,7 +175,7 @@ def bom(config: BoardFacts, solids: Mapping[str, Any], p: Params = PARAMS,
         ),
         "",
     ]
-    lines += _budgets(config)
+    lines += _budgets(config, p)
     return "\n".join(lines) + "\n"
 
 
@@ -201,8 +203,12 @@ def printed_table(solids: Mapping[str, Any], p: Params, prints: Mapping[str, Any
     figures = data["parts"]
     lines = [
         f"Every part fits a {p.bed[0]:g} x {p.bed[1]:g} x {p.bed[2]:g} mm bed; "
-        f"{p.nozzle_d:g} mm nozzle, {p.layer_h:g} mm layers, walls at least {p.min_wall:g} mm, "
-        f"{slicer.MATERIAL}. Clearances: {p.slide:g} mm where parts slide or turn, "
+        f"{p.nozzle_d:g} mm nozzle, layers as each part's row says, "
+        f"walls at least {p.min_wall:g} mm, "
+        f"{slicer.MATERIAL}. Clearances: {p.print_clearance:g} mm for a printed pin in a "
+        "printed hole (a finger in its cup, a crank pin's collar in its yoke: "
+        "`print_clearance`, set from the tolerance test's finger fit), "
+        f"{p.slide:g} mm where a printed bore turns on a steel part, "
         f"{p.fit:g} mm for bought parts pressed in.",
         "",
         "Each STL lies as it prints. **Supports** are computed from the STL: its facets facing "
@@ -251,8 +257,9 @@ def printed_table(solids: Mapping[str, Any], p: Params, prints: Mapping[str, Any
     return lines
 
 
-def _budgets(config: BoardFacts) -> list[str]:
+def _budgets(config: BoardFacts, p: Params = PARAMS) -> list[str]:
     lights = config.lights
+    buck = 2.0  # A at 12 V: the buck's input, 5.1 V x 4.2 A / 90 % / 12 V
     n, cap = lights.pixels, lights.brightness
     return [
         "## LED current budget",
@@ -281,9 +288,11 @@ def _budgets(config: BoardFacts) -> list[str]:
         "0.04 A |",
         "| 5 V | 74AHCT125, Pico | 0.03 A |",
         "| 5 V | total | 2.7 A (4.2 A with the Pi at 3 A): the 5 A buck has room |",
-        "| 12 V | stepper (TMC2209 at 1.0 A RMS phase current) | 1.0 A |",
-        "| 12 V | buck converter input: 5.1 V x 4.2 A / 90 % / 12 V | 2.0 A |",
-        "| 12 V | total | 3.0 A: the 4 A supply has room |",
+        # params.driver_current: the VREF assembly.md sets, the torque mechanics.md counts
+        f"| 12 V | stepper (TMC2209 at {p.driver_current:g} A RMS phase current, at most) | "
+        f"{p.driver_current:.1f} A |",
+        f"| 12 V | buck converter input: 5.1 V x 4.2 A / 90 % / 12 V | {buck:.1f} A |",
+        f"| 12 V | total | {p.driver_current + buck:.1f} A: the 4 A supply has room |",
         "",
         "Power the Pi from the buck through header pins 2 and 4 (as in wiring.svg; this bypasses "
         "the Pi's input fuse, so the 12 V side is fused and the buck set to 5.1 V before the Pi "

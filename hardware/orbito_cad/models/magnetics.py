@@ -35,7 +35,7 @@ from scipy.spatial.transform import Rotation  # type: ignore[import-untyped]
 
 from orbito_cad.board import layout as geo
 from orbito_cad.board.face import sensor_pocket_depth
-from orbito_cad.board.gearing import index_radius, index_side
+from orbito_cad.board.gearing import index_magnet_z, index_radius, index_side
 from orbito_cad.board.marble import DISC_AXES
 from orbito_cad.board.marble import magnet_radius as magnet_radius
 from orbito_cad.board.params import PARAMS, Params
@@ -267,7 +267,7 @@ def index_field(readout: Readout, p: Params = PARAMS, steps: int = 72) -> float:
     r = index_radius(p)
     angles = 2 * np.pi * np.arange(steps) / steps
     path = np.stack([ax + r * np.cos(angles), ay + r * np.sin(angles),
-                     np.full(steps, p.z_arm + p.index_magnet_h / 2)], 1)  # fmt: skip
+                     np.full(steps, index_magnet_z(p) + p.index_magnet_h / 2)], 1)  # fmt: skip
     magnet = magpy.magnet.Cylinder(  # type: ignore[no-untyped-call]
         polarization=(0, 0, p.remanence),
         dimension=(p.index_magnet_d, p.index_magnet_h),

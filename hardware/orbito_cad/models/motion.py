@@ -7,9 +7,11 @@ and pose, applied to the part as it stands at rest. ``write`` saves it as ``moti
 ``NAME.stl`` for every solid posed at rest (millimetres, the assembly's frame) and
 ``motion.json`` (SPEC.md's "The mechanism's motion", docs in hardware/mechanics.md).
 
-``CONTACTS`` names the pairs that touch by design (teeth in mesh, a driver in its cup, a cup
+``contacts`` names the pairs that touch by design (teeth in mesh, a driver in its cup, a cup
 on its floor, a marble in its seat, a bearing in its bore, a part glued or screwed to
-another); every other pair must keep a gap at every pose (``sweep.py`` checks it).
+another), and only those: each comes within ``sweep.TOUCH`` at some pose (a part pressed
+into a printed pocket within that and half the pocket's ``fit``: ``pressed``), and every
+other pair with a moving part keeps ``sweep.GAP`` at every pose (``sweep.py`` checks both).
 """
 
 from __future__ import annotations
@@ -123,11 +125,12 @@ def contacts(placed: Sequence[Placed], p: Params = PARAMS) -> list[tuple[str, st
         touch(f"marble_{name}", f"cup_{name}")  # in its seat
     for s in INNER_RING:
         touch(f"marble_{SQUARE_NAMES[s]}", "disc")
-    for plate in ("face", "centre_plate"):
-        for kind in ("hall", "led"):
-            for n in by_kind.get(kind, []):
-                if n != "hall_index":
-                    touch(n, plate)  # in its pocket, glued under the floor
+    for s in (*OUTER_RING, *INNER_RING):
+        # in its pocket, glued under the floor it reads through: the outer ring's under the
+        # face's channel, the inner ring's under the centre plate
+        plate = "face" if s in OUTER_RING else "centre_plate"
+        touch(f"hall_{SQUARE_NAMES[s]}", plate)
+        touch(f"led_{SQUARE_NAMES[s]}", plate)
     for a, b in (
         ("motor", "central_gear"),  # clamped on the shaft
         ("motor", "disc"),
@@ -142,6 +145,20 @@ def contacts(placed: Sequence[Placed], p: Params = PARAMS) -> list[tuple[str, st
     ):
         touch(a, b)
     return sorted(pairs)
+
+
+def pressed(placed: Sequence[Placed], p: Params = PARAMS) -> list[tuple[str, str]]:
+    """The pairs of ``contacts`` that are a bought part pressed into a printed pocket (a
+    bearing in its gear, a dowel in its post, the index magnet in its arm): the pocket is
+    drawn ``fit`` over the part, the clearance a printed hole loses, so as drawn the two
+    stand ``fit / 2`` apart, and touch once printed."""
+    names = {x.name for x in placed}
+    out = []
+    for side in geo.sides():
+        tag = SQUARE_NAMES[side.starts[0]]
+        out += [(f"bearing_{tag}", f"crank_gear_{tag}"), (f"axle_{tag}", "case")]
+    out.append(("crank_gear_" + SQUARE_NAMES[index_side(p).starts[0]], "index_magnet"))
+    return sorted((min(a, b), max(a, b)) for a, b in out if a in names and b in names)
 
 
 def forward(k: int) -> list[float]:

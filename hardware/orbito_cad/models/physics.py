@@ -1,484 +1,433 @@
-"""The mechanism in a physics engine (MuJoCo): the cups, their fingers and the marbles pushed
-through places on the drive's own speed profile.
+"""The mechanism in MuJoCo, one model: the cups, their fingers and the marbles pushed through
+places by the drive's own dynamics, on the drive's own step profile.
 
-What is modelled, from ``params`` and ``layout`` (nothing copied): the 12 outer cups as free
-bodies on the channel's floor between its walls, each with its four finger holes (four thin
-walls each: a square hole as wide as the round one) and its seat (a ring of capsules on which
-the marble rests); the 16 marbles as free spheres; the four bars' fingers (capsules, 4 mm) and the
-inner disc with its four seats. Every contact between them is real, with friction ``mu``.
+The drive is bodies and joints, never a body moved by hand (MuJoCo gives a mocap body no
+velocity, so the contacts' damping would take a moving finger for still): the motor is a hinge
+carrying the disc, with the rotor's and the gears' inertia (``physics_model.armature``),
+driven by the stepper's own law (``physics_motor``: its torque against its rotor's lag behind
+the step the planner, ``orbito_hw.hw.planner`` on the config's ``[drive]``, has reached; its
+pull-out curve at speed); each bar slides along its side, tied to the motor's angle by the
+Scotch yoke's kinematics (the gears' backlash a lag of the cranks, the collar's play in the
+yoke a limited joint), and **rests on its ramp by its weight** (a contact, not a joint: where
+the ramp falls away faster than gravity the bar floats, where it rises fast it launches the
+bar). Its fingers (the solid's chamfered shape), the cups with their round finger holes, lead-in
+chamfers and ends, the marbles on their seats and the channel's walls are real contacts,
+friction ``mu`` (elliptic cones); every size is the CAD's (``physics_model``), with a printer's
+errors if asked (``physics_model.Errors``). The gears' losses are a torque against the motor,
+the load it drives through them times ``1 / drive_efficiency - 1``. In a power cut the motor
+lets go and the rotor's detent torque acts as friction; the cups' and the bars' inertia and
+the bars' weight on the ramps move the drive as they will, then homing (``RingDrive.home``:
+counter-clockwise at the homing speed to the index) finishes the place.
 
-What is idealised: the drive train. The gears, cranks, yokes and ramps are stiff, so the bars
-and the disc follow the motor's angle exactly (``layout.bar_displacement``, ``bar_lift``,
-``disc_angle``) as kinematically driven bodies; the motor's angle follows the step profile of
-the project's own planner (``orbito_fw.planner``, as the Pi or the Pico makes the steps) from
-the config's ``drive`` table. The torque the motor must give is the power every driven part
-takes from the contacts (virtual work: each bar's contact force along its way times its
-speed, the disc's contact torque), plus lifting the bars, the drive's friction (the gears' and
-yokes' efficiency) and the rotor's inertia, over the motor's speed.
+What is idealised: the gears, the yokes and the ramps are rigid (joint equalities re-linearised
+every step), the bars guided (no tipping), the printed parts solid and rigid, the floor flat;
+the fingers' slots are not modelled (fingers touch only the cups).
 """
 
 from __future__ import annotations
 
 import functools
-import itertools
+import inspect
 import math
 from dataclasses import dataclass, field
+from importlib.resources import files
+from pathlib import Path
 
 import mujoco
 import numpy as np
 
 from orbito_cad.board import layout as geo
+from orbito_cad.board.gearing import index_radius
 from orbito_cad.board.params import PARAMS, Params
-from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, SQUARES
+from orbito_cad.models import physics_model as pm
+from orbito_cad.models import physics_motor as motor
+from orbito_hw.hw.facts import DriveConfig, read_drive
+from orbito_hw.hw.planner import Planner, SteppedDrive, step_delays  # type: ignore[attr-defined]
+from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, Square
 
-MM = 1e-3
-TIMESTEP = 2e-4  # s: half the contacts' time constant; the fingers' play is 0.15 mm
-SEAT_CAPSULES = 6  # a seat's rim
-WATCH_EVERY = 5  # engine steps between looks at the forces (1 ms)
-TORQUE_TIME = 0.002  # s: the rotor's response (about 1 / (2 pi 80 Hz))
-WALL_R = 0.3  # mm: the capsules that make a hole's wall and a seat's rim
-MU = (0.2, 0.5)  # the friction of PETG on PETG, dry to sticky (issue 32's range)
-JITTER = (0.3, 2.0)  # mm, deg: how far a cup or a marble may start off its place
-# contact groups (contype = conaffinity): what may touch what
-BODY, FINGER, SEAT = 1, 2, 4
+MM = pm.MM
+# s: contacts and couplings are stiff at 4 steps' time constant. Halving it moves the cups'
+# offsets by 0.02 mm and the peak torque by 7 %; the deepest contact is 0.24 mm (0.09 mm).
+TIMESTEP = 5e-4
+WATCH_EVERY = 4  # engine steps between looks at the forces and offsets
+LIFT_GRID = 7200  # the ramp's lift tabulated over one crank turn
+LOSS_SPEED = 0.05  # rad/s: the gears' losses turn with the motor's way, smoothly about rest
+# the example config as the package ships it (from a checkout or a wheel alike)
+CONFIG = Path(str(files("orbito_hw").joinpath("config.example.toml")))
+HOME_SPEED: float = inspect.signature(SteppedDrive).parameters["home_speed"].default
+LIFTED = 0.2  # mm: a cup's bottom this far off the floor somewhere has been lifted (issue 45)
+STILL = 1.0  # mm/s: a cup slower than this has stopped
+MARBLE_OFF = 1.0  # mm from its seat's centre: a marble no longer sits in its seat
 
 
+@functools.cache
+def drive_config() -> DriveConfig:
+    """The drive's figures, from the project's example config (one source)."""
+    return read_drive(CONFIG)
+
+
+def step_times(places: int, drive: DriveConfig | None = None) -> np.ndarray:
+    """When each motor step of a move of ``places`` places falls (s from its start), on the
+    planner's trapezoid, as the Pi or the Pico makes them."""
+    d = drive or drive_config()
+    planner = Planner(d.max_speed, d.acceleration)
+    if places < 0:
+        planner = planner.backwards()  # a take-back's lower speed, as the drive makes it
+    delays = step_delays(planner, abs(places) * d.steps_per_place)
+    return np.cumsum(delays)
+
+
+def index_window(p: Params = PARAMS) -> float:
+    """Radians of crank either side of rest within which the index switch reads."""
+    return p.index_reach / index_radius(p)
+
+
+# --- the couplings: the yoke and the ramp as functions of the motor's angle -------------
 @dataclass(frozen=True)
-class Drive:
-    """The motor and its driver, and the drive's figures from the config."""
+class Kinematics:
+    """Each bar's place along its side and its height (m) as functions of the motor's angle
+    (radians), with their first two derivatives, for the joint equalities."""
 
-    steps_per_place: int = 800
-    max_speed: float = 1600.0  # steps/s
-    acceleration: float = 4000.0  # steps/s^2
-    home_speed: float = 400.0  # steps/s (RingDrive.home)
+    p: Params
 
+    @functools.cached_property
+    def ratio(self) -> float:
+        """Crank radians per motor radian."""
+        return geo.crank_turns_per_motor_turn(self.p)
 
-def _xml(p: Params, mu: float, one_finger: bool = False) -> str:
-    """The model's MJCF, in metres."""
-    m = MM
-    cup_r, cup_h = p.cup_d / 2 * m, p.cup_h * m
-    seat_r = p.seat_d / 2 + WALL_R
-    ring = 1.5 * p.pitch
-    half_w = p.channel_w / 2
-    parts = [
-        f'<mujoco model="orbito-rings"><option timestep="{TIMESTEP}" gravity="0 0 -9.81" '
-        f'cone="elliptic" impratio="10"/>',
-        f'<default><geom friction="{mu} 0.005 0.0001" solref="0.004 1" '
-        f'solimp="0.95 0.99 0.0001" condim="3"/></default><worldbody>',
-        f'<geom name="floor" type="plane" size="0.2 0.2 0.01" contype="{BODY}" '
-        f'conaffinity="{BODY}"/>',
-    ]
-    # the channel's walls: an outer square and an inner one, 6 mm high
-    for k, (r_wall, sign) in enumerate(((ring + half_w, 1), (ring - half_w, -1))):
-        for i, (dx, dy) in enumerate(((1, 0), (0, 1), (-1, 0), (0, -1))):
-            cx, cy = dx * (r_wall + sign * 2) * m, dy * (r_wall + sign * 2) * m
-            # the outer walls meet beyond the corners, the inner ones exactly at them
-            reach = (r_wall + 4 if sign > 0 else r_wall) * m
-            sx, sy = (2 * m, reach) if dx else (reach, 2 * m)
-            parts.append(
-                f'<geom name="wall{k}{i}" type="box" pos="{cx} {cy} {p.face_pocket / 2 * m}" '
-                f'size="{sx} {sy} {p.face_pocket / 2 * m}" contype="{BODY}" conaffinity="{BODY}"/>'
-            )
-    cup_mass = _cup_mass(p)
-    for s in OUTER_RING:
-        x, y = geo.square_centre(s, p)
-        name = SQUARE_NAMES[s]
-        parts.append(f'<body name="cup_{name}" pos="{x * m} {y * m} 0"><freejoint/>')
-        parts.append(
-            f'<geom name="cup_{name}" type="cylinder" size="{cup_r} {cup_h / 2}" '
-            f'pos="0 0 {cup_h / 2}" mass="{cup_mass}" contype="{BODY}" conaffinity="{BODY}"/>'
-        )
-        # each finger hole's wall as four thin boxes: a square hole as wide as the round
-        # one, so a finger pushing along or across meets a flat wall (a ring of capsules
-        # let a finger wedge between two of them)
-        half = p.finger_hole_d / 2
-        wall_z = p.finger_hole_depth / 2 * m
-        for hx, hy in geo.cup_holes(p):
-            for dx, dy in ((1, 0), (0, 1), (-1, 0), (0, -1)):
-                cx, cy = (hx + dx * (half + WALL_R)) * m, (hy + dy * (half + WALL_R)) * m
-                size = (WALL_R * m, (half + 2 * WALL_R) * m) if dx else (
-                    (half + 2 * WALL_R) * m, WALL_R * m)  # fmt: skip
-                parts.append(
-                    f'<geom type="box" pos="{cx} {cy} {wall_z}" size="{size[0]} {size[1]} '
-                    f'{wall_z}" mass="0" contype="{FINGER}" conaffinity="{FINGER}"/>'
-                )
-        parts.append(_seat_ring(seat_r, p.cup_h, p))
-        parts.append("</body>")
-    # the disc: kinematic, its seats at the cups' height
-    parts.append('<body name="disc" mocap="true" pos="0 0 0">')
-    for s in INNER_RING:
-        x, y = geo.square_centre(s, p)
-        parts.append(_seat_ring(seat_r, p.cup_h, p, (x, y)))
-    parts.append("</body>")
-    # the bars: kinematic, each a body at its crank's axis with its fingers
-    for side in geo.sides():
-        tag = SQUARE_NAMES[side.starts[0]]
-        ax, ay = side.crank_axis(p)
-        parts.append(f'<body name="bar_{tag}" mocap="true" pos="{ax * m} {ay * m} 0">')
-        r = p.finger_d / 2
-        tip = p.finger_up - (p.lift - geo.bar_lift(0.0, p))  # above the floor, at rest
-        points = geo.finger_points(side, p)
-        if one_finger:  # the first design: only the finger outside the centre line
-            ox, oy = side.outward
-            points = [f for f in points if ox * f[0] + oy * f[1] > 1.5 * p.pitch]
-        for fx, fy in points:
-            cx, cy = (fx - ax) * m, (fy - ay) * m
-            parts.append(
-                f'<geom type="capsule" fromto="{cx} {cy} {(tip - r - 8) * m} {cx} {cy} '
-                f'{(tip - r) * m}" size="{r * m}" contype="{FINGER}" conaffinity="{FINGER}"/>'
-            )
-        parts.append("</body>")
-    marble_mass = p.marble_mass
-    for s in SQUARES:
-        x, y = geo.square_centre(s, p)
-        z = _marble_rest_z(p)
-        parts.append(
-            f'<body name="marble_{SQUARE_NAMES[s]}" pos="{x * m} {y * m} {z * m}"><freejoint/>'
-            f'<geom type="sphere" size="{p.marble_d / 2 * m}" mass="{marble_mass}" '
-            f'contype="{SEAT}" conaffinity="{SEAT}"/></body>'
-        )
-    parts.append("</worldbody></mujoco>")
-    return "".join(parts)
+    @functools.cached_property
+    def place(self) -> float:
+        """Motor radians per place."""
+        return math.radians(geo.disc_degrees_per_place(self.p))
+
+    @functools.cached_property
+    def lift(self) -> np.ndarray:
+        """The bar's height (m, 0 up) and its derivatives by the crank angle, tabulated."""
+        from scipy.interpolate import CubicSpline  # type: ignore[import-untyped]
+
+        phi = np.linspace(0, 2 * math.pi, LIFT_GRID + 1)
+        z = np.array([geo.bar_lift(a, self.p) - self.p.lift for a in phi]) * MM
+        z[-1] = z[0]
+        spline = CubicSpline(phi, z, bc_type="periodic")
+        return np.array([spline(phi), spline(phi, 1), spline(phi, 2)])
+
+    def along(self, theta: float, phase: float = 0.0) -> tuple[float, float, float]:
+        """``phase``: crank radians the cranks stand ahead of the motor (the gears' play)."""
+        k, r = self.ratio, self.p.crank_r * MM
+        phi = k * theta + phase
+        return r * (1 - math.cos(phi)), k * r * math.sin(phi), k * k * r * math.cos(phi)
+
+    def up(self, theta: float, phase: float = 0.0) -> tuple[float, float, float]:
+        k = self.ratio
+        at = (k * theta + phase) % (2 * math.pi) / (2 * math.pi) * LIFT_GRID
+        i = int(at)
+        f = at - i
+        z, dz, ddz = (1 - f) * self.lift[:, i] + f * self.lift[:, i + 1]
+        return float(z), float(k * dz), float(k * k * ddz)
 
 
-def _seat_ring(seat_r: float, z: float, p: Params, at: tuple[float, float] = (0, 0)) -> str:
-    """A seat's rim: capsules round a circle at the top of the cup (or disc)."""
-    m = MM
-    out = []
-    for j in range(SEAT_CAPSULES):
-        a0 = 2 * math.pi * j / SEAT_CAPSULES
-        a1 = 2 * math.pi * (j + 1) / SEAT_CAPSULES
-        x0, y0 = at[0] + seat_r * math.cos(a0), at[1] + seat_r * math.sin(a0)
-        x1, y1 = at[0] + seat_r * math.cos(a1), at[1] + seat_r * math.sin(a1)
-        zz = (z - WALL_R) * m
-        out.append(
-            f'<geom type="capsule" fromto="{x0 * m} {y0 * m} {zz} {x1 * m} {y1 * m} {zz}" '
-            f'size="{WALL_R * m}" mass="0" contype="{SEAT}" conaffinity="{SEAT}"/>'
-        )
-    return "".join(out)
+def _poly(theta: float, f: tuple[float, float, float]) -> tuple[float, float, float]:
+    """A quadratic in the motor's angle that matches ``f`` and its derivatives at ``theta``."""
+    v, d1, d2 = f
+    return v - d1 * theta + d2 * theta**2 / 2, d1 - d2 * theta, d2 / 2
 
 
-def _marble_rest_z(p: Params) -> float:
-    """A marble's centre above the floor, resting on its seat's rim."""
-    rim = p.seat_d / 2 + WALL_R
-    return p.cup_h - WALL_R + math.sqrt((p.marble_d / 2 + WALL_R) ** 2 - rim**2)
-
-
-def _cup_mass(p: Params) -> float:
-    """kg: the cup's PETG (a solid print, the heaviest case)."""
-    area = math.pi * (p.cup_d**2 - p.seat_d**2) / 4 - 4 * math.pi * p.finger_hole_d**2 / 4
-    return area * p.cup_h * 1e-9 * p.petg_density
-
-
-@functools.cache
-def _lift_table(p: Params) -> np.ndarray:
-    """``layout.bar_lift`` over one crank turn, every 0.1 deg (it is costly to evaluate
-    at every step of the engine)."""
-    return np.array([geo.bar_lift(math.radians(i / 10), p) for i in range(3601)])
-
-
-def _lift(p: Params, phi: float) -> float:
-    table = _lift_table(p)
-    at = (math.degrees(phi) % 360.0) * 10
-    i = int(at)
-    return float(table[i] + (table[min(i + 1, 3600)] - table[i]) * (at - i))
-
-
-@functools.cache
-def _model(p: Params, mu: float, one_finger: bool = False) -> mujoco.MjModel:
-    return mujoco.MjModel.from_xml_string(_xml(p, mu, one_finger))
-
-
-# --- the drive's profile ---------------------------------------------------------------------
-def profile(drive: Drive, places: int, speed: float | None = None) -> np.ndarray:
-    """The times (s) of each step of a move of ``places`` places (negative: back) on the
-    planner's trapezoid, or at the constant ``speed`` (homing)."""
-    from orbito_fw.planner import US, Planner
-
-    steps = abs(places) * drive.steps_per_place
-    if speed is not None:
-        return np.arange(1, steps + 1) / speed
-    planner = Planner(drive.max_speed, drive.acceleration)
-    plan = (planner if places >= 0 else planner.backwards()).plan(steps)
-    return np.cumsum([plan.interval(k) / US for k in range(steps)])
-
-
-# --- the board in the engine ------------------------------------------------------------------
+# --- what a place did -----------------------------------------------------------------------
 @dataclass
 class PlaceReport:
-    """One place's figures."""
+    """One move's figures: ``cup_offset`` and ``cup_turn`` once the motor has stopped."""
 
-    cup_offset: float = 0.0  # mm: the farthest a cup came to rest from its square's centre
-    cup_turn: float = 0.0  # deg: the most a cup turned
-    marble_offset: float = 0.0  # mm: the farthest a marble sat from its seat's centre (ever)
-    cup_force: float = 0.0  # N: the most two cups pressed on each other
-    peak_torque: float = 0.0  # N m at the motor
-    torque_share: float = 0.0  # the most of the motor's usable torque (at its speed) asked
-    lifted: float = 0.0  # mm: the most a cup rose off the floor
-    missed: list[str] = field(default_factory=list)  # cups that did not reach their square
-    duration: float = 0.0  # s of the move
+    cup_offset: float = 0.0  # mm: the farthest a cup stopped from its square's centre
+    cup_turn: float = 0.0  # deg: the most a cup stopped turned from square
+    marble_offset: float = 0.0  # mm: the farthest a marble ever sat from its seat's centre
+    cup_force: float = 0.0  # N: the most two cups ever pressed on each other
+    torque: float = 0.0  # N m: the most the motor gave (its law: the inertias between)
+    torque_share: float = 0.0  # the most of its pull-out torque at that speed it gave
+    load: float = 0.0  # N m: the most the couplings and losses ever took, unfiltered
+    lifted: float = 0.0  # mm: the most a cup's bottom rose off the floor (at its edge)
+    cup_speed: float = 0.0  # mm/s: the fastest cup when the motor stopped
+    marbles_off: int = 0  # marbles more than MARBLE_OFF from their seat's centre at the end
+    missed: list[str] = field(default_factory=list)  # cups not on their square
+    duration: float = 0.0  # s: the move's steps
+
+    def merge(self, other: PlaceReport) -> None:
+        for name in ("cup_offset", "cup_turn", "marble_offset", "cup_force", "torque",
+                     "torque_share", "load", "lifted", "cup_speed", "duration"):  # fmt: skip
+            setattr(self, name, max(getattr(self, name), getattr(other, name)))
+        self.marbles_off = max(self.marbles_off, other.marbles_off)
+        self.missed += other.missed
+
+
+@dataclass
+class CutReport:
+    """A power cut: where the drive coasted to, and what homing made of it."""
+
+    cut_at: float  # the fraction of the place made when the power went
+    coasted: float  # places the drive ran on (negative: back) after the cut
+    index: bool  # the index read where the drive came to rest
+    home_steps: int  # the steps homing made
+    outcome: str  # "finished" (every cup on its next square), "undone" (on its first), or what
+    marble_offset: float  # mm, the most during the cut and the homing
+    cup_offset: float  # mm from the squares of the outcome, after homing
 
 
 class Board:
-    """The rings in the engine: cups and marbles on their squares, the drive at rest."""
+    """The rings in the engine: the cups and the marbles on their squares, the drive at rest.
 
-    def __init__(
-        self,
-        p: Params = PARAMS,
-        mu: float = 0.3,
-        seed: int = 0,
-        jitter: tuple[float, float] = (0.0, 0.0),
-        drive: Drive = Drive(),
-        one_finger: bool = False,
-    ) -> None:
-        self.p, self.mu, self.drive = p, mu, drive
-        self.model = _model(p, mu, one_finger)
+    ``mu`` is every contact's friction; ``fingers`` the bars' fingers (``layout.finger_points``,
+    or ``physics_model.one_finger`` for the first design); ``errors`` a printer's on the
+    sizes drawn."""
+
+    def __init__(self, p: Params = PARAMS, mu: float = 0.3, seed: int = 0,
+                 fingers: pm.Fingers = geo.finger_points,
+                 errors: pm.Errors = pm.EXACT) -> None:  # fmt: skip
+        self.p, self.errors = p, errors
+        self.model = mujoco.MjModel.from_xml_string(pm.mjcf(p, mu, TIMESTEP, fingers, errors))
         self.data = mujoco.MjData(self.model)
         self.rng = np.random.default_rng(seed)
-        self.places = 0.0  # where the drive stands, in places from the start
-        self.torque = 0.0  # N m the motor gives now (smoothed)
-        self.on: dict[str, int] = {}  # each cup's square now
+        self.kin = Kinematics(p)
+        self.drive = drive_config()
         m = self.model
-        self.cups = {SQUARE_NAMES[s]: m.body(f"cup_{SQUARE_NAMES[s]}").id for s in OUTER_RING}
-        self.marbles = {SQUARE_NAMES[s]: m.body(f"marble_{SQUARE_NAMES[s]}").id for s in SQUARES}
-        self.bars = {SQUARE_NAMES[side.starts[0]]: side for side in geo.sides()}
-        self.cup_geoms = {m.geom(f"cup_{n}").id: n for n in self.cups}
-        self.bar_bodies = {m.body(f"bar_{t}").id: t for t in self.bars}
-        self.disc_body = m.body("disc").id
-        self.geom_body = np.array(m.geom_bodyid)
-        self.is_cup_geom = np.zeros(m.ngeom, bool)
-        self.is_cup_geom[list(self.cup_geoms)] = True
-        self.is_bar_body = np.zeros(m.nbody, bool)
-        self.is_bar_body[list(self.bar_bodies)] = True
-        self.bar_side = {b: self.bars[t] for b, t in self.bar_bodies.items()}
-        shift, turn = jitter
-        for s in OUTER_RING:  # each cup off its square by up to `shift` mm and `turn` deg
-            name = SQUARE_NAMES[s]
-            self.on[name] = s
-            dx, dy = self.rng.uniform(-shift, shift, 2) * MM
+        self.motor_dof = int(m.jnt_dofadr[m.joint("motor").id])
+        self.motor_q = int(m.jnt_qposadr[m.joint("motor").id])
+        sides = [SQUARE_NAMES[side.starts[0]] for side in geo.sides()]
+        self.along_eq = [m.equality(f"along_{t}").id for t in sides]
+        self.up_eq = [m.equality(f"up_{t}").id for t in sides]
+        self.cups = {s: m.body(f"cup_{SQUARE_NAMES[s]}").id for s in OUTER_RING}
+        self.on: dict[int, Square] = {s: s for s in OUTER_RING}  # cup (by start) -> square
+        self.marbles = {s: m.body(f"marble_{SQUARE_NAMES[s]}").id for s in OUTER_RING}
+        self.inner = {s: m.body(f"marble_{SQUARE_NAMES[s]}").id for s in INNER_RING}
+        self.cup_ids = list(self.cups.values())
+        self.marble_ids = [self.marbles[s] for s in self.cups]
+        self.inner_ids = list(self.inner.values())
+        self.inner_seats = np.array([geo.square_centre(s, p) for s in self.inner])
+        self.is_cup = np.zeros(m.ngeom, bool)
+        self.is_cup[[m.geom(f"cup_{SQUARE_NAMES[s]}").id for s in OUTER_RING]] = True
+        self.step_angle = 2 * math.pi / (p.motor_steps * p.microsteps)
+        self.lag = pm.gear_lag(p, errors)  # the cranks behind the motor, the way it turns
+        self.phase = 0.0
+        self.loss = 0.0  # N m: the gears' losses against the motor now
+        self.rubbed = self.model.geom_friction[:, 0] > 0  # the contacts with friction
+        self.guides = [m.jnt_dofadr[m.joint(f"play_{t}").id] for t in sides]
+        self.places = 0  # whole places made: where the index last read
+        for tag in sides:  # the ramps and the bars on them as the crank stands at rest
+            for joint in ("up", "drop"):
+                self.data.qpos[m.jnt_qposadr[m.joint(f"{joint}_{tag}").id]] = self.kin.up(0)[0]
+        self.target = (0.0, 0.0)  # the motor's angle and speed as the steps make them
+        self.powered = True
+        self._couple(0.0)
+        mujoco.mj_forward(m, self.data)
+        self.settle(0.05)
+
+    # --- state ---------------------------------------------------------------------------
+    @property
+    def theta(self) -> float:
+        return float(self.data.qpos[self.motor_q])
+
+    def set_friction(self, mu: float) -> None:
+        self.model.geom_friction[self.rubbed, 0] = mu
+        self.model.dof_frictionloss[self.guides] = mu * self.p.bar_mass * pm.G
+
+    def scatter(self, shift: float, turn: float) -> None:
+        """Every cup and marble back on its square, each off by up to ``shift`` mm and
+        ``turn`` deg at random, at rest."""
+        m, d = self.model, self.data
+        for start, body in self.cups.items():
+            x, y = geo.square_centre(self.on[start], self.p)
+            dx, dy = self.rng.uniform(-shift, shift, 2)
             a = math.radians(self.rng.uniform(-turn, turn))
-            adr = m.jnt_qposadr[m.body_jntadr[self.cups[name]]]
-            self.data.qpos[adr] += dx
-            self.data.qpos[adr + 1] += dy
-            self.data.qpos[adr + 3 : adr + 7] = [math.cos(a / 2), 0, 0, math.sin(a / 2)]
-            madr = m.jnt_qposadr[m.body_jntadr[self.marbles[name]]]
-            self.data.qpos[madr : madr + 2] += np.array([dx, dy]) + self.rng.uniform(
-                -shift, shift, 2) * MM  # fmt: skip
-        self._pose(0.0)
-        mujoco.mj_forward(self.model, self.data)
-        self.settle(0.3)
+            q = m.jnt_qposadr[m.body_jntadr[body]]
+            d.qpos[q : q + 7] = [(x + dx) * MM, (y + dy) * MM, 0, math.cos(a / 2), 0, 0,
+                                 math.sin(a / 2)]  # fmt: skip
+            mq = m.jnt_qposadr[m.body_jntadr[self.marbles[start]]]
+            mx, my = self.rng.uniform(-shift, shift, 2)
+            d.qpos[mq : mq + 7] = [(x + dx + mx) * MM, (y + dy + my) * MM,
+                                   pm.seat_rest_z(self.p) * MM, 1, 0, 0, 0]  # fmt: skip
+        d.qvel[:] = 0
+        self.settle(0.05)
 
-    # --- the kinematic parts --------------------------------------------------------------
-    def _pose(self, places: float) -> None:
-        """Put the bars and the disc where the drive's angle puts them."""
-        phi = geo.crank_angle(places)
-        u = geo.bar_displacement(phi, self.p)
-        dz = (_lift(self.p, phi) - _lift(self.p, 0.0)) * MM
-        for tag, side in self.bars.items():
-            ax, ay = side.crank_axis(self.p)
-            i = self.model.body_mocapid[self.model.body(f"bar_{tag}").id]
-            self.data.mocap_pos[i] = [(ax + side.along[0] * u) * MM,
-                                      (ay + side.along[1] * u) * MM, dz]  # fmt: skip
-        a = math.radians(geo.disc_angle(places, self.p))
-        i = self.model.body_mocapid[self.disc_body]
-        self.data.mocap_quat[i] = [math.cos(a / 2), 0, 0, math.sin(a / 2)]
+    def settle(self, seconds: float, report: PlaceReport | None = None) -> None:
+        for i in range(round(seconds / TIMESTEP)):
+            self._step()
+            if report is not None and i % WATCH_EVERY == 0:
+                self._watch(report)
 
-    def settle(self, seconds: float) -> None:
-        for _ in range(int(seconds / TIMESTEP)):
-            mujoco.mj_step(self.model, self.data)
+    def _couple(self, theta: float) -> None:
+        """The bars' equalities to the kinematics around the motor's angle ``theta``."""
+        eq = self.model.eq_data
+        eq[self.along_eq, 0:3] = _poly(theta, self.kin.along(theta, self.phase))
+        eq[self.up_eq, 0:3] = _poly(theta, self.kin.up(theta, self.phase))
 
-    # --- a move --------------------------------------------------------------------------
-    def move(self, places: int, speed: float | None = None, cut_at: float | None = None,
-             settle: float = 0.1) -> PlaceReport:  # fmt: skip
-        """Turn the rings ``places`` places (negative: back) on the drive's profile (or at a
-        constant ``speed``), then let everything settle; ``cut_at`` stops the motor dead at
-        that fraction of the move (a power cut: its steps stop, its holding torque gone)."""
-        times = profile(self.drive, places, speed)
-        sign = 1 if places >= 0 else -1
-        if cut_at is not None:
-            times = times[: int(len(times) * cut_at)]
-        report = self.run(times, sign, settle)
-        if cut_at is None:
-            self._arrived(report, places)
+    def _step(self) -> None:
+        d = self.data
+        self._couple(self.theta)
+        omega = float(d.qvel[self.motor_dof])
+        if self.powered:  # the stepper's law about the step the driver has reached
+            angle, speed = self.target
+            d.ctrl[0] = motor.torque(self.p, angle - self.theta, speed - omega,
+                                     speed / self.step_angle)  # fmt: skip
+        else:
+            d.ctrl[0] = 0.0
+        # the gears' losses: against the motor's way, the load it drives through them (the
+        # couplings' torque on its shaft, as the last step left it) times 1/efficiency - 1
+        load = abs(float(d.qfrc_constraint[self.motor_dof]))
+        self.loss = load * (1 / self.p.drive_efficiency - 1)
+        d.qfrc_applied[self.motor_dof] = -self.loss * math.tanh(omega / LOSS_SPEED)
+        mujoco.mj_step(self.model, d)
+
+    # --- moves ---------------------------------------------------------------------------
+    def move(self, places: int, settle: float = 0.05) -> PlaceReport:
+        """Turn the rings ``places`` places (negative: back, a take-back) on the drive's
+        profile; the cups' offsets are read when the motor stops, then after ``settle``."""
+        report = PlaceReport()
+        sign = 1 if places > 0 else -1
+        self.phase = -sign * self.lag  # the gears' play taken up the way the motor turns
+        self._run(step_times(places, self.drive), sign, report)
+        self._arrived(report, places)
+        self.settle(settle, report)
+        self._arrived(report, 0)
+        report.marbles_off = int((self._marble_offsets() > MARBLE_OFF).sum())
         return report
 
-    def run(self, times: np.ndarray, sign: int, settle: float = 0.1) -> PlaceReport:
-        """Make the steps at ``times`` (s), each 1/steps_per_place of a place that way."""
-        report = PlaceReport()
-        start = self.places
-        last_step = len(times)
-        end_t = times[-1] if last_step else 0.0
+    def _run(self, times: np.ndarray, sign: int, report: PlaceReport,
+             until_index: bool = False) -> int:  # fmt: skip
+        """Make the steps at ``times``; the servo follows them smoothly (a microstep is
+        0.11 deg of the motor). Returns the steps made (homing stops at the index)."""
+        start = self.target[0]
         t, k, n = 0.0, 0, 0
-        before = start
-        while t < end_t:
-            while k < last_step and times[k] <= t:
+        end = float(times[-1]) if len(times) else 0.0
+        while t < end:
+            while k < len(times) and times[k] <= t:
                 k += 1
-            # between steps the rotor turns on, smoothly (a 1/16 microstep is 0.03 deg)
-            frac = k / self.drive.steps_per_place
-            if k < last_step:
+                if until_index and self.index_active(start + sign * k * self.step_angle):
+                    self.target = (start + sign * k * self.step_angle, 0.0)
+                    return k
+            frac, speed = float(k), 0.0
+            if k < len(times):
                 t0 = times[k - 1] if k else 0.0
-                frac += (t - t0) / (times[k] - t0) / self.drive.steps_per_place
-            now = start + sign * frac
-            self._pose(now)
-            mujoco.mj_step(self.model, self.data)
+                frac += (t - t0) / (times[k] - t0)
+                speed = sign * self.step_angle / (times[k] - t0)
+            self.target = (start + sign * frac * self.step_angle, speed)
+            self._step()
             n += 1
             if n % WATCH_EVERY == 0:
-                self._watch(report, now, abs(now - before) * self.drive.steps_per_place
-                            / (WATCH_EVERY * TIMESTEP))  # fmt: skip
-                before = now
+                self._watch(report)
             t += TIMESTEP
-        self.places = start + sign * last_step / self.drive.steps_per_place
-        self._pose(self.places)
-        for i in range(int(settle / TIMESTEP)):
-            mujoco.mj_step(self.model, self.data)
-            if i % WATCH_EVERY == 0:
-                self._watch(report, self.places)
-        report.duration = float(end_t)
-        return report
+        self.target = (start + sign * len(times) * self.step_angle, 0.0)
+        report.duration = end
+        return len(times)
 
-    def _watch(self, report: PlaceReport, places: float, speed: float = 0.0) -> None:
-        """Forces and offsets at this instant: cup on cup, the motor's torque, the marbles."""
+    def index_active(self, theta: float) -> bool:
+        phi = self.kin.ratio * theta
+        return abs(math.remainder(phi, 2 * math.pi)) <= index_window(self.p)
+
+    # --- a power cut ---------------------------------------------------------------------
+    def cut(self, at: float, places: int = 1, shift: float = 0.0) -> CutReport:
+        """Cut the power ``at`` (a fraction) through a move of ``places``: the motor's
+        current goes, the mechanism coasts against its friction and the rotor's detent
+        until it stops; then home as the referee does (``RingDrive.home``)."""
+        m, d = self.model, self.data
+        report = PlaceReport()
+        start = {s: self.on[s] for s in self.cups}
+        times = step_times(places, self.drive)
+        made = max(1, int(len(times) * at))
+        sign = 1 if places > 0 else -1
+        theta0 = self.theta
+        self._run(times[:made], sign, report)
+        self.powered = False
+        m.dof_frictionloss[self.motor_dof] = self.p.detent_torque
+        for _ in range(round(2.0 / TIMESTEP)):  # until all is still, 2 s at most
+            self._step()
+            self._watch(report)
+            if abs(d.qvel[self.motor_dof]) < 1e-3 and self._fastest_cup() < STILL:
+                break
+        coasted = (self.theta - theta0) / self.kin.place - sign * made / self.drive.steps_per_place
+        self.powered = True
+        m.dof_frictionloss[self.motor_dof] = 0
+        # the driver wakes at the nearest full step's microstep... the rotor's own angle
+        self.target = (self.theta, 0.0)
+        index = self.index_active(self.theta)
+        homed = 0
+        if not index:  # homing: on counter-clockwise at its speed until the index reads
+            limit = self.drive.steps_per_place + self.drive.steps_per_place // 4
+            homed = self._run(np.arange(1, limit + 1) / HOME_SPEED, 1, report, until_index=True)
+        self.settle(0.05, report)
+        turned = round(self.theta / self.kin.place)
+        outcome, offset = self._outcome(start, turned - self.places)
+        self.places = turned
+        return CutReport(at, coasted, index, homed, outcome, report.marble_offset, offset)
+
+    def _outcome(self, start: dict[int, Square], places: int) -> tuple[str, float]:
+        names = {0: "undone", 1: "finished"}
+        worst, best = math.inf, ""
+        for n in (0, 1, -1, 2):
+            offset = max(self._off(body, geo.after(start[s], n) if n >= 0 else _before(start[s]))
+                         for s, body in self.cups.items())  # fmt: skip
+            if offset < worst:
+                worst, best = offset, names.get(n, f"{n} places")
+        for s in self.cups:
+            self.on[s] = geo.after(start[s], places) if places >= 0 else _before(start[s])
+        if worst > self.p.pitch / 4:
+            best = "cups between squares"
+        return best, worst
+
+    # --- what is measured ----------------------------------------------------------------
+    def _fastest_cup(self) -> float:
+        return max(float(np.linalg.norm(self.data.cvel[b][3:5])) for b in self.cups.values()) / MM
+
+    def _off(self, body: int, square: Square) -> float:
+        x, y = geo.square_centre(square, self.p)
+        return math.hypot(self.data.xpos[body][0] / MM - x, self.data.xpos[body][1] / MM - y)
+
+    def _marble_offsets(self) -> np.ndarray:
+        """mm: each marble from its seat's centre, in the plane (outer ring, then inner)."""
+        xy = self.data.xpos[:, :2] / MM
+        outer = np.hypot(*(xy[self.marble_ids] - xy[self.cup_ids]).T)
+        c, s = math.cos(self.theta), math.sin(self.theta)
+        seats = self.inner_seats @ np.array([[c, s], [-s, c]])
+        inner = np.hypot(*(xy[self.inner_ids] - seats).T)
+        return np.concatenate([outer, inner])
+
+    def _watch(self, report: PlaceReport) -> None:
+        """This instant's forces and offsets: cup on cup, the motor's torque, the marbles."""
         m, d = self.model, self.data
         n = d.ncon
         g1, g2 = d.contact.geom1[:n], d.contact.geom2[:n]
-        b1, b2 = self.geom_body[g1], self.geom_body[g2]
-        cupcup = self.is_cup_geom[g1] & self.is_cup_geom[g2]
-        barred = self.is_bar_body[b1] ^ self.is_bar_body[b2]
         f6 = np.zeros(6)
-        for i in np.nonzero(cupcup)[0]:
+        for i in np.nonzero(self.is_cup[g1] & self.is_cup[g2])[0]:
             mujoco.mj_contactForce(m, d, int(i), f6)
-            report.cup_force = max(report.cup_force, float(abs(f6[0])))
-        phi = geo.crank_angle(places)
-        # d(position)/d(place) of a bar: along its side and up
-        du = self.p.crank_r * math.sin(phi) * 2 * math.pi * MM
-        eps = 1e-3
-        dz = (_lift(self.p, phi + eps) - _lift(self.p, phi - eps)) / (2 * eps) * 2 * math.pi * MM
-        work = 0.0  # J per place the bars give the cups, at this instant's rate
-        for i in np.nonzero(barred)[0]:
-            mujoco.mj_contactForce(m, d, int(i), f6)
-            frame = d.contact.frame[i].reshape(3, 3)
-            force = frame.T @ f6[:3]  # on geom2
-            bar = int(b1[i]) if self.is_bar_body[b1[i]] else int(b2[i])
-            if bar == b2[i]:
-                force = -force  # what the bar gives geom1
-            side = self.bar_side[bar]
-            along = force[0] * side.along[0] + force[1] * side.along[1]
-            work += along * du + force[2] * dz
-        work += 4 * self.p.bar_mass * 9.81 * dz  # lifting the bars (their drop gives it back)
-        raw = max(work, 0.0) / (math.pi / 2) / self.p.drive_efficiency
-        # The rotor on its magnetic spring rings at about 250 Hz (its holding torque times
-        # 50 pole pairs over its inertia): contact spikes shorter than that are taken by its
-        # inertia, not its torque. So the torque it must give is the load smoothed over
-        # TORQUE_TIME (and the engine's friction chatter with it).
-        a = 1 - math.exp(-WATCH_EVERY * TIMESTEP / TORQUE_TIME)
-        self.torque = torque = self.torque + a * (raw - self.torque)
-        report.peak_torque = max(report.peak_torque, torque)
-        report.torque_share = max(report.torque_share, torque / usable_torque(self.p, speed,
-                                  self.drive))  # fmt: skip
-        for name, body in self.marbles.items():
-            report.marble_offset = max(report.marble_offset, self._marble_off(name, body, places))
-        z = d.xpos[list(self.cups.values()), 2] / MM
-        report.lifted = max(report.lifted, float(z.max()))
-
-    def _marble_off(self, name: str, body: int, places: float) -> float:
-        """How far a marble sits from its seat's centre (in the plane)."""
-        d = self.data
-        square = next(s for s in SQUARES if SQUARE_NAMES[s] == name)
-        if square in INNER_RING:
-            a = math.radians(geo.disc_angle(places, self.p))
-            x, y = geo.square_centre(square, self.p)
-            cx, cy = x * math.cos(a) - y * math.sin(a), x * math.sin(a) + y * math.cos(a)
-            return math.hypot(d.xpos[body][0] / MM - cx, d.xpos[body][1] / MM - cy)
-        cup = self.cups[name]
-        return float(np.hypot(*(d.xpos[body][:2] - d.xpos[cup][:2])) / MM)
+            report.cup_force = max(report.cup_force, float(f6[0]))
+        given = abs(float(d.ctrl[0]))
+        usable = motor.pull_out(self.p, self.target[1] / self.step_angle)
+        report.torque = max(report.torque, given)
+        report.torque_share = max(report.torque_share, given / usable)
+        load = abs(float(d.qfrc_constraint[self.motor_dof])) + self.loss
+        report.load = max(report.load, load)
+        report.marble_offset = max(report.marble_offset, float(self._marble_offsets().max()))
+        # the highest point of a cup's bottom: its centre's height, and its edge's as it tilts
+        tilt = np.sqrt(np.maximum(0.0, 1 - d.xmat[self.cup_ids, 8] ** 2))
+        edge = d.xpos[self.cup_ids, 2] + (self.p.cup_d + self.errors.pin) / 2 * MM * tilt
+        report.lifted = max(report.lifted, float(edge.max()) / MM)
 
     def _arrived(self, report: PlaceReport, places: int) -> None:
-        for name, body in self.cups.items():
-            to = self.on[name]
-            for _ in range(abs(places)):
-                to = geo.after(to, 1) if places > 0 else next(
-                    q for q in OUTER_RING if geo.after(q, 1) == to)  # fmt: skip
-            self.on[name] = to
-            x, y = geo.square_centre(to, self.p)
-            off = math.hypot(self.data.xpos[body][0] / MM - x, self.data.xpos[body][1] / MM - y)
-            quat = self.data.xquat[body]
-            turn = abs(math.degrees(2 * math.atan2(quat[3], quat[0])))
-            turn = min(turn, 360 - turn) % 90
-            turn = min(turn, 90 - turn)
+        """Each cup against the square it should be on after ``places`` more places."""
+        d = self.data
+        report.cup_speed = max(report.cup_speed, self._fastest_cup())
+        report.missed = []
+        for start, body in self.cups.items():
+            to = self.on[start]
+            to = geo.after(to, places) if places >= 0 else _before(to, -places)
+            self.on[start] = to
+            off = self._off(body, to)
+            w, _, _, z = d.xquat[body]
+            turn = abs(math.degrees(2 * math.atan2(z, w))) % 90
             report.cup_offset = max(report.cup_offset, off)
-            report.cup_turn = max(report.cup_turn, turn)
+            report.cup_turn = max(report.cup_turn, min(turn, 90 - turn))
             if off > self.p.pitch / 4:
-                report.missed.append(name)
+                report.missed.append(SQUARE_NAMES[start])
+        self.places += places
 
 
-def usable_torque(p: Params, speed: float, drive: Drive) -> float:
-    """N m the motor gives at ``speed`` steps/s: its pull-out curve, scaled by the driver's
-    current."""
-    rpm = speed / (p.motor_steps * p.microsteps) * 60
-    curve = p.motor_torque_curve
-    for (r0, t0), (r1, t1) in itertools.pairwise(curve):
-        if rpm <= r1:
-            full = t0 + (t1 - t0) * (rpm - r0) / (r1 - r0)
-            break
-    else:
-        full = curve[-1][1]
-    return full * p.driver_current / p.motor_rated_current
-
-
-@dataclass
-class Cut:
-    """A power cut mid-place, and the homing after it."""
-
-    at: float  # the fraction of the place when the power went
-    coast: float  # how much further the motor turned on its own (fraction of a place)
-    between: float  # mm: the farthest a cup stood from any square when it stopped
-    after_home: PlaceReport  # the place finished by homing
-
-
-def power_cut(board: Board, at: float) -> Cut:
-    """Cut the power at ``at`` of a place forwards, let the rotor coast to rest against the
-    drive's friction, then home as the referee does at its next start (RingDrive.home: on
-    counter-clockwise at the homing speed to the index, which every place ends on)."""
-    p, drive = board.p, board.drive
-    start = board.places
-    board.move(1, cut_at=at, settle=0.05)
-    # the rotor's energy against the friction the drive needs (the torque that moves the
-    # cups, at the efficiency) and the detent: a quarter degree at most
-    speed = 2 * math.pi * drive.max_speed / (p.motor_steps * p.microsteps)  # rad/s, at most
-    energy = 0.5 * p.rotor_inertia * speed**2
-    coast = energy / p.detent_torque / (2 * math.pi / 4)  # places
-    stopped = {n: (x, y) for n, (x, y) in cup_positions(board).items()}
-    between = max(min(math.dist(c, geo.square_centre(s, p)) for s in OUTER_RING)
-                  for c in stopped.values())  # fmt: skip
-    done = board.places - start
-    left = 1.0 - done
-    report = PlaceReport()
-    if left > 0:
-        steps = round(left * drive.steps_per_place)
-        times = np.arange(1, steps + 1) / drive.home_speed
-        report = board.run(times, 1)
-        board._arrived(report, 1)
-    return Cut(at, coast, between, report)
-
-
-def places_and_back(board: Board, n: int) -> list[PlaceReport]:
-    """``n`` places forwards, then ``n`` back: each place's report."""
-    return [board.move(1) for _ in range(n)] + [board.move(-1) for _ in range(n)]
-
-
-def random_places(count: int, seed: int, per_board: int = 20) -> list[PlaceReport]:
-    """``count`` places on boards with friction 0.2 to 0.5, each board's cups and marbles
-    started up to 0.3 mm and 2 deg off, each place forwards or back at random."""
-    rng = np.random.default_rng(seed)
-    out: list[PlaceReport] = []
-    while len(out) < count:
-        board = Board(mu=float(rng.uniform(MU[0], MU[1])), seed=int(rng.integers(1 << 30)),
-                      jitter=JITTER)  # fmt: skip
-        for _ in range(min(per_board, count - len(out))):
-            out.append(board.move(1 if rng.random() < 0.7 else -1))
-    return out
-
-
-def cup_positions(board: Board) -> dict[str, tuple[float, float]]:
-    return {n: (board.data.xpos[b][0] / MM, board.data.xpos[b][1] / MM)
-            for n, b in board.cups.items()}  # fmt: skip
+def _before(square: Square, places: int = 1) -> Square:
+    """The square a marble on ``square`` came from ``places`` presses ago."""
+    return geo.after(square, 12 - places % 12)

@@ -1,10 +1,13 @@
 """The swept-solid checks: the assembly moved through one place, pose by pose (manifold3d).
 
 At every pose, forwards and back, no two solids share volume unless they touch by design
-(``motion.contacts``), and a cup keeps ``GAP`` from every other cup and every moving part
-keeps ``GAP`` from every fixed one (issue 32). Each solid is meshed once from its B-rep at the
-STL's tolerance and moved by its transform; a pair is only measured where the two solids'
-boxes come within reach of each other.
+(``motion.contacts``), and every other pair with a moving part in it keeps ``GAP`` (issue 32:
+a cup from every other cup, a moving part from every fixed one; issue 45: a moving part from
+every other moving part too, the index magnet from the central gear). The pairs that touch
+by design are measured too (``Sweep.contact_gaps``): each must come within ``TOUCH`` at some
+pose, or it is no contact. Each solid is meshed once from its B-rep at the STL's tolerance
+and moved by its transform; a pair is only measured where the two solids' boxes come within
+reach of each other.
 
 Checking the rule alone (``measure`` 0), a pair found well apart is not measured again while it
 cannot have closed the gap: no point of a rigid solid moves further between two poses than the
@@ -27,7 +30,8 @@ from orbito_cad.board.params import PARAMS, Params
 from orbito_cad.models.motion import contacts, transforms
 from orbito_cad.parts.mesh import manifold
 
-GAP = 0.5  # mm: cup to cup, moving to fixed
+GAP = 0.5  # mm: cup to cup, moving to fixed, moving to moving
+TOUCH = 0.05  # mm: a pair that touches by design comes this close at some pose
 OVERLAP = 1e-3  # mm^3 of shared volume that is only a meshing error (two faces that touch)
 # Gaps are measured up to GAP + MEASURED: beyond that a pair is only known to be clear, and
 # the least gaps reported are "at least" that much.
@@ -50,6 +54,9 @@ class Sweep:
     least_moving_pair: tuple[str, str, float] = ("", "", 0.0)
     poses: int = 0
     measured: int = 0  # the pairs measured, over all the poses
+    # each pair that touches by design (one of them moving) and came within reach: its least
+    # gap over the poses checked (0 where they meet), measured up to ``TOUCH`` and beyond
+    contact_gaps: dict[tuple[str, str], float] = field(default_factory=dict)
 
 
 def _box(m: manifold3d.Manifold) -> np.ndarray:
@@ -102,9 +109,11 @@ def sweep(
             ma, mb = posed.get(a, meshes[a]), posed.get(b, meshes[b])
             pair = (min(a, b), max(a, b))
             if pair in touching:
+                if found.contact_gaps.get(pair, reach) > TOUCH:
+                    seen = found.contact_gaps.get(pair, reach)
+                    found.contact_gaps[pair] = min(seen, ma.min_gap(mb, reach))
                 continue
             both_cups = kind[a] == "cup" and kind[b] == "cup"
-            one_fixed = (a in moving) != (b in moving)
             if certify and (span := clear_to.get(pair)) and span[0] <= k <= span[1]:
                 continue
             # min_gap is 0 for solids that meet: only then is the shared volume wanted; a pair
@@ -126,13 +135,12 @@ def sweep(
                 if shared > OVERLAP:
                     found.overlaps.append((pair[0], pair[1], t, shared))
                     continue
-            if both_cups or one_fixed:
-                if both_cups and gap < found.least_cup_gap:
-                    found.least_cup_gap, found.least_cup_pair = gap, (*pair, t)
-                elif not both_cups and gap < found.least_moving_gap:
-                    found.least_moving_gap, found.least_moving_pair = gap, (*pair, t)
-                if gap < GAP:
-                    found.close.append((pair[0], pair[1], t, gap))
+            if both_cups and gap < found.least_cup_gap:
+                found.least_cup_gap, found.least_cup_pair = gap, (*pair, t)
+            elif not both_cups and gap < found.least_moving_gap:
+                found.least_moving_gap, found.least_moving_pair = gap, (*pair, t)
+            if gap < GAP:
+                found.close.append((pair[0], pair[1], t, gap))
         found.poses += 1
     return found
 
@@ -157,3 +165,19 @@ def _poses_clear(a: np.ndarray, b: np.ndarray, k: int, slack: float) -> int:
              + np.linalg.norm(b[k + 1 :] - b[k], axis=-1).max(-1))  # fmt: skip
     over = np.flatnonzero(np.maximum.accumulate(moved) >= slack)
     return int(over[0]) if len(over) else len(moved)
+
+
+def fixed_contact_gaps(
+    placed: Sequence[Placed],
+    p: Params = PARAMS,
+    meshes: dict[str, manifold3d.Manifold] | None = None,
+) -> dict[tuple[str, str], float]:
+    """The pairs that touch by design with no moving part in them (a plate on the case, a
+    sensor in its pocket): each one's gap at rest, measured up to ``GAP``."""
+    meshes = meshes if meshes is not None else {x.name: manifold(x.solid) for x in placed}
+    fixed = {x.name for x in placed if not x.moves}
+    return {
+        (a, b): float(meshes[a].min_gap(meshes[b], GAP))
+        for a, b in contacts(placed, p)
+        if a in fixed and b in fixed
+    }

@@ -7,7 +7,8 @@ The case is a tray printed open side up with nothing under an overhang steeper t
   round the middle of each side, where the yoke of the side's transfer bar swings out under
   it (there the ledge stands back to the face's edge); at each corner it widens into the
   **boss** the face is screwed to (``face_screw_points``, M3 self-tapping);
-- the floor carries the crank axles' posts, the index sensor's post, the **centre plate's
+- the floor is a grid of ribs with square windows (``floor_windows``) wherever nothing
+  stands on it; it carries the crank axles' posts, the index sensor's post, the **centre plate's
   four posts** (``frame.centre_posts``, M2.5 self-tapping from above), four **bosses with
   sockets** the motor mount's legs stand in (the sockets locate it, so the motor's axis is
   the board's centre: the gears' centre distance depends on it; an M3 screw from under the
@@ -54,6 +55,7 @@ from orbito_cad.board.params import PARAMS, Params
 BOTTOM = (Align.CENTER, Align.CENTER, Align.MIN)
 TOP = (Align.CENTER, Align.CENTER, Align.MAX)
 FACE_SCREW_DEPTH = 12.0  # the boss and its pilot hole: an M3 x 16 goes 8 mm into it
+WINDOW, RIB = 14.0, 4.0  # the floor's windows and the ribs between them and round all else
 
 
 # --- the case -----------------------------------------------------------------------------
@@ -160,11 +162,50 @@ def case(p: Params = PARAMS) -> Part:
         cx = x if along_x else math.copysign(edge - p.ledge / 2 + 1, x)
         cy = math.copysign(edge - p.ledge / 2 + 1, y) if along_x else y
         part -= Pos(cx, cy, p.z_face) * Box(sx, sy, p.ledge_h + 2 * (i - edge) + 10, align=TOP)
+    part -= _floor_windows(p)
     part += _posts(p)
     part -= _post_holes(p)
     for o in bay.openings(p):
         part -= _opening(o, p)
     return part
+
+
+def floor_windows(p: Params = PARAMS) -> list[tuple[float, float]]:
+    """The floor's windows, each a ``WINDOW`` square by its centre: on a grid of ``WINDOW`` +
+    ``RIB``, every one a rib clear of the walls and of everything standing on the floor (the
+    posts, the mount's sockets, the standoffs). The floor is a grid of ribs there: a solid
+    3 mm floor was a third of the case's filament and a fifth of its print (issue 45), and
+    the bay breathes through it."""
+    i = bay.inner(p)
+    held: list[tuple[float, float, float]] = [(*s.crank_axis(p), p.post_d / 2) for s in geo.sides()]
+    held.append((*index_sensor_xy(p), 2.5 * math.sqrt(2)))
+    held += centre_posts(p)
+    boss = p.mount_leg + 2 * p.fit + 4 * p.min_wall
+    held += [(x, y, boss / math.sqrt(2)) for x, y in mount_leg_points(p)]
+    for points in (bay.pi_holes(p), bay.pico_holes(p), bay.board_holes(p)):
+        held += [(x, y, p.standoff_d / 2) for x, y in points]
+    pitch, half = WINDOW + RIB, WINDOW / 2
+    n = int(i // pitch) + 1
+    out = []
+    for gx in range(-n, n + 1):
+        for gy in range(-n, n + 1):
+            x, y = gx * pitch, gy * pitch
+            if max(abs(x), abs(y)) + half > i - RIB:
+                continue
+            # the distance from a feature's centre to the window's square, less its radius
+            if all(
+                math.hypot(max(abs(fx - x) - half, 0), max(abs(fy - y) - half, 0)) - r >= RIB
+                for fx, fy, r in held
+            ):
+                out.append((x, y))
+    return out
+
+
+def _floor_windows(p: Params) -> Part:
+    out = Part()
+    for x, y in floor_windows(p):
+        out += Pos(x, y, -1) * Box(WINDOW, WINDOW, p.case_floor + 2, align=BOTTOM)
+    return out
 
 
 def _posts(p: Params) -> Part:

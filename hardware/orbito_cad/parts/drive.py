@@ -37,6 +37,7 @@ from orbito_cad.board.gearing import (
     crank_phase,
     finger_tip_z,
     fingers_x,
+    index_magnet_z,
     index_radius,
     rails_y,
     tooth_outline,
@@ -102,8 +103,10 @@ def crank_gear(p: Params = PARAMS) -> Part:
     part -= Cylinder((p.bearing_od + p.fit) / 2, p.bearing_w * 2)  # 625ZZ pressed in
     # the axle turns nothing: the bearing carries the gear, the bore keeps a running gap
     part -= Cylinder(p.axle_d / 2 + p.running_gap + 0.1, 40)
+    # the index magnet's pocket, from the arm's underside up to the magnet's top and a tenth
+    sunk = index_magnet_z(p) - p.z_gear
     part -= Pos(-index_radius(p), 0, p.gear_t - 1) * Cylinder(
-        (p.index_magnet_d + p.fit) / 2, p.index_magnet_h + 1.1, align=BOTTOM
+        (p.index_magnet_d + p.fit) / 2, sunk - p.gear_t + 1 + p.index_magnet_h + 0.1, align=BOTTOM
     )
     return part
 
@@ -141,14 +144,18 @@ def transfer_bar(p: Params = PARAMS) -> Part:
         )
     # the fingers: up through the floor's slots into the cups, domed at the tip
     tip = finger_tip_z(p)
+    base = roof_top + p.bar_h - 0.5
     for x in xs:
         for y in rails_y(p):
-            # a chamfered tip (the finger's own lead-in, beside the hole's)
-            stem = Pos(x, y, roof_top + p.bar_h - 0.5) * Cylinder(
-                p.finger_d / 2, tip - p.lead_in * 2 - roof_top - p.bar_h + 0.5, align=BOTTOM
-            )
-            cone = Pos(x, y, tip - p.lead_in * 2) * Cone(
-                p.finger_d / 2, p.finger_d / 2 - p.lead_in * 2, p.lead_in * 2, align=BOTTOM
-            )
-            part += stem + cone
+            part += Pos(x, y, base) * finger(tip - base, p)
     return part
+
+
+def finger(length: float, p: Params = PARAMS) -> Part:
+    """One finger standing on z = 0, ``length`` tall: ``finger_d`` round, its tip chamfered
+    45 deg by ``finger_chamfer`` (its own lead-in, beside the hole's). The bars' fingers and
+    the tolerance test's are this solid."""
+    c = p.finger_chamfer
+    stem = Cylinder(p.finger_d / 2, length - c, align=BOTTOM)
+    cone = Pos(0, 0, length - c) * Cone(p.finger_d / 2, p.finger_d / 2 - c, c, align=BOTTOM)
+    return stem + cone

@@ -1,6 +1,11 @@
 """The tolerance test print (``tolerance_test.stl``, hardware/tolerance-test.md): one plate
 of small pieces, printed before the board, each testing one clearance of ``params``:
 
+- the **finger fit**: the fit that decides the mechanism, printed as it is on the board: a
+  bar with five of the cups' finger holes (their depth and lead-in), ``print_clearance``
+  plus ``FIT_STEPS`` over the finger in diameter, hole k marked by k notches, and two of the
+  bars' fingers (their chamfered tips) to try in them: the hole that fits names the
+  ``print_clearance`` to set, and every printed fit follows it;
 - the **clearance ladder**: a bar with five holes for the 5 mm crank axle, 0.1 to 0.5 mm
   over it in diameter (``LADDER``), hole k marked by k notches, and a printed 5 mm pin to
   try in them too;
@@ -19,13 +24,49 @@ from __future__ import annotations
 from build123d import Align, Box, Compound, Cylinder, Part, Pos, Rot
 
 from orbito_cad.board.params import PARAMS, Params
-from orbito_cad.parts.drive import clamp_screw, d_shaft, gear
-from orbito_cad.parts.track import cup
+from orbito_cad.parts.drive import clamp_screw, d_shaft, finger, gear
+from orbito_cad.parts.track import cup, finger_hole
 
 BOTTOM = (Align.CENTER, Align.CENTER, Align.MIN)
 LADDER = (0.1, 0.2, 0.3, 0.4, 0.5)  # diametral clearance of each hole over the axle, mm
 BAR_T = 5.0  # the ladder's and the gear plate's thickness
 PITCH = 12.0  # the ladder's holes, centre to centre
+# The finger fit's holes: ``print_clearance`` plus these over the finger (diametral), so the
+# middle hole is the board's as built and the others read a printer 0.1 or 0.2 mm either way.
+FIT_STEPS = (-0.2, -0.1, 0.0, 0.1, 0.2)
+KEY_BASE = 2.0  # the test fingers' square foot, to hold them by
+
+
+def fit_clearances(p: Params = PARAMS) -> list[float]:
+    """The finger fit's clearances, hole 1 to 5: each the ``print_clearance`` to set when
+    that hole is the one that fits."""
+    return [round(p.print_clearance + step, 3) for step in FIT_STEPS]
+
+
+def notches(part: Part, x: float, k: int, y: float, depth: float) -> Part:
+    """Hole k's mark: k notches across the bar's edge at ``y``."""
+    for n in range(k):
+        part -= Pos(x - (k - 1) * 0.9 + n * 1.8, y, -1) * Box(0.9, 3, depth + 2, align=BOTTOM)
+    return part
+
+
+def finger_fit(p: Params = PARAMS) -> Part:
+    """A bar with the cups' finger holes at ``fit_clearances``, mouths up (as a cup prints,
+    its bottom on top), hole k marked by k notches."""
+    length = PITCH * (len(FIT_STEPS) + 1)
+    part = Box(length, 16, BAR_T, align=BOTTOM)
+    for k, c in enumerate(fit_clearances(p), 1):
+        x = -length / 2 + PITCH * k
+        part -= Pos(x, 0, BAR_T) * Rot(180, 0, 0) * finger_hole(p.finger_d + c, p)
+        part = notches(part, x, k, 8, BAR_T)
+    return part
+
+
+def test_finger(p: Params = PARAMS) -> Part:
+    """A bar's finger on a square foot: the finger's diameter and chamfered tip, a millimetre
+    longer than a hole is deep (it should go in to the foot)."""
+    foot = Box(8, 8, KEY_BASE, align=BOTTOM)
+    return foot + Pos(0, 0, KEY_BASE) * finger(p.finger_hole_depth + 1, p)
 
 
 def ladder(p: Params = PARAMS) -> Part:
@@ -35,8 +76,7 @@ def ladder(p: Params = PARAMS) -> Part:
     for k, c in enumerate(LADDER, 1):
         x = -length / 2 + PITCH * k
         part -= Pos(x, 0, -1) * Cylinder((p.axle_d + c) / 2, BAR_T + 2, align=BOTTOM)
-        for n in range(k):
-            part -= Pos(x - (k - 1) * 0.9 + n * 1.8, 8, -1) * Box(0.9, 3, BAR_T + 2, align=BOTTOM)
+        part = notches(part, x, k, 8, BAR_T)
     return part
 
 
@@ -82,9 +122,9 @@ def channel(p: Params = PARAMS) -> Part:
 
 
 def tolerance_test(p: Params = PARAMS) -> Compound:
-    """Every piece, laid out flat on one plate as it prints, in three rows: the ladder, its
-    pin and the clamp; the channel and the gears; the cup (upside down: turned over, it
-    drops into the channel) and the gears' plate."""
+    """Every piece, laid out flat on one plate as it prints, in four rows: the finger fit
+    and its two fingers; the ladder, its pin and the clamp; the channel and the gears; the
+    cup (upside down: turned over, it drops into the channel) and the gears' plate."""
     distance = p.gear_module * p.crank_teeth
     row = p.channel_w / 2 + p.cup_d / 2 + 14
     pieces = [
@@ -94,6 +134,9 @@ def tolerance_test(p: Params = PARAMS) -> Compound:
         Pos(-40, 0, 0) * channel(p),
         Pos(-40, row, 0) * Rot(180, 0, 0) * Pos(0, 0, -p.cup_h) * cup(p),
         Pos(15, row, 0) * gear_plate(p),
+        Pos(0, -row - 20, 0) * finger_fit(p),
+        Pos(PITCH * 4, -row - 20, 0) * test_finger(p),
+        Pos(PITCH * 4 + 11, -row - 20, 0) * test_finger(p),
     ]
     for k in range(2):
         pieces.append(Pos(5 + k * (distance + 4), 0, 0) * test_gear(p))

@@ -49,11 +49,18 @@ def cup(p: Params = PARAMS) -> Part:
     so a finger finds it from up to ``lead_in`` off."""
     part = Cylinder(p.cup_d / 2, p.cup_h, align=BOTTOM)
     part -= Cylinder(p.seat_d / 2, 3 * p.cup_h)
-    r = p.finger_hole_d / 2
     for dx, dy in geo.cup_holes(p):
-        part -= Pos(dx, dy, 0) * Cylinder(r, p.finger_hole_depth, align=BOTTOM)
-        part -= Pos(dx, dy, 0) * Cone(r + p.lead_in, r, p.lead_in, align=BOTTOM)
+        part -= Pos(dx, dy, 0) * finger_hole(p.finger_hole_d, p)
     return part
+
+
+def finger_hole(d: float, p: Params = PARAMS) -> Part:
+    """What a finger hole of diameter ``d`` cuts, its mouth on z = 0 and going up: the cups'
+    holes (``finger_hole_d``) and the tolerance test's, with the 45 deg ``lead_in``."""
+    r = d / 2
+    return Cylinder(r, p.finger_hole_depth, align=BOTTOM) + Cone(
+        r + p.lead_in, r, p.lead_in, align=BOTTOM
+    )
 
 
 def disc(p: Params = PARAMS) -> Part:

@@ -1,34 +1,46 @@
-"""The mechanism as a MuJoCo model (MJCF), generated from ``params`` and ``layout``.
+"""The mechanism as a MuJoCo model (MJCF), generated from the CAD's own parameters.
 
-SI units (metres, kilograms, seconds); every size comes from ``Params`` in millimetres and is
-scaled here, never copied. What is what (``physics_drive.py`` says what is idealised):
+SI units (metres, kilograms, seconds); every size comes from ``Params`` in millimetres, through
+the same figures the solids take (``board/gearing.py``, ``board/layout.py``), and is scaled
+here, never copied. What is what (``physics.py`` says what is idealised):
 
 - the **motor**: a hinge about the board's axis that carries the inner disc (it sits on the
   motor's shaft) with its four seats; the rotor's and the gears' inertia are its armature,
-  and its torque is the model's one control;
+  and its torque is the model's one control (``physics.py`` gives it the stepper's law);
 - the four **bars**: each slides along its side on its yoke, tied to the motor's angle by a
-  joint equality (the Scotch yoke), and stands by its weight on a ramp (a weightless body
-  tied to the motor's angle by the ramp's kinematics: ``layout.bar_lift``), through a foot
-  whose contact is one-sided; two fingers per cup, with domed tips (capsules);
+  joint equality (the Scotch yoke), with the collar's play in the yoke's channel as a limited
+  joint, and stands by its weight on a ramp (a weightless body tied to the motor's angle by
+  the ramp's kinematics: ``layout.bar_lift``), through a foot whose contact is one-sided; two
+  fingers per cup, each the solid's own shape (a round stem, its 45 deg chamfer a convex
+  mesh, ``finger_chamfer``);
 - the 12 **cups**: free bodies on the channel's floor between its walls, each with its four
-  finger holes (a ring of small capsules, the lead-in chamfer a ring of tilted ones, a disc
-  at the end), its seat's rim (a ring of capsules); the 16 **marbles**: free spheres.
+  round finger holes (a ring of vertical capsules for the bore, a ring of tilted ones for the
+  lead-in chamfer, a disc at the end), its seat's rim (a ring of capsules); the 16
+  **marbles**: free spheres.
+
+``Errors`` puts a printer's errors on the drawn sizes: holes and pins larger or smaller, the
+channel's walls and the ramp moved, the gears' centre distance off (``physics_tolerance.py``
+sweeps their corners).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from orbito_cad.board import layout as geo
-from orbito_cad.board.gearing import pitch_radius
+from orbito_cad.board.gearing import PRESSURE_ANGLE, pitch_radius, yoke_half_width
 from orbito_cad.board.params import Params
 from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, SQUARES
 
 MM = 1e-3
 G = 9.81
 WALL_R = 0.3  # mm: the capsules that make a finger hole's wall and a seat's rim
-HOLE_CAPSULES = 6  # round a finger hole: a finger cannot pass between two of them
+# round a finger hole: 12 capsules hold a 4 mm finger within 0.004 mm of the round bore
+# whichever way it presses (between two of them it reaches that much further)
+HOLE_CAPSULES = 12
+FINGER_SIDES = 24  # the finger's mesh: within 0.005 mm of round (vertices out, faces in)
 SEAT_CAPSULES = 8  # round a seat's rim
 FINGER_LEN = 8.0  # mm of finger below its tip (it reaches down through the floor's slot)
 # contact groups: a geom of type T touches one whose affinity has T's bit (and vice versa)
@@ -39,6 +51,48 @@ TINY = 1e-6  # kg (and kg m^2): the yoke, whose mass is the bar's
 # kg: the ramp stands for the track on the collar, which does not rise: weightless (gravcomp),
 # but with enough inertia that its coupling to the motor holds the bar within 0.05 mm
 RAMP_MASS = 0.002
+
+
+@dataclass(frozen=True)
+class Errors:
+    """How a print comes out against the sizes drawn, mm (positive: larger, or higher)."""
+
+    hole: float = 0.0  # the finger holes' and the yokes' channels' widths
+    pin: float = 0.0  # the fingers', the collars' and the cups' diameters
+    wall: float = 0.0  # each of the channel's walls, into the channel
+    ramp: float = 0.0  # the ramp's top: how much further a finger reaches up into its hole
+    centre: float = 0.0  # the gears' centre distance
+
+
+EXACT = Errors()
+
+
+def finger_profile(p: Params, e: Errors = EXACT) -> list[tuple[float, float]]:
+    """A finger up from its stem to its tip: (radius, height over the channel's floor with the
+    bar fully up), mm, as ``parts/drive.transfer_bar`` draws it."""
+    r, ch, top = (p.finger_d + e.pin) / 2, p.finger_chamfer, p.finger_up + e.ramp
+    return [(r, top - FINGER_LEN), (r, top - ch), (r - ch, top)]
+
+
+def hole_profile(p: Params, e: Errors = EXACT) -> list[tuple[float, float]]:
+    """A finger hole up from its mouth: (radius, height over the cup's bottom), mm, as
+    ``parts/track.cup`` draws it (the lead-in chamfer, the bore to its end)."""
+    r = (p.finger_hole_d + e.hole) / 2
+    return [(r + p.lead_in, 0.0), (r, p.lead_in), (r, p.finger_hole_depth)]
+
+
+def yoke_play(p: Params, e: Errors = EXACT) -> float:
+    """mm the bar may move along its side about the collar (either way): the yoke's channel
+    over the collar, a running fit; none if the print made it tight."""
+    return max(0.0, yoke_half_width(p) - p.collar_d / 2 + (e.hole - e.pin) / 2)
+
+
+def gear_lag(p: Params, e: Errors = EXACT) -> float:
+    """Radians the cranks lag the motor's angle (on the crank): half the gears' backlash,
+    which the centre distance widens or narrows by 2 tan(pressure angle) per mm."""
+    backlash = p.backlash + 2 * e.centre * math.tan(PRESSURE_ANGLE)
+    return max(0.0, backlash) / 2 / pitch_radius(p.crank_teeth, p)
+
 
 Fingers = Callable[[geo.Side, Params], list[geo.Point]]
 
@@ -92,11 +146,12 @@ def seat_rest_z(p: Params) -> float:
     return p.cup_h - WALL_R + math.sqrt((p.marble_d / 2 + WALL_R) ** 2 - rim**2)
 
 
-def mjcf(p: Params, mu: float, timestep: float, fingers: Fingers = geo.finger_points) -> str:
+def mjcf(p: Params, mu: float, timestep: float, fingers: Fingers = geo.finger_points,
+         e: Errors = EXACT) -> str:  # fmt: skip
     """The model's MJCF: the motor's torque is its one control."""
     m = MM
     tau = 4 * timestep  # contacts' and couplings' time constant: stiff, yet stable
-    half_w = p.channel_w / 2
+    half_w = p.channel_w / 2 - e.wall
     ring = 1.5 * p.pitch
     wall_h = p.face_pocket / 2 * m
     out = [
@@ -105,7 +160,10 @@ def mjcf(p: Params, mu: float, timestep: float, fingers: Fingers = geo.finger_po
         f'integrator="implicitfast"/>',
         f'<default><geom friction="{mu} 0.0005 0.00001" solref="{tau} 1" '
         f'solimp="0.95 0.99 0.0001" condim="3" contype="{SOLID}" conaffinity="{SOLID}"/>'
-        f'<equality solref="{2 * timestep} 1" solimp="0.95 0.99 0.0001"/></default><worldbody>',
+        f'<equality solref="{2 * timestep} 1" solimp="0.95 0.99 0.0001"/></default>',
+        f'<asset><mesh name="finger" vertex="{_finger_vertices(p, e)}"/></asset><worldbody>'
+        if p.finger_chamfer > 0
+        else "<worldbody>",
         '<geom name="floor" type="plane" size="0.2 0.2 0.01"/>',
     ]
     # the channel's walls: an outer square and an inner one (the centre plate's edge)
@@ -126,17 +184,19 @@ def mjcf(p: Params, mu: float, timestep: float, fingers: Fingers = geo.finger_po
     for s in INNER_RING:
         out.append(_seat_ring(p, geo.square_centre(s, p)))
     out.append("</body>")
-    # the bars: each slides along its side on its yoke, and rests by its weight on the ramp,
-    # which the crank's collar moves up and down; its fingers' tips finger_up over the floor
-    # when it is up
-    r = p.finger_d / 2
+    # the bars: each slides along its side on its yoke (the collar's play in its channel a
+    # limited joint, the bar's guides its friction), and rests by its weight on the ramp,
+    # which the crank's collar moves up and down
     foot = f'size="{FOOT_R * m}" contype="0" conaffinity="{RAMP}" friction="0 0 0"'
+    play = max(yoke_play(p, e), 1e-4) * m  # a tight collar: MuJoCo asks for a range
+    guide = mu * p.bar_mass * G  # N: the bar's weight on its collar, dragged along
     for side in geo.sides():
         tag = SQUARE_NAMES[side.starts[0]]
         ax, ay = side.crank_axis(p)
+        axis = f"{side.along[0]} {side.along[1]} 0"
         out.append(
             f'<body name="yoke_{tag}" pos="{ax * m} {ay * m} 0">'
-            f'<joint name="along_{tag}" type="slide" axis="{side.along[0]} {side.along[1]} 0"/>'
+            f'<joint name="along_{tag}" type="slide" axis="{axis}"/>'
             f'<inertial pos="0 0 0" mass="{TINY}" diaginertia="{TINY} {TINY} {TINY}"/>'
             f'<body name="ramp_{tag}" gravcomp="1">'
             f'<joint name="up_{tag}" type="slide" axis="0 0 1"/>'
@@ -144,28 +204,34 @@ def mjcf(p: Params, mu: float, timestep: float, fingers: Fingers = geo.finger_po
             f'<geom type="box" size="{3 * m} {3 * m} {FOOT_R * m}" pos="0 0 {-BELOW - FOOT_R * m}"'
             f' contype="{RAMP}" conaffinity="0" friction="0 0 0"/></body>'
             f'<body name="bar_{tag}"><joint name="drop_{tag}" type="slide" axis="0 0 1"/>'
+            f'<joint name="play_{tag}" type="slide" axis="{axis}" limited="true" '
+            f'range="{-play} {play}" frictionloss="{guide}" solreflimit="{tau} 1"/>'
             f'<inertial pos="0 0 0" mass="{p.bar_mass}" diaginertia="1e-6 1e-6 1e-6"/>'
             f'<geom type="sphere" pos="0 0 {-BELOW + FOOT_R * m}" {foot}/>'
         )
-        top, bottom = (p.finger_up - r) * m, (p.finger_up - r - FINGER_LEN) * m
+        (r, bottom), (_, shoulder), _ = finger_profile(p, e)
         for fx, fy in fingers(side, p):
             cx, cy = (fx - ax) * m, (fy - ay) * m
             out.append(
-                f'<geom type="capsule" fromto="{cx} {cy} {bottom} {cx} {cy} {top}" '
+                f'<geom type="cylinder" fromto="{cx} {cy} {bottom * m} {cx} {cy} {shoulder * m}" '
                 f'size="{r * m}" mass="0" contype="{FINGER}" conaffinity="0"/>'
             )
+            if p.finger_chamfer > 0:
+                out.append(f'<geom type="mesh" mesh="finger" pos="{cx} {cy} 0" mass="0" '
+                           f'contype="{FINGER}" conaffinity="0"/>')  # fmt: skip
         out.append("</body></body>")
     mass = cup_mass(p)
+    cup_r = (p.cup_d + e.pin) / 2 * m
     for s in OUTER_RING:
         x, y = geo.square_centre(s, p)
         name = SQUARE_NAMES[s]
         out.append(
             f'<body name="cup_{name}" pos="{x * m} {y * m} 0"><freejoint/>'
-            f'<geom name="cup_{name}" type="cylinder" size="{p.cup_d / 2 * m} {p.cup_h / 2 * m}" '
+            f'<geom name="cup_{name}" type="cylinder" size="{cup_r} {p.cup_h / 2 * m}" '
             f'pos="0 0 {p.cup_h / 2 * m}" mass="{mass}"/>'
         )
         for hx, hy in geo.cup_holes(p):
-            out.append(_hole(p, hx, hy))
+            out.append(_hole(p, e, hx, hy))
         out.append(_seat_ring(p, (0.0, 0.0)))
         out.append("</body>")
     z = seat_rest_z(p) * m
@@ -186,13 +252,35 @@ def mjcf(p: Params, mu: float, timestep: float, fingers: Fingers = geo.finger_po
     return "".join(out)
 
 
-def _hole(p: Params, hx: float, hy: float) -> str:
-    """A finger hole's wall in a cup: vertical capsules from the chamfer up to its end, and
-    tilted ones along the 45 deg lead-in down to the mouth. Only fingers touch them."""
+def _round(r: float, sides: int) -> float:
+    """The radius of a polygon's corners whose corners and faces' middles lie as far outside
+    and inside a circle of radius ``r``."""
+    return 2 * r / (1 + math.cos(math.pi / sides))
+
+
+def _finger_vertices(p: Params, e: Errors) -> str:
+    """The finger's chamfered tip, a convex mesh (in a bar's frame, about the finger's axis,
+    metres); its stem is a round cylinder (a mesh's flat faces, pressed in a round hole, made
+    contacts round half of it whose friction held the bar up)."""
+    points = []
+    for r, z in finger_profile(p, e)[1:]:
+        rv = _round(r, FINGER_SIDES)
+        for j in range(FINGER_SIDES):
+            a = 2 * math.pi * j / FINGER_SIDES
+            points.append(f"{rv * math.cos(a) * MM} {rv * math.sin(a) * MM} {z * MM}")
+    return " ".join(points)
+
+
+def _hole(p: Params, e: Errors, hx: float, hy: float) -> str:
+    """A finger hole's wall in a cup, round ``hole_profile``: vertical capsules along the
+    bore, tilted ones along the 45 deg lead-in down to the mouth, their surfaces on the
+    profile. Only fingers touch them."""
     m, w = MM, WALL_R
-    r = p.finger_hole_d / 2
-    lead = p.lead_in
-    k = w / math.sqrt(2)
+    (mouth, _), (r, lead), (_, depth) = hole_profile(p, e)
+    k = w / math.sqrt(2)  # the lead-in's capsules sit off its 45 deg face along its normal
+    # where the two rings meet: a ball there touches the bore and the lead-in, neither of its
+    # capsules' ends standing into the other's face (0.12 mm into the lead-in, they did)
+    knee = max(lead + w * (math.sqrt(2) - 1), w) if lead > 0 else w
     out = []
     for j in range(HOLE_CAPSULES):
         a = 2 * math.pi * j / HOLE_CAPSULES
@@ -201,16 +289,16 @@ def _hole(p: Params, hx: float, hy: float) -> str:
         def at(radial: float, z: float) -> str:
             return f"{(hx + radial * c) * m} {(hy + radial * s) * m} {z * m}"  # noqa: B023
 
-        segments = [(at(r + w, max(lead, w)), at(r + w, p.finger_hole_depth - w))]
+        segments = [(at(r + w, knee), at(r + w, depth - w))]
         if lead > 0:
-            segments.append((at(r + lead + k, k), at(r + k, lead + k)))
+            segments.append((at(mouth + k, k), at(r + w, knee)))
         for a0, a1 in segments:
             out.append(f'<geom type="capsule" fromto="{a0} {a1}" size="{w * m}" mass="0" '
                        f'contype="0" conaffinity="{FINGER}"/>')  # fmt: skip
     # its end: a finger that rises too far lifts the cup
     out.append(
         f'<geom type="cylinder" size="{(r + w) * m} {w * m}" mass="0" contype="0" '
-        f'conaffinity="{FINGER}" pos="{hx * m} {hy * m} {(p.finger_hole_depth + w) * m}"/>'
+        f'conaffinity="{FINGER}" pos="{hx * m} {hy * m} {(depth + w) * m}"/>'
     )
     return "".join(out)
 
