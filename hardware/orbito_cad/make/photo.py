@@ -116,6 +116,9 @@ def scene(placed: Sequence[Placed], work: Path, view: View, spp: int,
           position: Mapping[str, str] = POSITION,
           lit: Mapping[str, tuple[float, float, float]] = LIT) -> dict[str, Any]:  # fmt: skip
     """The Mitsuba scene's dictionary: the meshes written into ``work``."""
+    import mitsuba as mi
+
+    mi.set_variant(VARIANT)
     shapes: dict[str, Any] = {}
     for x in placed:
         if x.part not in SEEN:
@@ -206,7 +209,7 @@ def photo(placed: Sequence[Placed], out: Path, work: Path, view: View, spp: int 
     # a 3 x 3 median takes the path tracer's grain off the flat plastic (and the file's
     # size down with it) and keeps the parts' edges
     picture = Image.fromarray(rgb.astype(np.uint8), "RGB").filter(ImageFilter.MedianFilter(3))
-    picture.quantize(colors=128, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
+    picture.quantize(colors=64, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
         out, optimize=True
     )
     return out
