@@ -37,7 +37,6 @@ EXAMPLE = load_config(ROOT / "config.example.toml")
 pytestmark = pytest.mark.cad
 needs.modules("build123d", "matplotlib")  # the cad extra: fails under CI=true, skips elsewhere
 
-import numpy as np
 from build123d import Cylinder
 from orbito_cad.assembly import whole
 from orbito_cad.assembly.placed import Placed
@@ -373,8 +372,7 @@ def test_the_renders_show_the_board_as_built(assembly: list[Placed], tmp_path: P
     assert glowing == {f"cup_{sq}": [photo.GLOW * c for c in rgb] for sq, rgb in photo.LIT.items()}
     # a small picture, really traced: the lit cups show in their colour
     small = dataclasses.replace(view, size=(160, 120))
-    out = photo.photo(assembly, tmp_path / "small.png", tmp_path, small, spp=4)
-    pixels = np.asarray(Image.open(out).convert("RGB"), dtype=float)
+    pixels = photo.render(assembly, tmp_path, small, spp=4).astype(float)
     assert pixels.shape == (120, 160, 3)
     # the hints' orange glow (saturated to a warm yellow): nothing else on the board is warm
     warm = (pixels[..., 0] - pixels[..., 2] > 80) & (pixels[..., 1] - pixels[..., 2] > 60)
