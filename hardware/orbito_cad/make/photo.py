@@ -116,6 +116,9 @@ def scene(placed: Sequence[Placed], work: Path, view: View, spp: int,
           position: Mapping[str, str] = POSITION,
           lit: Mapping[str, tuple[float, float, float]] = LIT) -> dict[str, Any]:  # fmt: skip
     """The Mitsuba scene's dictionary: the meshes written into ``work``."""
+    import mitsuba as mi
+
+    mi.set_variant(VARIANT)
     shapes: dict[str, Any] = {}
     for x in placed:
         if x.part not in SEEN:
@@ -192,21 +195,30 @@ def _table(m: float) -> Any:
     return mi.ScalarTransform4f().scale([2.0, 2.0, 1.0]).translate([0, 0, -0.01 * m])
 
 
-def photo(placed: Sequence[Placed], out: Path, work: Path, view: View, spp: int = 64) -> Path:
-    """Render ``view`` of ``placed`` into ``out`` (a PNG, sRGB, filtered and its colours
-    quantised to a palette: a few hundred kilobytes)."""
+def render(placed: Sequence[Placed], work: Path, view: View, spp: int = 64) -> np.ndarray:
+    """``view`` of ``placed`` as traced: an (height, width, 3) array of sRGB bytes."""
     import mitsuba as mi
-    from PIL import Image, ImageFilter
 
     mi.set_variant(VARIANT)
     mi.set_log_level(mi.LogLevel.Error)  # a mesh's few degenerate facets are no news
     image = mi.render(mi.load_dict(scene(placed, work, view, spp)))
-    rgb = np.clip(np.asarray(mi.Bitmap(image).convert(
-        mi.Bitmap.PixelFormat.RGB, mi.Struct.Type.UInt8, srgb_gamma=True)), 0, 255)  # fmt: skip
+    bitmap = mi.Bitmap(image).convert(
+        mi.Bitmap.PixelFormat.RGB, mi.Struct.Type.UInt8, srgb_gamma=True
+    )
+    rgb: np.ndarray = np.asarray(bitmap, dtype=np.uint8)
+    return rgb
+
+
+def photo(placed: Sequence[Placed], out: Path, work: Path, view: View, spp: int = 64) -> Path:
+    """Render ``view`` of ``placed`` into ``out`` (a PNG, sRGB, filtered and its colours
+    quantised to a palette: a few hundred kilobytes)."""
+    from PIL import Image, ImageFilter
+
+    rgb = render(placed, work, view, spp)
     # a 3 x 3 median takes the path tracer's grain off the flat plastic (and the file's
     # size down with it) and keeps the parts' edges
-    picture = Image.fromarray(rgb.astype(np.uint8), "RGB").filter(ImageFilter.MedianFilter(3))
-    picture.quantize(colors=128, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
+    picture = Image.fromarray(rgb, "RGB").filter(ImageFilter.MedianFilter(3))
+    picture.quantize(colors=64, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(
         out, optimize=True
     )
     return out
