@@ -36,7 +36,7 @@ from orbito_hw.hw.interfaces import Backend, LightsBackend, parse_rgb, rgb_hex
 from orbito_hw.hw.planner import MIN_ACCELERATION
 from orbito_hw.hw.strip import SERPENTINE, pixels_along
 from orbito_hw.hw.tmag_chip import TmagConfig
-from orbito_hw.lang import DEFAULT, LANGUAGES, _, use_configured
+from orbito_hw.lang import DEFAULT, LANGUAGES, _, system_reason, use_configured
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import SQUARE_NAMES, parse_square
 from orbito_hw.solver import opponents
@@ -182,6 +182,10 @@ class Config:
     notes: tuple[str, ...] = ()
     """Keys the file sets that are no longer used: said by ``config check`` and logged by
     ``run``, never a reason to refuse a board that worked before an upgrade."""
+    given: frozenset[str] = field(default=frozenset(), compare=False)
+    """The key paths the file sets (``board.language``): a value it names, told from the same
+    value left to its default (an explicit ``language = "en"`` pins the pages to English).
+    Not compared: a config written out in full (``config show``) is still the same config."""
 
     def gpio_pins(self) -> list[tuple[str, int]]:
         """(key path, BCM pin) of every Pi pin the chosen backends use, in file order."""
@@ -276,7 +280,7 @@ def load_config(path: str | Path | None) -> Config:
         with path.open("rb") as file:
             data = file.read(MAX_CONFIG_BYTES + 1)  # bounded: --config /dev/zero never ends
     except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        reason = system_reason(exc)
         raise ConfigError(
             _("{path}: cannot read the config file: {reason}").format(path=path, reason=reason)
         ) from None
@@ -296,7 +300,8 @@ def load_config(path: str | Path | None) -> Config:
             )
         ) from None
     config = parse_config(text.removeprefix("\ufeff"), str(path), base_dir=path.parent)
-    use_configured(config.board.language)  # from here on in its words, unless --lang
+    # from here on in its words, unless --lang; one it names (English too) the pages speak
+    use_configured(config.board.language, named="board.language" in config.given)
     return config
 
 
@@ -315,7 +320,8 @@ def parse_config(text: str, source: str = "<config>", base_dir: Path | None = No
     config = reader.config(source, base_dir or Path.cwd())
     if reader.problems:
         problems = tuple(reader.problems)
-        raise ConfigError(f"{source}: " + "; ".join(problems), problems, source)
+        text = _("{source}: {problems}").format(source=source, problems=_("; ").join(problems))
+        raise ConfigError(text, problems, source)
     assert config is not None
     return config
 
@@ -335,10 +341,12 @@ class _Reader:
         self.problems: list[str] = []
         self.notes: list[str] = []
         self.some_pins: list[tuple[str, int]] = []  # the usable sensor pins of a bad table
+        self.given: list[str] = []  # the key paths the file sets (Config.given)
 
     def problem(self, key: str, text: str, **values: object) -> None:
         """A problem with ``key``: ``text`` (a sentence in the reader's language) filled in."""
-        self.problems.append(f"{key}: {text.format(**values) if values else text}")
+        text = text.format(**values) if values else text
+        self.problems.append(_("{key}: {problem}").format(key=key, problem=text))
 
     def table(self, parent: Mapping[str, Any], path: str, known: tuple[str, ...]) -> dict[str, Any]:
         """The sub-table ``path`` (empty if absent), with unknown keys reported."""
@@ -375,6 +383,7 @@ class _Reader:
                 self.problem(path, _("missing"))
                 return None
             return default
+        self.given.append(path)
         value = table[key]
         trouble = check(value)
         if trouble:
@@ -410,6 +419,7 @@ class _Reader:
             web=self.web(top),
             remote=self.remote(top, base_dir),
             notes=tuple(self.notes),  # after the tables above: reading them adds the notes
+            given=frozenset(self.given),
         )
         self.check_shared_pins(config)
         return None if self.problems else config
