@@ -319,11 +319,12 @@ library's strerror speaks the locale of the process, which a service's is not.""
 
 
 def system_reason(exc: BaseException) -> str:
-    """Why an OSError happened, in the language spoken now: a common errno in words of the
-    catalogue, else the system's own text (English is better than nothing); another error's
-    message as it is (a NUL in a path is a ValueError)."""
+    """Why an OSError happened, in the language spoken now: in English the system's own text
+    (``No such file or directory``, the words a builder searches for), in another language
+    a common errno in the catalogue's words, else the system's text (English is better than
+    nothing); another error's message as it is (a NUL in a path is a ValueError)."""
     if isinstance(exc, OSError):
-        if exc.errno in _SYSTEM:
+        if exc.errno in _SYSTEM and language() != DEFAULT:
             return _(_SYSTEM[exc.errno])
         return exc.strerror or str(exc)
     return str(exc)
