@@ -23,6 +23,8 @@ import tomli_w
 
 from orbito_hw.app import config_checks as checks
 from orbito_hw.app.config_analog import I2C_PINS, AnalogConfig, read_analog
+from orbito_hw.app.config_file import MAX_CONFIG_BYTES as MAX_CONFIG_BYTES
+from orbito_hw.app.config_file import read_text, toml_reason
 from orbito_hw.app.config_pins import HAT_EEPROM_PINS as HAT_EEPROM_PINS
 from orbito_hw.app.config_pins import HEADER_PIN as HEADER_PIN
 from orbito_hw.app.config_pins import NEOPIXEL_PINS, pin_clashes
@@ -36,7 +38,7 @@ from orbito_hw.hw.interfaces import Backend, LightsBackend, parse_rgb, rgb_hex
 from orbito_hw.hw.planner import MIN_ACCELERATION
 from orbito_hw.hw.strip import SERPENTINE, pixels_along
 from orbito_hw.hw.tmag_chip import TmagConfig
-from orbito_hw.lang import DEFAULT, LANGUAGES, _, system_reason, use_configured
+from orbito_hw.lang import DEFAULT, LANGUAGES, _, use_configured
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import SQUARE_NAMES, parse_square
 from orbito_hw.solver import opponents
@@ -44,7 +46,6 @@ from orbito_hw.solver import opponents
 DEFAULT_PATH: Final = Path("/etc/orbito-hw/config.toml")
 EXAMPLE_NAME: Final = "config.example.toml"
 
-MAX_CONFIG_BYTES: Final = 1 << 20  # a config is a few KB; more is not a config file
 # The backends each part may name (hw/interfaces.py names them all), in the messages' order.
 SENSOR_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "tmag", "serial", "sim")
 BUTTON_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "sim")
@@ -215,12 +216,16 @@ class Config:
 
     def summary(self) -> str:
         """What ``config check`` prints for a good file: the backends, the pins, the extras."""
+        from orbito_hw.control.led_words import colour_word  # the marble's colour in words
+
         b = self.backends
         lines = [
             _("{source}: ok").format(source=self.source),
-            f"backends: sensors={b.sensors} button={b.button} drive={b.drive} lights={b.lights}",
+            _("backends: {parts}").format(  # the table's name and its values: the file's words
+                parts=f"sensors={b.sensors} button={b.button} drive={b.drive} lights={b.lights}"
+            ),
             _("first player: {colour}; state directory: {path}").format(
-                colour=self.board.first, path=self.board.state_dir
+                colour=colour_word(self.board.first), path=self.board.state_dir
             ),
             _("drive: {steps} steps/place, {speed} steps/s, {acceleration} steps/s^2").format(
                 steps=self.drive.steps_per_place,
@@ -276,30 +281,8 @@ def load_config(path: str | Path | None) -> Config:
     if path is None:
         return sim_config()
     path = Path(path)
-    try:
-        with path.open("rb") as file:
-            data = file.read(MAX_CONFIG_BYTES + 1)  # bounded: --config /dev/zero never ends
-    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
-        reason = system_reason(exc)
-        raise ConfigError(
-            _("{path}: cannot read the config file: {reason}").format(path=path, reason=reason)
-        ) from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(
-            _("{path}: cannot read the config file: larger than {n} bytes").format(
-                path=path, n=MAX_CONFIG_BYTES
-            )
-        )
-    try:
-        text = data.decode("utf-8")  # strict: TOML is UTF-8, and a guess would misread a key
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ConfigError(
-            _("{path}: cannot read the config file: line {line} is not UTF-8 text ({byte})").format(
-                path=path, line=line, byte=_("byte 0x{hex}").format(hex=f"{data[exc.start]:02x}")
-            )
-        ) from None
-    config = parse_config(text.removeprefix("\ufeff"), str(path), base_dir=path.parent)
+    text = read_text(path)
+    config = parse_config(text, str(path), base_dir=path.parent)
     # from here on in its words, unless --lang; one it names (English too) the pages speak
     use_configured(config.board.language, named="board.language" in config.given)
     return config
@@ -311,7 +294,7 @@ def parse_config(text: str, source: str = "<config>", base_dir: Path | None = No
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         text = _("{source}: not valid TOML: {reason}")
-        raise ConfigError(text.format(source=source, reason=exc)) from None
+        raise ConfigError(text.format(source=source, reason=toml_reason(exc))) from None
     except RecursionError:  # tomllib recurses into nested arrays and inline tables
         raise ConfigError(
             _("{source}: not a usable config: nested too deeply").format(source=source)
