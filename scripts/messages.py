@@ -23,7 +23,7 @@ import io
 import json
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from html.parser import HTMLParser
@@ -400,14 +400,14 @@ def template_problems(domain: Domain) -> list[str]:
     return []
 
 
-def hidden_marks() -> list[str]:
+def hidden_marks(paths: Iterable[Path] | None = None) -> list[str]:
     """A sentence written and marked inside an f-string (``f"{_('ID'):<18}"``): Babel's
     extractor reads an f-string as one token before Python 3.12 and never sees the call, so
     the sentence stays out of the catalogue and English in every language. One a line."""
     import ast
 
     out: list[str] = []
-    for path in _sources(DOMAINS[0]):
+    for path in _sources(DOMAINS[0]) if paths is None else paths:
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         for node in ast.walk(tree):
             if not isinstance(node, ast.JoinedStr):
@@ -420,7 +420,8 @@ def hidden_marks() -> list[str]:
                     and call.args
                     and isinstance(call.args[0], ast.Constant)  # _(constant) is fine there
                 ):
-                    where = f"{path.relative_to(ROOT).as_posix()}:{call.lineno}"
+                    shown = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+                    where = f"{shown.as_posix()}:{call.lineno}"
                     out.append(f"{where}: {call.func.id}() inside an f-string: not extracted")
     return out
 
