@@ -259,7 +259,7 @@ def test_the_configs_language_is_spoken_and_lang_wins(
     status, out, _ = run(capsys, "config", "check", "--config", str(path))
     assert status == 0
     assert out.splitlines()[0] == f"{path} : correct"
-    assert out.splitlines()[2] == f"premier joueur : black ; dossier d'état : {tmp_path / 'state'}"
+    assert out.splitlines()[2] == f"premier joueur : noir ; dossier d'état : {tmp_path / 'state'}"
     lang.reset()
     status, out, _ = run(capsys, "config", "check", "--config", str(path), "--lang", "en")
     assert out.splitlines()[0] == f"{path}: ok"
