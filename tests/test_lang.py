@@ -239,7 +239,7 @@ def test_lang_fr_gives_a_commands_error_in_french(
     assert (status, out) == (2, "")
     assert err == (
         f"orbito-hw: {missing} : impossible de lire le fichier de configuration : "
-        "No such file or directory\n"
+        "aucun fichier ou dossier de ce nom\n"  # the reason too: lang.system_reason
     )
     status, _, err = run(capsys, "config", "check", "--config", str(missing), "--lang", "en")
     assert status == 2 and "cannot read the config file" in err  # after the command too
@@ -259,7 +259,7 @@ def test_the_configs_language_is_spoken_and_lang_wins(
     status, out, _ = run(capsys, "config", "check", "--config", str(path))
     assert status == 0
     assert out.splitlines()[0] == f"{path} : correct"
-    assert out.splitlines()[2] == f"premier joueur : black ; dossier d'état : {tmp_path / 'state'}"
+    assert out.splitlines()[2] == f"premier joueur : noir ; dossier d'état : {tmp_path / 'state'}"
     lang.reset()
     status, out, _ = run(capsys, "config", "check", "--config", str(path), "--lang", "en")
     assert out.splitlines()[0] == f"{path}: ok"
@@ -357,8 +357,11 @@ def test_doctor_speaks_french_to_the_builder(capsys: pytest.CaptureFixture[str])
     assert status == 0
     lines = out.splitlines()
     assert "appuyez une fois sur le bouton Orbito" in lines
-    assert "  PASS le bouton s'est enfoncé puis relevé (button.pin)" in lines
-    assert lines[-2:] == ["button: PASS: un appui et un relâchement", "tous les tests sont réussis"]
+    assert "  RÉUSSI le bouton s'est enfoncé puis relevé (button.pin)" in lines
+    assert lines[-2:] == [
+        "button : RÉUSSI : un appui et un relâchement",
+        "tous les tests sont réussis",
+    ]
 
 
 def test_the_demo_against_the_board_speaks_french_throughout(

@@ -7,44 +7,13 @@ unmarked in any layer (a rule's reason, a take-back, the server's line, a title)
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import Any
 
 from .common.browser import PHONE, WAIT_MS, board, free_port
 from .common.seat import GAME, lit, person, post, turns_shown
 from .common.terminal import Terminal
-
-ENGLISH = frozenset(
-    "the is are your you to and not turn turns board game of with for this that what which "
-    "by taken back after draw wins win won lost loses queued link player phone over here "
-    "press pressed marble marbles square squares empty move moves wait waiting white black "
-    "unknown command commands must should there no yes none from take".split()
-)
-"""Words of English sentences that no French sentence of the product uses."""
-FRENCH = frozenset(
-    "le la les vous est une du des plateau partie tour tours votre au aux noir noirs blanc "
-    "blancs bille billes jouer jouez appuyez attention conseil dans sur avec perdu gagné nul "
-    "case cases reprise commande inconnue pas ce cette".split()
-)
-"""Words of French sentences that no English sentence of the product uses."""
-WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
-BOARD_ROW = re.compile(r"^\s*(?:[1-4](?:\s+[·●○])+|(?:[a-d]\s+){3}[a-d])\s*$")
-"""The board drawn at the prompt: its marbles and its files, no words."""
-LANGUAGE_NAMES = frozenset({"english", "français", "francais"})
-"""The page's language menu names each language in its own words."""
-
-
-def foreign(text: str, words: frozenset[str]) -> list[str]:
-    """The lines of ``text`` that hold one of ``words`` (case ignored), each with them."""
-    found = []
-    for line in text.splitlines():
-        if BOARD_ROW.match(line):
-            continue
-        hits = sorted({w for w in WORD.findall(line.lower()) if w in words} - LANGUAGE_NAMES)
-        if hits:
-            found.append(f"{hits}: {line.strip()}")
-    return found
+from .common.words import ENGLISH, FRENCH, foreign
 
 
 def test_the_word_lists_tell_the_languages_apart() -> None:

@@ -23,6 +23,8 @@ import tomli_w
 
 from orbito_hw.app import config_checks as checks
 from orbito_hw.app.config_analog import I2C_PINS, AnalogConfig, read_analog
+from orbito_hw.app.config_file import MAX_CONFIG_BYTES as MAX_CONFIG_BYTES
+from orbito_hw.app.config_file import read_text, toml_reason
 from orbito_hw.app.config_pins import HAT_EEPROM_PINS as HAT_EEPROM_PINS
 from orbito_hw.app.config_pins import HEADER_PIN as HEADER_PIN
 from orbito_hw.app.config_pins import NEOPIXEL_PINS, pin_clashes
@@ -44,7 +46,6 @@ from orbito_hw.solver import opponents
 DEFAULT_PATH: Final = Path("/etc/orbito-hw/config.toml")
 EXAMPLE_NAME: Final = "config.example.toml"
 
-MAX_CONFIG_BYTES: Final = 1 << 20  # a config is a few KB; more is not a config file
 # The backends each part may name (hw/interfaces.py names them all), in the messages' order.
 SENSOR_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "tmag", "serial", "sim")
 BUTTON_BACKENDS: Final[tuple[Backend, ...]] = ("gpio", "sim")
@@ -182,6 +183,10 @@ class Config:
     notes: tuple[str, ...] = ()
     """Keys the file sets that are no longer used: said by ``config check`` and logged by
     ``run``, never a reason to refuse a board that worked before an upgrade."""
+    given: frozenset[str] = field(default=frozenset(), compare=False)
+    """The key paths the file sets (``board.language``): a value it names, told from the same
+    value left to its default (an explicit ``language = "en"`` pins the pages to English).
+    Not compared: a config written out in full (``config show``) is still the same config."""
 
     def gpio_pins(self) -> list[tuple[str, int]]:
         """(key path, BCM pin) of every Pi pin the chosen backends use, in file order."""
@@ -211,12 +216,16 @@ class Config:
 
     def summary(self) -> str:
         """What ``config check`` prints for a good file: the backends, the pins, the extras."""
+        from orbito_hw.control.led_words import colour_word  # the marble's colour in words
+
         b = self.backends
         lines = [
             _("{source}: ok").format(source=self.source),
-            f"backends: sensors={b.sensors} button={b.button} drive={b.drive} lights={b.lights}",
+            _("backends: {parts}").format(  # the table's name and its values: the file's words
+                parts=f"sensors={b.sensors} button={b.button} drive={b.drive} lights={b.lights}"
+            ),
             _("first player: {colour}; state directory: {path}").format(
-                colour=self.board.first, path=self.board.state_dir
+                colour=colour_word(self.board.first), path=self.board.state_dir
             ),
             _("drive: {steps} steps/place, {speed} steps/s, {acceleration} steps/s^2").format(
                 steps=self.drive.steps_per_place,
@@ -272,31 +281,10 @@ def load_config(path: str | Path | None) -> Config:
     if path is None:
         return sim_config()
     path = Path(path)
-    try:
-        with path.open("rb") as file:
-            data = file.read(MAX_CONFIG_BYTES + 1)  # bounded: --config /dev/zero never ends
-    except (OSError, ValueError) as exc:  # ValueError: a NUL in the path
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ConfigError(
-            _("{path}: cannot read the config file: {reason}").format(path=path, reason=reason)
-        ) from None
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigError(
-            _("{path}: cannot read the config file: larger than {n} bytes").format(
-                path=path, n=MAX_CONFIG_BYTES
-            )
-        )
-    try:
-        text = data.decode("utf-8")  # strict: TOML is UTF-8, and a guess would misread a key
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise ConfigError(
-            _("{path}: cannot read the config file: line {line} is not UTF-8 text ({byte})").format(
-                path=path, line=line, byte=_("byte 0x{hex}").format(hex=f"{data[exc.start]:02x}")
-            )
-        ) from None
-    config = parse_config(text.removeprefix("\ufeff"), str(path), base_dir=path.parent)
-    use_configured(config.board.language)  # from here on in its words, unless --lang
+    text = read_text(path)
+    config = parse_config(text, str(path), base_dir=path.parent)
+    # from here on in its words, unless --lang; one it names (English too) the pages speak
+    use_configured(config.board.language, named="board.language" in config.given)
     return config
 
 
@@ -306,7 +294,7 @@ def parse_config(text: str, source: str = "<config>", base_dir: Path | None = No
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         text = _("{source}: not valid TOML: {reason}")
-        raise ConfigError(text.format(source=source, reason=exc)) from None
+        raise ConfigError(text.format(source=source, reason=toml_reason(exc))) from None
     except RecursionError:  # tomllib recurses into nested arrays and inline tables
         raise ConfigError(
             _("{source}: not a usable config: nested too deeply").format(source=source)
@@ -315,7 +303,8 @@ def parse_config(text: str, source: str = "<config>", base_dir: Path | None = No
     config = reader.config(source, base_dir or Path.cwd())
     if reader.problems:
         problems = tuple(reader.problems)
-        raise ConfigError(f"{source}: " + "; ".join(problems), problems, source)
+        text = _("{source}: {problems}").format(source=source, problems=_("; ").join(problems))
+        raise ConfigError(text, problems, source)
     assert config is not None
     return config
 
@@ -335,10 +324,12 @@ class _Reader:
         self.problems: list[str] = []
         self.notes: list[str] = []
         self.some_pins: list[tuple[str, int]] = []  # the usable sensor pins of a bad table
+        self.given: list[str] = []  # the key paths the file sets (Config.given)
 
     def problem(self, key: str, text: str, **values: object) -> None:
         """A problem with ``key``: ``text`` (a sentence in the reader's language) filled in."""
-        self.problems.append(f"{key}: {text.format(**values) if values else text}")
+        text = text.format(**values) if values else text
+        self.problems.append(_("{key}: {problem}").format(key=key, problem=text))
 
     def table(self, parent: Mapping[str, Any], path: str, known: tuple[str, ...]) -> dict[str, Any]:
         """The sub-table ``path`` (empty if absent), with unknown keys reported."""
@@ -375,6 +366,7 @@ class _Reader:
                 self.problem(path, _("missing"))
                 return None
             return default
+        self.given.append(path)
         value = table[key]
         trouble = check(value)
         if trouble:
@@ -410,6 +402,7 @@ class _Reader:
             web=self.web(top),
             remote=self.remote(top, base_dir),
             notes=tuple(self.notes),  # after the tables above: reading them adds the notes
+            given=frozenset(self.given),
         )
         self.check_shared_pins(config)
         return None if self.problems else config

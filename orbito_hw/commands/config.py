@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import Any, Final
 
-from orbito_hw.lang import N_, _
+from orbito_hw.lang import N_, _, ngettext
 
 ACTIONS: Final = (
     ("check", N_("check a config file: a summary, or every problem")),
@@ -58,7 +58,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         if len(exc.problems) < 2:
             raise
-        lines = [f"{PROG}: {exc.source}: {len(exc.problems)} problems:"]
+        n = len(exc.problems)
+        problems = ngettext("{n} problem", "{n} problems", n).format(n=n)
+        lines = [
+            f"{PROG}: " + _("{source}: {problems}:").format(source=exc.source, problems=problems)
+        ]
         lines += [f"  {' '.join(problem.splitlines())}" for problem in exc.problems]
         print("\n".join(lines), file=sys.stderr)
         return 2

@@ -24,7 +24,7 @@ from typing import Any, Final, Protocol
 from orbito_hw.doctor.checks import CheckResult, Doctor, Request
 from orbito_hw.hw.calibration_file import save_calibration
 from orbito_hw.hw.hall import DESIGN, Calibration, SquareLevels
-from orbito_hw.lang import N_, _
+from orbito_hw.lang import N_, _, system_reason
 from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES
 
 SAMPLES: Final = 8
@@ -198,7 +198,7 @@ class Walk:
             path = save_calibration(state_dir, calibration)
         except OSError as exc:
             text = _("cannot save the calibration in {path}: {reason}")
-            d._fail(result, text, path=state_dir, reason=exc.strerror or exc)
+            d._fail(result, text, path=state_dir, reason=system_reason(exc))
             return
         d._pass(_("saved to {path}: the controller uses it from its next start"), path=path)
 

@@ -29,7 +29,7 @@ from orbito_hw.hw.tmag_calibration import (
     Vector,
     save_tmag_calibration,
 )
-from orbito_hw.lang import _
+from orbito_hw.lang import _, system_reason
 from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES
 
 SAMPLES: Final = 8
@@ -182,6 +182,6 @@ class TmagWalk:
             path = save_tmag_calibration(state_dir, calibration)
         except OSError as exc:
             text = _("cannot save the calibration in {path}: {reason}")
-            d._fail(result, text, path=state_dir, reason=exc.strerror or exc)
+            d._fail(result, text, path=state_dir, reason=system_reason(exc))
             return
         d._pass(_("saved to {path}: the controller uses it from its next start"), path=path)

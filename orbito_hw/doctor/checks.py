@@ -22,7 +22,7 @@ from orbito_hw.doctor.wiring import PinnedPart as PinnedPart
 from orbito_hw.doctor.wiring import Pins as Pins
 from orbito_hw.doctor.wiring import Wiring as Wiring
 from orbito_hw.hw.interfaces import RGB, Board, Clock, MoveReport
-from orbito_hw.lang import _, ngettext
+from orbito_hw.lang import N_, _, ngettext
 from orbito_hw.rules.squares import (
     SQUARE_NAMES,
     SQUARES,
@@ -36,6 +36,10 @@ from orbito_hw.rules.squares import (
 CHECKS: Final = ("leds", "sensors", "button", "rings")
 """The checks, in the order they run."""
 ASKED_ONLY: Final = ("calibrate",)  # only when --only names it: doctor/calibrate.py
+ANSWERS: Final = N_("[y/n]")
+"""The answers a question takes, yes first, in the reader's letters (French: ``[o/n]``)."""
+PASSED: Final = N_("PASS")
+FAILED: Final = N_("FAIL")
 
 PLACES_PER_TURN: Final = 12
 """Places in one full revolution of the outer ring."""
@@ -107,8 +111,9 @@ class CheckResult:
     def verdict(self) -> str:
         if self.problems:
             n = len(self.problems)
-            return f"FAIL ({ngettext('{n} problem', '{n} problems', n).format(n=n)})"
-        return "PASS" + (f" ({'; '.join(self.notes)})" if self.notes else "")
+            problems = ngettext("{n} problem", "{n} problems", n).format(n=n)
+            return f"{_(FAILED)} ({problems})"
+        return _(PASSED) + (f" ({'; '.join(self.notes)})" if self.notes else "")
 
 
 # --- the machinery that waits ----------------------------------------------------------
@@ -197,7 +202,7 @@ class Doctor:
                 self.out(f"\n== {name} ==")
                 result = CheckResult(name)
                 await getattr(self, f"check_{name}")(result)
-                self.out(f"{name}: {result.verdict()}")
+                self.out(_("{check}: {verdict}").format(check=name, verdict=result.verdict()))
                 results.append(result)
         return results
 
@@ -273,19 +278,22 @@ class Doctor:
             reply = await self.ask(request)
             if reply is None:
                 return None
-            word = reply.strip().lower()
-            if word[:1] in ("y", "n"):
-                return word.startswith("y")
-            self.out(_("please answer y or n"))
+            word = reply.strip().lower()[:1]
+            yes, no = answers()
+            if word in (yes, "y"):  # y as well: a builder's English habit is never refused
+                return True
+            if word in (no, "n"):
+                return False
+            self.out(_("please answer {yes} or {no}").format(yes=yes, no=no))
 
     def _fail(self, result: CheckResult, text: str, **values: object) -> None:
         """A problem: ``text`` (a sentence in the reader's language) filled in with ``values``."""
         text = text.format(**values) if values else text
         result.problems.append(text)
-        self.out(f"  FAIL {text}")
+        self.out(f"  {_(FAILED)} {text}")
 
     def _pass(self, text: str, **values: object) -> None:
-        self.out(f"  PASS {text.format(**values) if values else text}")
+        self.out(f"  {_(PASSED)} {text.format(**values) if values else text}")
 
     async def check_calibrate(self, result: CheckResult) -> None:
         if self.calibrate is None:
@@ -310,7 +318,8 @@ class Doctor:
         await self.sleep(LED_TIME)
         lights.show([None] * 16, None)
         result.done = _("16 squares and the status pixel lit in turn")
-        question = _("did every square light in order, a1 to d4, then the status pixel? [y/n]")
+        question = _("did every square light in order, a1 to d4, then the status pixel?")
+        question += " " + _(ANSWERS)
         seen = await self.yes_or_no(Request("confirm-leds", question))
         if seen is None:
             result.notes.append(_("not confirmed by a person"))
@@ -493,8 +502,9 @@ class Doctor:
         result.done = text.format(places=places)
         question = _(
             "did the rings turn counter-clockwise, stopping {places} times "
-            "with the pockets on the squares? [y/n]"
+            "with the pockets on the squares?"
         ).format(places=places)
+        question += " " + _(ANSWERS)
         seen = await self.yes_or_no(Request("confirm-rings", question))
         if seen is None:
             result.notes.append(_("the turning not confirmed by a person"))
@@ -598,6 +608,12 @@ class Doctor:
         return report
 
 
+def answers() -> tuple[str, str]:
+    """The letters for yes and no in the reader's language (ANSWERS: ``[y/n]``, ``[o/n]``)."""
+    yes, _slash, no = _(ANSWERS).strip("[]").partition("/")
+    return yes.strip().lower() or "y", no.strip().lower() or "n"
+
+
 def _names(mask: Mask) -> str:
     return " ".join(SQUARE_NAMES[s] for s in squares_of(mask)) or _("no marble")
 
@@ -605,7 +621,8 @@ def _names(mask: Mask) -> str:
 def summary(results: list[CheckResult]) -> list[str]:
     lines = ["", "== " + _("summary") + " =="]
     for r in results:
-        lines.append(f"{r.name}: {r.verdict()}" + (f": {r.done}" if r.done else ""))
+        line = _("{check}: {verdict}").format(check=r.name, verdict=r.verdict())
+        lines.append(_("{line}: {done}").format(line=line, done=r.done) if r.done else line)
         lines += [f"  - {p}" for p in r.problems]
     failed = [r.name for r in results if not r.passed]
     if failed:

@@ -23,6 +23,7 @@ from orbito_hw.doctor.checks import (
     Request,
     Runner,
     Wiring,
+    answers,
 )
 from orbito_hw.errors import ECHO_LIMIT, echo
 from orbito_hw.hw.clock import VirtualClock
@@ -161,14 +162,15 @@ class SimPerson:
 
     def ask(self, request: Request, answer: Callable[[str | None], None]) -> None:
         self.out(request.text)
+        yes, no = answers()  # in the reader's letters, as a person there would answer
         if request.action == "confirm-leds":
-            reply = "n" if self.missed else "y"
+            reply = no if self.missed else yes
         elif request.action == "name-leds":
             reply = " ".join(self.missed)
         elif request.action == "confirm-rings":
             turned = self.physics.steps - self.steps_at_start
             whole = PLACES_PER_TURN * self.physics.steps_per_place
-            reply = "y" if self.physics.aligned and turned == whole else "n"
+            reply = yes if self.physics.aligned and turned == whole else no
         else:
             reply = ""
         self.out(f"> {reply}")

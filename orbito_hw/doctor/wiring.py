@@ -6,6 +6,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, Protocol
 
+from orbito_hw.lang import _
 from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES
 
 PinnedPart = Literal["sensors", "button", "drive"]
@@ -93,5 +94,8 @@ class Wiring:
         return key if pin is None else f"{key} = {pin}"
 
     def pixel(self, square: int) -> str:
-        where = f"strip pixel {self.pixel_of[square]}, " if self.pixel_of else ""
-        return f"the pixel under {SQUARE_NAMES[square]} ({where}lights.order)"
+        name = SQUARE_NAMES[square]
+        if self.pixel_of:
+            text = _("the pixel under {square} (strip pixel {n}, lights.order)")
+            return text.format(square=name, n=self.pixel_of[square])
+        return _("the pixel under {square} (lights.order)").format(square=name)

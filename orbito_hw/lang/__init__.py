@@ -26,6 +26,7 @@ importable from every other.
 
 from __future__ import annotations
 
+import errno
 import gettext
 import json
 import re
@@ -90,15 +91,15 @@ def use(code: str, *, pin: bool = False) -> None:
         _chosen[0] = True
 
 
-def use_configured(code: str) -> None:
-    """Speak the config's ``language``, unless ``--lang`` chose one for this run."""
+def use_configured(code: str, *, named: bool = False) -> None:
+    """Speak the config's ``language``, unless ``--lang`` chose one for this run. ``named``:
+    the file sets the key (``language = "en"`` too), a choice the pages follow as ``--lang``;
+    a key left out (English by default) is none, so a guest's French phone reads French."""
     chosen = known(code)
     with _lock:
         if not _pinned[0]:
             _current[0] = chosen
-        # A config names English by default (the key left out): only another language is a
-        # choice the pages follow, so a guest's French phone still reads French there.
-        _chosen[0] = _chosen[0] or chosen != DEFAULT
+        _chosen[0] = _chosen[0] or named or chosen != DEFAULT
 
 
 def reset() -> None:
@@ -298,3 +299,32 @@ def best(accept_language: str | None) -> str:
         except ValueError:
             continue
     return DEFAULT
+
+
+_SYSTEM: dict[int, str] = {
+    errno.ENOENT: N_("no such file or directory"),
+    errno.EACCES: N_("permission denied"),
+    errno.EPERM: N_("operation not permitted"),
+    errno.EISDIR: N_("a directory, not a file"),
+    errno.ENOTDIR: N_("a part of the path is not a directory"),
+    errno.ENOSPC: N_("no space left on the device"),
+    errno.EROFS: N_("a read-only file system"),
+    errno.ELOOP: N_("too many symbolic links"),
+    errno.ENAMETOOLONG: N_("the name is too long"),
+    errno.EIO: N_("input/output error (the card or the disk)"),
+    errno.EBUSY: N_("busy"),
+}
+"""The system's reasons a builder meets (a config file, a state directory), in words: the C
+library's strerror speaks the locale of the process, which a service's is not."""
+
+
+def system_reason(exc: BaseException) -> str:
+    """Why an OSError happened, in the language spoken now: in English the system's own text
+    (``No such file or directory``, the words a builder searches for), in another language
+    a common errno in the catalogue's words, else the system's text (English is better than
+    nothing); another error's message as it is (a NUL in a path is a ValueError)."""
+    if isinstance(exc, OSError):
+        if exc.errno in _SYSTEM and language() != DEFAULT:
+            return _(_SYSTEM[exc.errno])
+        return exc.strerror or str(exc)
+    return str(exc)

@@ -31,7 +31,17 @@ from aiohttp import web
 
 from orbito_hw.control.puzzle import goal_of, origin_of, puzzle_id
 from orbito_hw.errors import OrbitoError, shown
-from orbito_hw.lang import LANGUAGES, R_, WORD_FIELDS, best, chosen, known, page_words, reason_words
+from orbito_hw.lang import (
+    LANGUAGES,
+    R_,
+    WORD_FIELDS,
+    _,
+    best,
+    chosen,
+    known,
+    page_words,
+    reason_words,
+)
 from orbito_hw.rules.game import Colour, replay
 from orbito_hw.rules.squares import (
     NOT_A_SQUARE,
@@ -65,6 +75,7 @@ T = TypeVar("T")
 
 MAX_BODY: Final = 4096
 """Bytes a control's request may carry: a few fields. More is refused (413) unread."""
+TOO_BIG: Final = R_("a request body is {most} bytes at most, not {n}")
 CODE_HEADER: Final = "X-Orbito-Code"
 MAX_REASON: Final = 200
 """Characters a refusal's reason may say (the page's answer to a player away)."""
@@ -98,7 +109,7 @@ async def _errors(
         raise web.HTTPRequestEntityTooLarge(
             MAX_BODY,
             size,
-            text=json.dumps({"error": f"a request body is {MAX_BODY} bytes at most, not {size}"}),
+            text=json.dumps({"error": TOO_BIG.format(most=MAX_BODY, n=size)}),
             content_type="application/json",
         )
     try:
@@ -110,10 +121,13 @@ async def _errors(
     except ConnectionResetError:
         raise
     except Exception as exc:  # one line in the log; the traceback only at debug level
-        log.error("the web page failed on %s %s: %s: %s", request.method, shown(request.path),
-                  type(exc).__name__, shown(str(exc)))  # fmt: skip
+        text = _("the web page failed on {method} {path}: {error}: {reason}")
+        path, error, reason = shown(request.path), type(exc).__name__, shown(str(exc))
+        log.error("%s", text.format(method=request.method, path=path, error=error, reason=reason))
         log.debug("traceback", exc_info=exc)
-        raise problem(web.HTTPInternalServerError, "internal error (see the board's log)") from None
+        raise problem(
+            web.HTTPInternalServerError, R_("internal error (see the board's log)")
+        ) from None
 
 
 @web.middleware
@@ -288,7 +302,10 @@ class WebServer:
         try:
             games = await self.watch.list_games()
         except Exception as exc:  # aiomqtt.MqttError and OSError: the broker is away
-            raise problem(web.HTTPBadGateway, f"the broker {self.watch.host}: {exc}") from None
+            raise problem(
+                web.HTTPBadGateway,
+                R_("the broker {host}: {reason}").format(host=self.watch.host, reason=exc),
+            ) from None
         return web.json_response({"available": True, "games": [standing(g) for g in games]})
 
     async def _watch_events(self, request: web.Request) -> web.StreamResponse:
@@ -296,11 +313,13 @@ class WebServer:
         with the colour of the board that sent it."""
         name = request.query.get("game", "")
         if self.watch is None:
-            raise problem(web.HTTPNotFound, "this board watches no broker ([remote] broker)")
+            raise problem(web.HTTPNotFound, R_("this board watches no broker ([remote] broker)"))
         if not self.watch.is_game_name(name):
-            raise problem(web.HTTPBadRequest, f"game {shown(name)} is not a game name")
+            raise problem(
+                web.HTTPBadRequest, R_("game {name} is not a game name").format(name=shown(name))
+            )
         if self.watchers >= MAX_WATCHERS:
-            raise problem(web.HTTPServiceUnavailable, "too many pages watch games: try later")
+            raise problem(web.HTTPServiceUnavailable, R_("too many pages watch games: try later"))
         queue: asyncio.Queue[dict[str, object]] = asyncio.Queue(QUEUE_LIMIT)
 
         def heard(game: str, colour: Colour, event: dict[str, object]) -> None:
@@ -416,7 +435,10 @@ class WebServer:
         fields = await _fields(request)
         action, seen = fields.get("action", "click"), fields.get("seen")
         if action not in ("click", "down", "up"):
-            raise problem(web.HTTPBadRequest, f"action {shown(action)} is not click, down or up")
+            raise problem(
+                web.HTTPBadRequest,
+                R_("action {value} is not click, down or up").format(value=shown(action)),
+            )
         return self._do(lambda: self.controls.button(action, seen))
 
     async def _new_game(self, request: web.Request) -> web.Response:
@@ -429,7 +451,10 @@ class WebServer:
         level = fields.get("level", "")
         if level not in LEVEL_NAMES:
             names = ", ".join(LEVEL_NAMES)
-            raise problem(web.HTTPBadRequest, f"level {shown(level)} is not one of {names}")
+            raise problem(
+                web.HTTPBadRequest,
+                R_("level {value} is not one of {names}").format(value=shown(level), names=names),
+            )
         colour = _colour(fields, "colour", Colour.WHITE)
         return self._do(lambda: self.controls.set_opponent(level, colour))
 
@@ -437,7 +462,9 @@ class WebServer:
         fields = await self._allowed(request)
         on = fields.get("hints", "")
         if on not in ("on", "off"):
-            raise problem(web.HTTPBadRequest, f"hints {shown(on)} is not on or off")
+            raise problem(
+                web.HTTPBadRequest, R_("hints {value} is not on or off").format(value=shown(on))
+            )
         return self._do(lambda: self.controls.set_hints(on == "on"))
 
     async def _take_back(self, request: web.Request) -> web.Response:
@@ -464,9 +491,14 @@ class WebServer:
         fields = await self._allowed(request)
         agree, reason = fields.get("agree", ""), fields.get("reason", "").strip()
         if agree not in ("yes", "no"):
-            raise problem(web.HTTPBadRequest, f"agree {shown(agree)} is not yes or no")
+            raise problem(
+                web.HTTPBadRequest, R_("agree {value} is not yes or no").format(value=shown(agree))
+            )
         if len(reason) > MAX_REASON or not reason.isprintable():
-            raise problem(web.HTTPBadRequest, f"a reason is one line of {MAX_REASON} at most")
+            raise problem(
+                web.HTTPBadRequest,
+                R_("a reason is one line of {n} characters at most").format(n=MAX_REASON),
+            )
         return self._do(lambda: self.controls.answer(agree == "yes", reason))
 
     async def _next_puzzle(self, request: web.Request) -> web.Response:
@@ -488,7 +520,7 @@ class WebServer:
         game_id = request.match_info["id"]
         found = await self._read(self.archive.game, game_id)
         if found is None:
-            raise problem(web.HTTPNotFound, f"no game {shown(game_id)}")
+            raise problem(web.HTTPNotFound, R_("no game {value}").format(value=shown(game_id)))
         game = found["game"]
         moves = str(game.get("moves") or "").split()
         at_text = fields.get("at", str(len(moves)))
@@ -498,14 +530,17 @@ class WebServer:
             and len(at_text) <= 3
             and int(at_text) <= len(moves)
         ):
-            raise problem(web.HTTPBadRequest, f"at {shown(at_text)} is not a turn of the game "
-                          f"(0 to {len(moves)})")  # fmt: skip
+            text = R_("at {value} is not a turn of the game (0 to {most})")
+            raise problem(web.HTTPBadRequest, text.format(value=shown(at_text), most=len(moves)))
         at = int(at_text)
         first = Colour(str(game["first"]))
         try:
             check_record(first, moves[:at])
         except SetupError as exc:
-            raise problem(web.HTTPConflict, f"cannot set it up after turn {at}: {exc}") from None
+            raise problem(
+                web.HTTPConflict,
+                R_("cannot set it up after turn {turn}: {reason}").format(turn=at, reason=exc),
+            ) from None
         origin = f"archive:{game['id']}:{at}"
         return self._do(
             lambda: self.controls.set_up(SetupRequest(first, tuple(moves[:at]), origin))
@@ -585,7 +620,10 @@ def _colour(fields: Mapping[str, str], key: str, default: Colour | None) -> Colo
     if text is None:
         return default
     if text not in ("black", "white"):
-        raise problem(web.HTTPBadRequest, f"{key} {shown(text)} is not black or white")
+        raise problem(
+            web.HTTPBadRequest,
+            R_("{key} {value} is not black or white").format(key=key, value=shown(text)),
+        )
     return Colour(text)
 
 
@@ -596,7 +634,10 @@ def _count(request: web.Request, name: str) -> int | None:
     if value is None:
         return None
     if not (value.isascii() and value.isdigit() and 0 < len(value) <= 12 and int(value) > 0):
-        raise problem(web.HTTPBadRequest, f"{name}={shown(value)} is not a count from 1")
+        raise problem(
+            web.HTTPBadRequest,
+            R_("{key}={value} is not a count from 1").format(key=name, value=shown(value)),
+        )
     return int(value)
 
 
@@ -610,19 +651,20 @@ async def _fields(request: web.Request) -> dict[str, str]:
         try:
             data = json.loads((await request.read()).decode("utf-8"))
         except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
-            raise problem(web.HTTPBadRequest, "the body is not JSON") from None
+            raise problem(web.HTTPBadRequest, R_("the body is not JSON")) from None
         if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
-            raise problem(web.HTTPBadRequest, "the body is not a JSON object of strings")
+            raise problem(web.HTTPBadRequest, R_("the body is not a JSON object of strings"))
         return data
     if request.content_type in ("application/x-www-form-urlencoded", "multipart/form-data"):
         try:
             form = await request.post()
         except (ValueError, AssertionError, LookupError):  # a broken multipart, a bad charset
-            raise problem(web.HTTPBadRequest, "the form cannot be read") from None
+            raise problem(web.HTTPBadRequest, R_("the form cannot be read")) from None
         if not all(isinstance(v, str) for v in form.values()):
-            raise problem(web.HTTPBadRequest, "a control takes no files")
+            raise problem(web.HTTPBadRequest, R_("a control takes no files"))
         return {k: str(v) for k, v in form.items()}
     await request.read()  # past MAX_BODY: 413
     raise problem(
-        web.HTTPUnsupportedMediaType, f"a body of type {shown(request.content_type)} is not read"
+        web.HTTPUnsupportedMediaType,
+        R_("a body of type {value} is not read").format(value=shown(request.content_type)),
     )
