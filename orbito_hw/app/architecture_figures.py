@@ -26,6 +26,7 @@ REFEREE_PARTS = (
     "hints",
     "takeback",
     "menu",
+    "discard",
     "correction",
     "setup",
     "puzzle",
