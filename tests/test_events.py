@@ -17,6 +17,7 @@ from orbito_hw.control.events import (
     BoardTurn,
     Corrected,
     Correction,
+    Discard,
     Event,
     Fault,
     FirstChosen,
@@ -96,6 +97,11 @@ WIRE: list[tuple[Event, str]] = [
     (
         PuzzleDone(3, "3WBAFZ15ZCZ7", True, 3),
         '{"event": "puzzle", "game": 3, "id": "3WBAFZ15ZCZ7", "solved": true, "plies": 3}',
+    ),
+    (Discard(2, "asked", 3), '{"event": "discard", "game": 2, "state": "asked", "number": 3}'),
+    (
+        Discard(2, "cancelled", 3, "press"),
+        '{"event": "discard", "game": 2, "state": "cancelled", "number": 3, "reason": "press"}',
     ),
     (FirstChosen(1, Colour.WHITE), '{"event": "first", "game": 1, "colour": "white"}'),
     (

@@ -386,8 +386,9 @@ def watched_run() -> tuple[MockRun, FaultWatch]:
         (Referee, "_moved", "put a2\npress\n", "the ring move's report"),
         # the settle timer after the ring move (its commit of the turn raises)
         (Referee, "_commit", "put a2\npress\n", "the timer Referee._verify"),
-        # a new game from a hold on the empty board
-        (Referee, "new_game", "lift c1\nhold 3\n", "the timer Referee._on_hold"),
+        # a new game from a hold on the empty board (the game's one marble lifted: the
+        # first hold asks to throw the game away, the second agrees, control/discard.py)
+        (Referee, "new_game", "lift c1\nhold 3\nhold 3\n", "the timer Referee._on_hold"),
     ],
     ids=["square listener", "button listener", "drive report", "settle timer", "hold timer"],
 )

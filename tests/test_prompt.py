@@ -121,6 +121,7 @@ def test_every_event_kind_is_a_sentence() -> None:
         events.SetupDone(2, "..../..../..../.B..", Colour.WHITE, 2),
         events.PuzzleDone(2, "5VN0B4FS69J", False, 1),
         events.RemoteStatus(1, "opponent-offline"),
+        events.Discard(1, "asked", 1),
         events.Asked(1, "take-back", Colour.WHITE, 4),
         events.Answered(1, "draw", Colour.BLACK, False, "play on"),
     ]

@@ -354,6 +354,8 @@ def every_phase() -> list[Situation]:
         Situation(waiting, View("menu", W, menu=CHOICES[-1]), START_W),
         Situation(waiting, View("menu", W, menu=replace(CHOICES[-1], made=True)), START_W),
         Situation(waiting, View("play", W), START_W, goal="White to play and win in 1 turn"),
+        Situation(State.TURN.value, View("discard", W), black),  # throw this game away?
+        Situation(State.FAULT.value, View("discard", W), black),  # the question comes first
     ]
 
 

@@ -29,6 +29,7 @@ REFEREE_PARTS = (
     "hints",
     "takeback",
     "menu",
+    "discard",
     "correction",
     "setup",
     "puzzle",

@@ -22,6 +22,7 @@ from orbito_hw.control.events import (
     BoardTurn,
     Corrected,
     Correction,
+    Discard,
     Event,
     Fault,
     FirstChosen,
@@ -286,6 +287,8 @@ def describe(event: Event | Mapping[str, object], seat: bool = False) -> tuple[i
         return logging.INFO, text.format(game=game, puzzle=event.puzzle, turns=turns)
     if isinstance(event, Asked | Answered):
         return logging.INFO, _("{game}: {sentence}").format(game=game, sentence=_ask(event))
+    if isinstance(event, Discard):
+        return logging.INFO, _("{game}: {sentence}").format(game=game, sentence=_discard(event))
     sentence = _sentence(event)
     if sentence is not None:
         return logging.DEBUG, _("{game}: {sentence}").format(game=game, sentence=sentence)
@@ -312,6 +315,30 @@ def _ask(event: Asked | Answered) -> str:
         return _("{colour}'s draw offer accepted").format(colour=colour)
     text = _("{colour}'s draw offer declined: {reason}")
     return text.format(colour=colour, reason=reworded(event.reason))
+
+
+_CANCELLED = {
+    "press": N_("kept (a press): the game goes on"),
+    "marble": N_("kept (a marble moved): the game goes on"),
+    "timeout": N_("kept (no answer): the game goes on"),
+    "moved-on": N_("kept (the board moved on): the game goes on"),
+    "new-game": N_("the question ends: a new game was started elsewhere"),
+}
+
+
+def _discard(event: Discard) -> str:
+    """The question before a game in progress is thrown away (control/discard.py)."""
+    if event.state == "asked":
+        return ngettext(
+            "throw this game away ({n} turn)? The LEDs ask: hold the button again to agree, "
+            "press to play on",
+            "throw this game away ({n} turns)? The LEDs ask: hold the button again to agree, "
+            "press to play on",
+            event.number,
+        ).format(n=event.number)
+    if event.state == "agreed":
+        return _("thrown away for a new game: a second hold agreed")
+    return _(_CANCELLED.get(event.reason, _CANCELLED["moved-on"]))
 
 
 # The blunder warning and a hint, by what the turn leaves: "throws the game away" is said

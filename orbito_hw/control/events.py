@@ -128,6 +128,29 @@ class NewGame:
 
 
 @dataclass(frozen=True)
+class Discard:
+    """A new game by a hold would throw the game in progress away (control/discard.py): the
+    LEDs ``asked`` first; a second hold ``agreed`` (the ``new-game`` event follows), else the
+    question was ``cancelled`` for ``reason`` ("press", "marble", "timeout", "moved-on",
+    "new-game") and the game goes on. ``number``: the turns the game has had on this board."""
+
+    kind: ClassVar[str] = "discard"
+    STATES: ClassVar[tuple[str, ...]] = ("asked", "agreed", "cancelled")
+    REASONS: ClassVar[tuple[str, ...]] = ("press", "marble", "timeout", "moved-on", "new-game")
+    game: int
+    state: str
+    number: int
+    reason: str = ""
+
+    def to_json(self) -> Json:
+        out: Json = {"event": self.kind, "game": self.game, "state": self.state}
+        out["number"] = self.number
+        if self.reason:  # a question cancelled: why
+            out["reason"] = self.reason
+        return out
+
+
+@dataclass(frozen=True)
 class FirstChosen:
     """Before the first turn, a press on the empty board made ``colour`` the one to start."""
 
@@ -408,6 +431,7 @@ Event = (
     | Corrected
     | GameOver
     | NewGame
+    | Discard
     | FirstChosen
     | BoardTurn
     | Hint
@@ -506,6 +530,15 @@ def _remote_state(o: Mapping[str, object]) -> str:
     return state
 
 
+def _discard(o: Mapping[str, object]) -> Discard:
+    state, reason = _str(o, "state"), str(o.get("reason", ""))
+    if state not in Discard.STATES:
+        raise ValueError(f"state {state!r} is not one of {', '.join(Discard.STATES)}")
+    if reason and reason not in Discard.REASONS:
+        raise ValueError(f"reason {reason!r} is not one of {', '.join(Discard.REASONS)}")
+    return Discard(_int(o, "game"), state, _int(o, "number"), reason)
+
+
 def _turn(o: Mapping[str, object]) -> TurnPlayed:
     return TurnPlayed(
         _int(o, "game"),
@@ -531,6 +564,7 @@ _READERS: dict[str, Callable[[Mapping[str, object]], Event]] = {
     Corrected.kind: lambda o: Corrected(_int(o, "game")),
     GameOver.kind: _game_over,
     NewGame.kind: lambda o: NewGame(_int(o, "game"), Colour.parse(_str(o, "first"))),
+    Discard.kind: _discard,
     FirstChosen.kind: lambda o: FirstChosen(_int(o, "game"), Colour.parse(_str(o, "colour"))),
     BoardTurn.kind: lambda o: BoardTurn(
         _int(o, "game"),

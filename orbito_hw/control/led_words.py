@@ -45,6 +45,7 @@ COLOUR_NAMES = {
     "warning": N_("pink"),
     "undo": N_("cyan"),
     "setup": N_("lime"),
+    "discard": N_("red"),
 }
 MARBLE_COLOURS = {Colour.BLACK: N_("black"), Colour.WHITE: N_("white")}
 
@@ -249,6 +250,10 @@ def view_words(view: View | None, palette: Palette, who: str | None = None) -> l
             light(sq, held, p.warning, True)
         text = _("warning: press again to play it anyway")
         status = Lit("status", text, p.warning, True)
+    elif mode == "discard":  # every square pulses with the status pixel: said once, there
+        text = _("throw this game away? Hold the button again for a new game; press, or put "
+                 "a marble down, to play on")  # fmt: skip
+        status = Lit("status", text, p.discard, pulsing=True)
     elif mode in ("rotating", "starting"):
         status = Lit("status", _("hands off: the rings turn"), p.moving)
     elif mode == "fault":

@@ -33,6 +33,7 @@ ViewMode = Literal[
     "undo",
     "menu",
     "setup",
+    "discard",
 ]
 """What the board is showing: each mode is drawn its own way (``LightShow._compose``)."""
 
@@ -69,6 +70,9 @@ class Palette:
     # of the marbles to put on now; the squares for them show their colour, the other
     # colour's squares dimly, the squares to clear blink in ``error``.
     setup: RGB = (128, 255, 0)  # #80ff00, alternating
+    # Throw this game away? A hold on the empty board during a game asks first: every square
+    # and the status pixel pulse in this colour until a second hold agrees (discard.py).
+    discard: RGB = (255, 32, 0)  # #ff2000, pulsing
 
     def hint(self, value: str) -> RGB:
         """The status pixel for a hint worth ``value`` ("win", "draw" or "loss")."""
@@ -214,7 +218,8 @@ class LightShow:
             self._draw()
 
     def _tick_period(self, view: View) -> float:
-        if (view.mode == "result" and view.result is Result.DRAW) or view.ask is not None:
+        draw = view.mode == "result" and view.result is Result.DRAW
+        if draw or view.mode == "discard" or view.ask is not None:  # pulsing
             return self.pulse_period / 20
         return self.blink_period
 
@@ -250,6 +255,9 @@ class LightShow:
         if view.mode == "warning":
             lit = dict.fromkeys(view.squares, p.warning) if on else {}
             return lit, p.warning if on else None, True
+        if view.mode == "discard":  # throw this game away? every square and the status pulse
+            colour = _dim(p.discard, self._pulse())
+            return dict.fromkeys(SQUARES, colour), colour, True
         if view.mode in ("rotating", "starting"):
             return {}, p.moving, False
         if view.mode == "fault":

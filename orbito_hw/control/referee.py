@@ -17,6 +17,7 @@ from typing import Literal
 from orbito_hw.control.asks import Asks, What
 from orbito_hw.control.core import Core
 from orbito_hw.control.correction import Corrections
+from orbito_hw.control.discard import NewGameQuestion
 from orbito_hw.control.ending import end_by_agreement
 from orbito_hw.control.events import Event, Fault, FirstChosen, NewGame, Rejected, TurnPlayed
 from orbito_hw.control.guard import guarded
@@ -51,6 +52,8 @@ class Referee(Core):
 
     def __init__(self, board: Board, journal: Journal, settings: Settings | None = None) -> None:
         super().__init__(board, journal, settings)
+        # A hold that would throw a game in progress away asks first (discard.py).
+        self.question = NewGameQuestion(self, lambda: self.new_game(self.settings.first))
         self._hold_timer: TimerHandle | None = None
         self._held = False
         self._hold_action: HoldAction | None = None  # what holding the button down would do
@@ -172,6 +175,7 @@ class Referee(Core):
 
     # --- squares -------------------------------------------------------------------
     def _on_square(self, square: int, present: bool, when: float) -> None:
+        self.question.keep("marble")  # a marble down (or up): the game goes on, nothing lost
         if self.state in (S.WAITING, S.TURN, S.UNDOING):
             if present == self.reader.holds(square):
                 return  # the sensor agrees with the board as we know it
@@ -206,7 +210,9 @@ class Referee(Core):
             self._held = False
             held = self.settings.hold_time - (self.clock.now() - when)  # from the edge's stamp
             self._hold_timer = self.clock.call_later(max(0.0, held), self._on_hold)
-            if self._hold_action == "new game" and self.settings.make_player and self.menu is None:
+            # The menu after the new game, never before the question is answered.
+            starts = self._hold_action == "new game" and self._starts_at_once()
+            if starts and self.settings.make_player and self.menu is None:
                 self.opponent_menu.set_timer(self.settings.menu_hold, self._open_menu)
             return  # short press or hold: decided on release
         if self.menu is None:
@@ -223,6 +229,8 @@ class Referee(Core):
         nothing, and the press counts at once."""
         if self.menu is not None:
             return "menu"
+        if self.question.asked:
+            return "new game"  # the answer to the question: a hold agrees, a press refuses
         if self.state is S.CORRECTION:
             return "set-up"  # a board knocked over: set it up again where the journal has it
         if self._board_empty():
@@ -234,6 +242,8 @@ class Referee(Core):
     def _short_press(self) -> None:
         if self._hold_action == "menu":
             self.opponent_menu.next()
+        elif self._hold_action == "new game" and self.question.asked:
+            self.question.keep("press")  # the press says no: the game goes on
         elif self._hold_action == "new game":
             self._short_press_on_empty_board()
         else:
@@ -250,7 +260,11 @@ class Referee(Core):
     def _on_hold(self) -> None:
         self._held = True
         self._hold_timer = None
-        if self._hold_action == "new game":
+        if self._hold_action == "new game" and self.question.asked:
+            self.question.agree()  # the second hold: thrown away, agreed on the board
+        elif self._hold_action == "new game" and not self._starts_at_once():
+            self.question.ask()  # a game in progress: the LEDs ask first
+        elif self._hold_action == "new game":
             self.new_game(self.settings.first)
         elif self._hold_action == "take-back" and not self.asks.agree_by_hold():
             self.take_backs.ask()
@@ -263,6 +277,11 @@ class Referee(Core):
                 self._invite(choice)
             else:
                 self.players.take_choice(choice, self.settings.make_player)
+
+    def _starts_at_once(self) -> bool:
+        """Whether a hold on the empty board starts the new game at once: nothing of a
+        game in progress is lost (discard.py), or the question asked is being answered."""
+        return self.question.asked or not self.question.at_stake()
 
     def _short_press_on_empty_board(self) -> None:
         # Hints on, the press asks for the hint (SPEC.md; README's gestures).
@@ -409,6 +428,7 @@ class Referee(Core):
         if self.state in (S.ROTATING, S.VERIFYING, S.TAKING_BACK):
             log.warning("a new game was asked for while the rings turn: ignored")
             return
+        self.question.drop("new-game")  # answered already, or a new game from elsewhere
         if self.saved.turns and self.position.result is None and not self.saved.announced:
             self.journal.add_to_history(self.saved, None)
         opponent = self.saved.opponent
@@ -572,8 +592,16 @@ class Referee(Core):
         )
 
     # --- lights ------------------------------------------------------------------
+    def go(self, trigger: Trigger) -> None:
+        """The core's change of state; a question waiting lapses with it (the board moved
+        on under it: a fault, a set-up, a take-back from the page), the game kept."""
+        self.question.drop("moved-on")
+        super().go(trigger)
+
     def view(self) -> View:
         to_move = self.position.to_move
+        if self.question.asked:  # throw this game away? over whatever the board shows
+            return View("discard", to_move)
         if self.state is S.CORRECTION:  # the parts that draw their own state
             return self.corrections.view()
         if self.state is S.SETTING_UP:

@@ -57,6 +57,8 @@ def kinds_of(view: View | None) -> dict[int, str]:
         else:
             for line in view.lines:
                 kinds.update(dict.fromkeys(squares_of(line), "line"))
+    elif mode == "discard":  # throw this game away? every square pulses
+        kinds.update(dict.fromkeys(SQUARES, "discard"))
     elif mode == "warning":
         kinds.update(dict.fromkeys(view.squares, "warning"))
     elif view.ask is not None:  # an ask waiting for its answer: its squares pulse
@@ -76,11 +78,16 @@ def glows(view: View | None, palette: Palette, who: str = "") -> dict[str, Glow]
     for sq, kind in sorted(kinds_of(view).items()):
         name = square_name(sq)
         lit = words.get(name)
-        if lit is None and kind != "draw":
+        if lit is None and kind not in ("draw", "discard"):
             continue  # the menu lights some squares only
         if kind == "draw":
             out[name] = {"kind": kind, "colour": rgb_hex(palette.draw), "blink": True,
                          "meaning": _("a draw"), "step": ""}  # fmt: skip
+            continue
+        if kind == "discard":
+            out[name] = {"kind": kind, "colour": rgb_hex(palette.discard), "blink": True,
+                         "meaning": _("throw this game away? hold the button again to agree"),
+                         "step": ""}  # fmt: skip
             continue
         assert lit is not None
         step = shown[sq].progress if sq in shown else ""
@@ -124,6 +131,7 @@ LEGEND: Final = (
     ("undo", N_("take-back: take this marble off")),
     ("warning", N_("warning: this turn throws the game away")),
     ("draw", N_("a draw")),
+    ("discard", N_("every square pulsing: throw this game away? hold again to agree")),
 )
 """The legend's rows: the palette's colour and what it means on the board. A square lit
 dimly is a step after the one lit fully."""

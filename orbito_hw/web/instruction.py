@@ -496,6 +496,13 @@ def _menu(s: Situation) -> str:
     )
 
 
+def _discard(s: Situation) -> str:
+    return _(
+        "Throw this game away for a new one? Hold the button again to agree; press, or put "
+        "a marble back, to play on (the game is kept)"
+    )
+
+
 SENTENCES: Final[dict[str, Callable[[Situation], str]]] = {
     "your-turn": _your_turn,
     "board-turn": _board_turn,
@@ -512,6 +519,7 @@ SENTENCES: Final[dict[str, Callable[[Situation], str]]] = {
     "fault": _fault,
     "menu": _menu,
     "setup": _setup,
+    "discard": _discard,
 }
 """The sentence of each phase; ``phase_of`` picks the row."""
 
@@ -520,6 +528,8 @@ def phase_of(s: Situation) -> str:
     """The row of ``SENTENCES`` for the situation: the view's mode first (what the LEDs show
     now), then whose turn it is."""
     mode = s.view.mode if s.view is not None else "starting"
+    if mode == "discard":  # the question, over any state (a fault's too): its answer first
+        return mode
     if s.state == State.FAULT.value or mode == "fault":
         return "fault"
     if s.state == State.GAME_OVER.value or mode == "result":

@@ -479,6 +479,8 @@ function describe(e) {
     case "corrected": return t("the board matches again");
     case "result": return e.result === "draw" ? t("a draw") : e.result === "black" ? t("black wins") : t("white wins");
     case "new-game": return t("game {game}: {first} starts", { game: e.game, first: colourWord(e.first) });
+    case "discard": return e.state === "asked" ? t("the board asks: throw this game away? (hold again to agree)")
+      : e.state === "agreed" ? t("game {game} thrown away for a new one", { game: e.game }) : t("game {game} kept: play on", { game: e.game });
     case "first": return t("{colour} starts", { colour });
     case "hint": return t("hint for {colour}: {turn} ({value})", { colour, turn: e.turn, value: valueWord(e.value) });
     case "warning": return t("{turn} throws the game away ({value}): press again to play it", { turn: e.turn, value: valueWord(e.value) });
