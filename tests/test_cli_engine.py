@@ -79,7 +79,10 @@ def test_replay_of_whole_games_agrees_with_the_oracle(
             "orbito-hw: turn 2 (c1-c3:a2): c1-c3 is not a step",
         ),
         (["replay", "--first", "white", "b1 c1"], "orbito-hw: turn 2 (c1): c1 is occupied"),
-        (["replay", "--first", "white", "q9"], "orbito-hw: turn 1 (q9): malformed turn"),
+        (
+            ["replay", "--first", "white", "q9"],
+            "orbito-hw: turn 1 (q9): 'q9': in q9, q is not a column of the board (a to d)",
+        ),
         (["replay", "--first", "green", "a1"], "orbito-hw: 'green' is not a colour"),
         (["replay", "a1"], "orbito-hw: replay needs --first"),
         (["perft", "x"], "orbito-hw: argument N: invalid int value"),

@@ -17,7 +17,13 @@ from orbito_hw.errors import ConfigError, HardwareError
 from orbito_hw.hw.clock import VirtualClock
 from orbito_hw.hw.interfaces import tells_colour
 
-COLOUR = example_text().replace("colour = false", "colour = true")
+# The colour board is a variant of the switch build (the reference board's TMAG5273 read
+# presence only): the example with its sensors on GPIO lines, its colour switched on.
+COLOUR = (
+    example_text()
+    .replace('sensors = "tmag"', 'sensors = "gpio"')
+    .replace("colour = false", "colour = true")
+)
 
 
 def problems(*edits: tuple[str, str]) -> tuple[str, ...]:
@@ -110,7 +116,8 @@ def test_an_adc_missing_from_the_bus_is_a_fault_naming_its_address(tmp_path: Pat
 def open_sensors_plain(tmp_path: Path) -> object:
     Device.pin_factory = MockFactory()
     try:
-        sensors = open_sensors(parse_config(example_text()), VirtualClock())
+        switches = example_text().replace('sensors = "tmag"', 'sensors = "gpio"')
+        sensors = open_sensors(parse_config(switches), VirtualClock())
         sensors.close()
         return sensors
     finally:
@@ -142,7 +149,9 @@ def test_an_adc_gone_mid_game_is_a_fault_until_it_answers_again(
     bus = FakeI2C(chip)
     opened: list[AnalogSquares] = []
 
-    def open_sensors(config: object, clock: object, factory: object, on_lost: object) -> object:
+    def open_sensors(
+        config: object, clock: object, factory: object, on_lost: object, on_fault: object = None
+    ) -> object:
         front = parse_config(text).analog.front_end()
         sensors = AnalogSquares(front, clock, default_calibration(), factory, bus, on_lost)  # type: ignore[arg-type]
         opened.append(sensors)

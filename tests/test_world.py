@@ -139,11 +139,15 @@ def test_only_the_pico_goes_down_with_the_pis_power() -> None:
 
 
 # --- the doctor's wiring --------------------------------------------------------------------
-def test_a_real_boards_wiring_names_the_configs_pins() -> None:
+@pytest.mark.parametrize("sensors", ["tmag", "gpio"])
+def test_a_real_boards_wiring_names_the_configs_pins(sensors: str) -> None:
+    """The reference board's squares are on I2C (no GPIO line of theirs to name); the switch
+    build's are its 16 lines."""
     config = load_config(EXAMPLE)
+    config = replace(config, backends=replace(config.backends, sensors=sensors))
     d, lights = config.drive, config.lights
     assert doctor_wiring(config) == Wiring(
-        square_pins=config.sensors.pins,
+        square_pins=config.sensors.pins if sensors == "gpio" else (),
         button_pin=config.button.pin,
         step_pin=d.step_pin,
         dir_pin=d.dir_pin,
