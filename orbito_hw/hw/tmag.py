@@ -45,8 +45,8 @@ log = logging.getLogger(__name__)
 
 WAKE_MARGIN_G = 6.3
 """How far over its empty field an axis must rise to wake the controller: the model's
-threshold spread over three axes (about 11 G / sqrt 3, rounded down); a marble's field, at least 33.8 G,
-passes it on one axis at least while the empty field stays under 4 G an axis."""
+threshold spread over three axes (about 11 G / sqrt 3, rounded down); a marble's field, at
+least 33.8 G, passes it on one axis at least while the empty field stays under 4 G an axis."""
 
 
 RECOVER_S = 30.0
