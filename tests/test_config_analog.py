@@ -174,6 +174,7 @@ def test_an_adc_gone_mid_game_is_a_fault_until_it_answers_again(
         bus.gone = True
         loop.run_until_complete(asyncio.wait_for(until(lambda: "sensors" in board.missing), 5))
         assert board.sensors.read() == 0  # no square reads a marble while the ADC is gone
+
         # the fault as the ADC was lost (a retry to open it may already follow it: the retries
         # start at once here, FIRST_RETRY_S)
         def lost() -> list[str]:
