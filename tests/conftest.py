@@ -118,15 +118,6 @@ FIRST = [
 ]  # fmt: skip
 
 
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
-    """``-n auto``: one worker more than the cores this process may run on. A good share of
-    the suite waits (a browser drawing, a broker, a controller in a subprocess): a third worker
-    on a two-core machine fills the cores meanwhile (the whole suite 430 s against 505 s with
-    two, issue 47), and every test waits for what happens, never for a fixed time."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return (cores or 1) + 1
-
-
 def _order(item: pytest.Item) -> int:
     name = item.path.name
     return FIRST.index(name) if name in FIRST else len(FIRST)
