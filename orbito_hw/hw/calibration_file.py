@@ -7,9 +7,10 @@ and said so, never deleted: the board then runs on the design's levels, with a w
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, Literal, TypeVar
 
 from orbito_hw.aside import set_aside
 from orbito_hw.hw.files import write_durably
@@ -17,6 +18,41 @@ from orbito_hw.hw.hall import Calibration, default_calibration
 
 CALIBRATION_NAME: Final = "calibration.json"
 MAX_BYTES: Final = 1 << 16  # 16 squares' levels are a few hundred bytes
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Unread:
+    """Why a saved calibration was not read: there is none, the file system refused it, or it
+    was damaged (then moved aside); ``said`` names the file, and for a damaged one where it is
+    now. The caller words what the board runs on instead."""
+
+    why: Literal["missing", "unreadable", "damaged"]
+    said: str = ""
+
+
+def read_saved(path: Path, parse: Callable[[str], T]) -> T | Unread:
+    """The calibration in ``path`` as ``parse`` reads it (ValueError: damaged), or why not.
+    The one reader of both boards' calibrations (hall levels, TMAG5273 thresholds): a file of
+    more than MAX_BYTES, not UTF-8 or not parsed is moved aside, never deleted."""
+    try:
+        with path.open("rb") as file:
+            data = file.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        return Unread("missing")
+    except OSError as exc:
+        return Unread("unreadable", f"cannot read {path} ({exc.strerror or exc})")
+    try:
+        if len(data) > MAX_BYTES:
+            raise ValueError(f"larger than {MAX_BYTES} bytes")
+        return parse(data.decode("utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        reason = str(exc)
+    try:
+        kept = f"moved aside to {move_aside(path)}"
+    except OSError as exc:
+        kept = f"and cannot be moved aside ({exc.strerror or exc})"
+    return Unread("damaged", f"the calibration {path} is damaged ({reason}), {kept}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,30 +72,21 @@ def load_calibration(state_dir: Path) -> Loaded:
     """The saved calibration; the design's levels with a warning when there is none, or
     when the file is damaged (moved aside, the warning says where)."""
     path = calibration_path(state_dir)
-    uncalibrated = "the board's squares are not calibrated (run orbito-hw doctor --only calibrate)"
-    try:
-        with path.open("rb") as file:
-            data = file.read(MAX_BYTES + 1)
-    except FileNotFoundError:
-        return Loaded(default_calibration(), f"{uncalibrated}: using the design's levels")
-    except OSError as exc:
-        why = exc.strerror or str(exc)
-        warning = f"cannot read {path} ({why}): using the design's levels"
-        return Loaded(default_calibration(), warning)
-    try:
-        if len(data) > MAX_BYTES:
-            raise ValueError(f"larger than {MAX_BYTES} bytes")
-        return Loaded(Calibration.from_json(data.decode("utf-8")), calibrated=True)
-    except (ValueError, UnicodeDecodeError) as exc:
-        reason = str(exc)
-    try:
-        kept = f"moved aside to {move_aside(path)}"
-    except OSError as exc:
-        kept = f"and cannot be moved aside ({exc.strerror or exc})"
+    got = read_saved(path, Calibration.from_json)
+    if not isinstance(got, Unread):
+        return Loaded(got, calibrated=True)
+    if got.why == "missing":
+        return Loaded(
+            default_calibration(),
+            "the board's squares are not calibrated (run orbito-hw doctor --only calibrate): "
+            "using the design's levels",
+        )
+    if got.why == "unreadable":
+        return Loaded(default_calibration(), f"{got.said}: using the design's levels")
     return Loaded(
         default_calibration(),
-        f"the calibration {path} is damaged ({reason}), {kept}: using the design's levels; "
-        "calibrate again (orbito-hw doctor --only calibrate)",
+        f"{got.said}: using the design's levels; calibrate again (orbito-hw doctor --only "
+        "calibrate)",
     )
 
 

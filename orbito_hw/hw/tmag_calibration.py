@@ -18,14 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from orbito_hw.aside import set_aside
+from orbito_hw.hw.calibration_file import Unread, read_saved
 from orbito_hw.hw.files import write_durably
 from orbito_hw.hw.tmag_chip import TmagConfig
 from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES
 
 FILE_NAME: Final = "tmag-calibration.json"
 VERSION: Final = 1
-MAX_BYTES: Final = 1 << 16
 
 Vector = tuple[float, float, float]
 
@@ -116,29 +115,16 @@ class LoadedTmag:
 def load_tmag_calibration(state_dir: Path, config: TmagConfig) -> LoadedTmag:
     """The saved calibration; the model's with a warning when there is none or when the file
     is damaged (moved aside, the warning says where)."""
-    path = state_dir / FILE_NAME
     model = model_calibration(config)
     again = "calibrate: orbito-hw doctor --only calibrate"
-    try:
-        with path.open("rb") as file:
-            data = file.read(MAX_BYTES + 1)
-    except FileNotFoundError:
+    got = read_saved(state_dir / FILE_NAME, TmagCalibration.from_json)
+    if not isinstance(got, Unread):
+        return LoadedTmag(got)
+    if got.why == "missing":
         return LoadedTmag(model, f"the squares are not calibrated: the model's figures ({again})")
-    except OSError as exc:
-        return LoadedTmag(model, f"cannot read {path} ({exc.strerror or exc}): the model's figures")
-    try:
-        if len(data) > MAX_BYTES:
-            raise ValueError(f"larger than {MAX_BYTES} bytes")
-        return LoadedTmag(TmagCalibration.from_json(data.decode("utf-8")))
-    except (ValueError, UnicodeDecodeError) as exc:
-        reason = str(exc)
-    try:
-        kept = f"moved aside to {set_aside(path)}"
-    except OSError as exc:
-        kept = f"and cannot be moved aside ({exc.strerror or exc})"
-    return LoadedTmag(
-        model, f"the calibration {path} is damaged ({reason}), {kept}: the model's figures; {again}"
-    )
+    if got.why == "unreadable":
+        return LoadedTmag(model, f"{got.said}: the model's figures")
+    return LoadedTmag(model, f"{got.said}: the model's figures; {again}")
 
 
 def save_tmag_calibration(state_dir: Path, calibration: TmagCalibration) -> Path:
