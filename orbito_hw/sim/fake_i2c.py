@@ -103,14 +103,11 @@ class FakeAds1115:
         return self._held
 
 
-class FakeI2C:
-    """A bus with one ADS1115 on it; ``gone`` makes every transfer fail, as a bus whose
-    chip lost its power or its wires does."""
+class LockedBus:
+    """busio.I2C's lock, as the simulated buses keep it: ``transfer`` counts a transfer made
+    under it and refuses one made without (adafruit_bus_device always locks first)."""
 
-    def __init__(self, chip: FakeAds1115, address: int = ADDRESS) -> None:
-        self.chip = chip
-        self.address = address
-        self.gone = False
+    def __init__(self) -> None:
         self.locked = False
         self.transfers = 0
 
@@ -123,10 +120,24 @@ class FakeI2C:
     def unlock(self) -> None:
         self.locked = False
 
-    def _device(self, address: int) -> FakeAds1115:
+    def transfer(self) -> None:
         if not self.locked:
             raise RuntimeError("the I2C bus is used without its lock")
         self.transfers += 1
+
+
+class FakeI2C(LockedBus):
+    """A bus with one ADS1115 on it; ``gone`` makes every transfer fail, as a bus whose
+    chip lost its power or its wires does."""
+
+    def __init__(self, chip: FakeAds1115, address: int = ADDRESS) -> None:
+        super().__init__()
+        self.chip = chip
+        self.address = address
+        self.gone = False
+
+    def _device(self, address: int) -> FakeAds1115:
+        self.transfer()
         if self.gone:
             raise OSError(IO_ERROR, "Input/output error")
         if address != self.address:

@@ -25,6 +25,7 @@ from typing import Any
 
 from orbito_hw.hw import tmag_chip as chip
 from orbito_hw.hw.interfaces import Clock, TimerHandle
+from orbito_hw.sim.fake_i2c import LockedBus
 
 Vector = tuple[float, float, float]
 
@@ -199,17 +200,16 @@ class FakeTca9548a:
         return bytes([self.control]) * count
 
 
-class EmulatedI2C:
+class EmulatedI2C(LockedBus):
     """The Pi's bus with the multiplexers on it, and a sensor behind each channel wired.
 
     ``collisions`` counts transfers that two sensors answered at once (two channels open
     onto the same address: their bits wired-AND); the backend must never make one."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.muxes: dict[int, FakeTca9548a] = {}
         self.behind: dict[tuple[int, int], FakeTmag5273] = {}
-        self.locked = False
-        self.transfers = 0
         self.collisions = 0
         self.held = False  # SDA held low by a device stuck in a read
         self.held_for_good = False  # ...and nine clocks do not free it
@@ -228,20 +228,9 @@ class EmulatedI2C:
             self.held = False
         return True
 
-    # -- busio.I2C ------------------------------------------------------------------------
-    def try_lock(self) -> bool:
-        if self.locked:
-            return False
-        self.locked = True
-        return True
-
-    def unlock(self) -> None:
-        self.locked = False
-
+    # -- busio.I2C (its lock: LockedBus) -------------------------------------------------
     def _targets(self, address: int) -> list[Any]:
-        if not self.locked:
-            raise RuntimeError("the I2C bus is used without its lock")
-        self.transfers += 1
+        self.transfer()
         if self.held:
             raise OSError(errno.EIO, "Input/output error")
         mux = self.muxes.get(address)
