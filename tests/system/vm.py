@@ -299,7 +299,7 @@ def web_page(vm: VM) -> str:
     )
     try:
         page = fetch(vm, "/", wait=90)
-        if "<title>Orbito board" not in page:
+        if not re.search(r"<title[^>]*>Orbito board</title>", page):
             raise CheckFailed(f"not the board's page: {page[:200]}")
         games = fetch(vm, "/api/games")
         if '"black"' not in games:

@@ -3,7 +3,9 @@ board's own sensor part (hw/gpio.py's GpioSensors, on the controller's LoopClock
 one factory, a square's gpio-sim line flipped from outside (its ``pull`` file, as the world
 does) and the time until the square's change is on the event loop, where the referee gets it.
 
-  edge_latency.py CONFIG LIBRARY ROUNDS    prints: LIBRARY median p90 max (ms), N samples
+  edge_latency.py CONFIG LIBRARY ROUNDS
+      prints: LIBRARY median p90 max (ms) N-heard FACTORY MISSED
+      or, when the library could not be opened or run: LIBRARY failed: REASON
 
 Run with the service stopped (it holds the lines), as root, from the service's venv. The line
 is left at the level it had (an even number of flips).
@@ -44,6 +46,7 @@ def main() -> None:
 
     sensors.subscribe(listener)
     samples: list[float] = []
+    missed: list[int] = []
 
     async def flips() -> None:
         high = (line / "value").read_text().strip() == "1"
@@ -52,7 +55,10 @@ def main() -> None:
             high = not high
             start = time.monotonic()
             (line / "pull").write_text("pull-up" if high else "pull-down")
-            samples.append(await asyncio.wait_for(heard[-1], 5) - start)
+            try:
+                samples.append(await asyncio.wait_for(heard[-1], 5) - start)
+            except TimeoutError:
+                missed.append(len(heard))  # said, not fatal: the next flips still measure
             await asyncio.sleep(0.05)
 
     try:
@@ -62,13 +68,19 @@ def main() -> None:
         if factory is not None:
             factory.close()
         loop.close()
+    if not samples:
+        raise RuntimeError(f"no edge heard in {2 * rounds} flips")
     ms = sorted(s * 1000 for s in samples)
     p90 = ms[int(0.9 * (len(ms) - 1))]
     print(
         f"{library} {statistics.median(ms):.2f} {p90:.2f} {ms[-1]:.2f} "
-        f"{len(ms)} {factory_name(factory)}"
+        f"{len(ms)} {factory_name(factory).replace(' ', '_')} {len(missed)}"
     )
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except Exception as exc:  # one line the host's check quotes, whatever went wrong
+        print(f"{sys.argv[2] if len(sys.argv) > 2 else '?'} failed: {type(exc).__name__}: {exc}")
+        raise SystemExit(1) from None
