@@ -229,7 +229,8 @@ def mock_doctor(
     person = SimPerson(world.physics, world.clock, parts.finger, lambda: seen(parts.lights), out)
     gauges: Gauges | None = None
     if backend == "tmag":
-        gauges = parts.sensors  # type: ignore[assignment]  # its fields: calibrate_tmag.py
+        # its fields (calibrate_tmag.py), its colours by light under them (calibrate_light.py)
+        gauges = parts.sensors  # type: ignore[assignment]
     elif world.physics.hall is not None:
         sensors = parts.sensors
         gauges = sensors if hasattr(sensors, "gauss") else SimGauges(world.physics)  # type: ignore[assignment]
