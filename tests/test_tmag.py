@@ -368,7 +368,20 @@ def test_a_bus_held_low_for_good_is_cleared_once_in_a_while_and_every_square_nam
         ("int_pin = 5", "int_pin = 3", "tmag.int_pin: pin 3 is also used by tmag.bus"),
         ("int_pin = 5", "int_pin = 0", "tmag.int_pin: pin 0 is the HAT ID EEPROM's bus"),
         ("address = 0x35", "address = 0x36", "tmag.address: 0x36 is not a TMAG5273's address"),
-        ("colour = false", "colour = true", "sensors.colour: the tmag backend reads a marble's"),
+        ("select_pins = [22, 27, 26, 16]", "select_pins = [22, 5, 26, 16]",
+         "light.select_pins[1]: pin 5 is also used by tmag.int_pin"),
+        ("select_pins = [22, 27, 26, 16]", "select_pins = [22, 27, 26, 2]",
+         "light.select_pins[3]: pin 2 is also used by tmag.bus"),
+        ("select_pins = [22, 27, 26, 16]", "select_pins = [22, 27, 17, 16]",
+         "button.pin: pin 17 is also used by light.select_pins[2]"),
+        ("select_pins = [22, 27, 26, 16]", "select_pins = [22, 27]",
+         "light.select_pins: expected the 4 BCM pins"),
+        ("address = 0x48\n# The ADS1115 input the multiplexer's common pin is wired to: 0..3 "
+         "(A0..A3).\nchannel = 0\n# Milliseconds", "address = 0x47\n# The ADS1115 input the "
+         "multiplexer's common pin is wired to: 0..3 (A0..A3).\nchannel = 0\n# Milliseconds",
+         "light.address: 0x47 is not an ADS1115's address"),
+        ("flash_ms = 7.0", "flash_ms = 40", "light.flash_ms: 40 is out of range"),
+        ("mains_hz = 0", "mains_hz = 55", "light.mains_hz: 55 is not one of"),
     ],
 )  # fmt: skip
 def test_config_check_names_a_wrong_address_channel_or_int_pin(

@@ -74,13 +74,15 @@ class LightWalk:
                 off = _("take the marble off {square}").format(square=name)
                 d.person.tell(Request("lift", off, square))
                 if not await self.wait_for(square, False):
-                    return self.no_marble(square)
+                    self.no_marble(square)
+                    return None
                 words = _("put it back on {square} another way up").format(square=name)
             else:
                 words = _("put {marble} on {square}").format(marble=marble, square=name)
             d.person.tell(Request("put", words, square, colour))
             if not await self.wait_for(square, True):
-                return self.no_marble(square)
+                self.no_marble(square)
+                return None
             reading = self.sensors.measure(square)
             if reading is None:
                 text = _("{square}: no reading: the phototransistors' ADC does not answer")
@@ -104,7 +106,6 @@ class LightWalk:
         text = _("{square}: no marble read within {seconds} s: check its sensor's cable")
         self.doctor._fail(self.result, text, square=SQUARE_NAMES[square],
                           seconds=f"{self.doctor.timeout:g}")  # fmt: skip
-        return None
 
     async def wait_for(self, square: int, present: bool) -> bool:
         """Whether ``square`` reads ``present`` within the doctor's timeout."""

@@ -138,9 +138,15 @@ class LightConfig:
     flash_ms: float = FLASH_MS
     mains_hz: int = 0
 
-    # what hw/analog.open_adc asks of an ADC's wiring
-    gain: str = "1"
-    data_rate: int = 860
+    # what hw/analog.open_adc asks of an ADC's wiring besides: its first range (each reading
+    # chooses its own) and its rate, the model's
+    @property
+    def gain(self) -> str:
+        return "1"
+
+    @property
+    def data_rate(self) -> int:
+        return optics().data_rate
 
     @property
     def lit(self) -> int:

@@ -33,6 +33,7 @@ from orbito_hw.hw.interfaces import (
     RingDrive,
     SquareListener,
     SquareSensors,
+    reread_colours,
 )
 
 P = TypeVar("P", SquareSensors, Button, RingDrive, Lights)
@@ -102,6 +103,10 @@ class StandInColourSensors(StandInSensors):
             return 0, 0
         colours: tuple[int, int] = getattr(real, "colours")()  # noqa: B009 - a ColourSensors
         return colours
+
+    def reread(self) -> None:
+        """The real sensors' colours read afresh, where they read them only when asked."""
+        reread_colours(self.real)
 
 
 class StandInButton(StandIn[Button]):
