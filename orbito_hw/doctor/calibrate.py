@@ -240,4 +240,5 @@ class InTurn:
                 return
             if result.done:
                 result.notes.append(result.done)
+                result.done = ""
         await self.second(doctor, result)

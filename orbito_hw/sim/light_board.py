@@ -55,6 +55,12 @@ class SimLight:
         self._phase = random.Random(seed).uniform(0, math.pi)
         self._pose: dict[int, float] = {}
         self.time = 0.0
+        self.glare: dict[int, float] = {}
+        """Faults: a square's extra room light at its phototransistor (volts: a mirror, the
+        sun's beam straight into its cup), which may saturate it."""
+        self.leak: dict[int, float] = {}
+        """Faults: a square's LED light reaching its phototransistor past the marble (mV:
+        a broken wall, a dirty cup), white and black alike."""
         self.select: Any = lambda: 0
         self.full_scale: Any = lambda: 4.096
         self.conversions = 0
@@ -96,10 +102,13 @@ class SimLight:
         """The multiplexer's common pin, over the conversion under way."""
         square = self.select()
         self.conversions += 1
-        at = self.time + optics().conversion_s / 2
+        tc = optics().conversion_s
+        # the ADS1115 integrates its input over the conversion: the room's mean over it
+        room = sum(self.room_v(square, self.time + tc * (k + 0.5) / 8) for k in range(8)) / 8
         shown = self.lights.shown()[0][square]
         red = (shown[0] / 255) if shown else 0.0
-        volts = self.room_v(square, at) + red * self.led_mv(square) / 1000
+        led_mv = self.led_mv(square) + self.leak.get(square, 0.0)
+        volts = room + self.glare.get(square, 0.0) + red * led_mv / 1000
         lsb = 2 * self.full_scale() / 2**16
         volts += self._noise.gauss(0.0, optics().adc_noise_codes * lsb)
         return max(0.0, min(volts, optics().ceiling_v / 0.95))  # the output's ceiling
