@@ -125,8 +125,7 @@ class TmagSimWiring:
         self.light_config = light_config
         self.adc: FakeAds1115 | None = None
         if light is not None:
-            assert board.clock is not None
-            adc = self.adc = FakeAds1115(board.clock, light.volts)
+            adc = self.adc = FakeAds1115(clock, light.volts)
             self.bus.devices[light_config.address] = adc
             lines = [self.factory.pin(p) for p in light_config.select_pins]
             light.select = lambda: sum(bool(line.state) << n for n, line in enumerate(lines))
