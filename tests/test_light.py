@@ -351,3 +351,26 @@ def test_events_print_the_refusal_read_by_light(tmp_path: Path) -> None:
     events = [from_json(json.loads(line)) for line in out.stdout.splitlines()]
     rejected = [e for e in events if isinstance(e, Rejected)]
     assert len(rejected) == 1 and "d3 holds a white marble" in rejected[0].reason
+
+
+def test_the_flash_is_the_leds_full_red_past_the_strips_brightness_cap() -> None:
+    """The model counts the LED's full red: a strip capped at 0.3 flashes the read square
+    at full, every other pixel as the cap sends it, and the cap is back at the next frame."""
+    from orbito_hw.hw.strip import SERPENTINE, StripLights, fake_strip
+
+    strip = fake_strip(17, 0.3, "GRB")
+    lights = StripLights.along(strip, SERPENTINE, status_pixel=16)
+    frame = [(0, 0, 255) if sq % 3 == 0 else None for sq in SQUARES]
+    lights.show(frame, (255, 255, 255))
+    capped = strip.sent
+    c2 = parse_square("c2")
+    lit = list(frame)
+    lit[c2] = (255, 0, 0)
+    lights.show_full(lit, (255, 255, 255), c2)
+    pixel = lights.pixel_of[c2]
+    assert strip.sent[3 * pixel : 3 * pixel + 3] == bytes([0, 255, 0])  # GRB: red at full
+    others = [i for i in range(17) if i != pixel]
+    assert all(strip.sent[3 * i : 3 * i + 3] == capped[3 * i : 3 * i + 3] for i in others)
+    lights.show(frame, (255, 255, 255))
+    assert strip.sent == capped and strip.brightness == pytest.approx(0.3)
+    assert lights.shown() == (frame, (255, 255, 255))

@@ -49,6 +49,6 @@ def test_the_readings_defaults_are_the_models_flash() -> None:
     from orbito_cad.models import optics as model
 
     o = optics()
-    assert FLASH_MS / 1000 == pytest.approx(o.lit_s, abs=1e-4)
+    assert o.lit_s == pytest.approx(FLASH_MS / 1000, abs=1e-4)
     assert LightConfig().lit == model.Scheme().lit  # five conversions lit, as the model's
     assert o.dark == model.Scheme().dark

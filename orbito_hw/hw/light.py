@@ -113,7 +113,11 @@ class LightReader:
             first = self._convert(False)
             self._range(GAINS[full_scale_for(first.volts * math.pi / 2)])  # a flicker's crest
             got = [self._convert(False) for _ in range(o.dark)]
-            self.lights.show(lit, status)
+            show_full = getattr(self.lights, "show_full", None)  # past a strip's cap
+            if show_full is not None:
+                show_full(lit, status, square)
+            else:
+                self.lights.show(lit, status)
             self.sleep(wait)
             got += [self._convert(True) for _ in range(c.lit)]
             self.lights.show(dark, status)

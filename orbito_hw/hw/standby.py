@@ -144,12 +144,24 @@ class StandInLights(StandIn[Lights]):
         self.on_lost: Callable[[str], None] = lambda why: None
 
     def show(self, frame: Frame, status: RGB | None = None) -> None:
+        self._send(frame, status, None)
+
+    def show_full(self, frame: Frame, status: RGB | None, square: int) -> None:
+        """As ``show``, ``square``'s pixel past the brightness cap where the strip can (a
+        colour reading's flash, hw/light.py)."""
+        self._send(frame, status, square)
+
+    def _send(self, frame: Frame, status: RGB | None, full: int | None) -> None:
         self._frame, self._status = list(frame), status
         real = self.real
         if real is None:
             return
         try:
-            real.show(frame, status)
+            show_full = getattr(real, "show_full", None)
+            if full is not None and show_full is not None:
+                show_full(frame, status, full)
+            else:
+                real.show(frame, status)
         except OSError as exc:
             self.real = None
             with contextlib.suppress(Exception):
