@@ -182,12 +182,10 @@ class LightColours:
         self._told = ""
         self._timer: TimerHandle | None = None
         self._closed = False
-        held = presence.read()
-        for square in SQUARES:
-            if held >> square & 1:
-                self._read(square)
+        # No reading here: the part may be opened off the clock's thread (the service's
+        # worker), where a flash would race the display. The referee reads every held
+        # square once the rings have homed (``reread``, through its resync).
         presence.subscribe(self._changed)
-        self._fault_changed()
 
     # -- ColourSensors ------------------------------------------------------------------
     def read(self) -> int:
