@@ -377,3 +377,38 @@ def test_the_flash_is_the_leds_full_red_past_the_strips_brightness_cap() -> None
     lights.show(frame, (255, 255, 255))
     assert strip.sent == capped and strip.brightness == pytest.approx(0.3)
     assert lights.shown() == (frame, (255, 255, 255))
+
+
+def test_a_range_chosen_in_a_lamps_trough_is_read_again_at_the_widest() -> None:
+    """The reading's range comes from one conversion: taken in a lamp's trough it is too
+    small for the crest; the conversions that reach it are read again at the widest range,
+    never taken for too bright (the phototransistor's ceiling is far above them)."""
+    from gpiozero.pins.mock import MockFactory
+
+    from orbito_hw.hw.clock import VirtualClock
+    from orbito_hw.hw.light import LightReader
+    from orbito_hw.hw.light_front import LightConfig
+    from orbito_hw.sim.board import SimLights
+    from orbito_hw.sim.fake_i2c import FakeAds1115, FakeI2C
+
+    lights = SimLights()
+    calls = [0]
+    d1 = parse_square("d1")
+
+    def volts(_input: int) -> float:
+        calls[0] += 1
+        if calls[0] <= 2:  # the range's conversion, in the trough
+            return 0.0
+        lit = lights.shown()[0][d1] is not None
+        return 0.5 + (0.002 if lit else 0.0)
+
+    adc = FakeAds1115(VirtualClock(), volts)
+    factory = MockFactory()
+    try:
+        reader = LightReader(LightConfig(), lights, FakeI2C(adc), factory, sleep=lambda s: None)
+        got = reader.read(d1)
+        assert got is not None and not got.too_bright
+        assert got.mv == pytest.approx(2.0, abs=0.2)
+        assert adc.full_scale_v == pytest.approx(4.096)  # read again at the widest range
+    finally:
+        factory.close()

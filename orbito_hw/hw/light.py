@@ -98,6 +98,22 @@ class LightReader:
             raise LightError(str(exc)) from None
 
     def read(self, square: int) -> Reading | None:
+        got = self._read(square, None)
+        if got is not None and _at_range(got) and got[0].full_scale < GAINS["1"]:
+            # The range came from one conversion, in a lamp's trough: read again at the
+            # widest range (the phototransistor's ceiling is under it), once.
+            got = self._read(square, GAINS["1"])
+        if got is None:
+            return None
+        self.readings += 1
+        if self.fault:
+            log.info("%s answers again", self.config.where)
+            self.fault = ""
+        return reading(got, self.config.mains_hz, self._optics)
+
+    def _read(self, square: int, full_scale: float | None) -> list[Conversion] | None:
+        """The conversions of one reading (dark, lit, dark), at ``full_scale`` or at the
+        range the room's light leaves room in; None when the ADC does not answer."""
         o, c = self._optics, self.config
         frame, status = self.lights.shown()
         dark = list(frame)
@@ -109,9 +125,11 @@ class LightReader:
         try:
             self.lights.show(dark, status)
             self.sleep(wait)
-            self._range(GAINS["1"])
-            first = self._convert(False)
-            self._range(GAINS[full_scale_for(first.volts * math.pi / 2)])  # a flicker's crest
+            if full_scale is None:
+                self._range(GAINS["1"])
+                first = self._convert(False)
+                full_scale = GAINS[full_scale_for(first.volts * math.pi / 2)]  # a crest
+            self._range(full_scale)
             got = [self._convert(False) for _ in range(o.dark)]
             show_full = getattr(self.lights, "show_full", None)  # past a strip's cap
             if show_full is not None:
@@ -128,11 +146,7 @@ class LightReader:
             return None
         finally:
             self.lights.show(frame, status)  # the display as it was, whatever happened
-        self.readings += 1
-        if self.fault:
-            log.info("%s answers again", c.where)
-            self.fault = ""
-        return reading(got, c.mains_hz, o)
+        return got
 
     def _range(self, full_scale: float) -> None:
         gain = next(float(g) for g, fs in GAINS.items() if fs == full_scale)
@@ -153,6 +167,11 @@ class LightReader:
 
     def close(self) -> None:
         self._mux.close()
+
+
+def _at_range(conversions: list[Conversion]) -> bool:
+    """Whether a conversion reached the ADC's range (not the phototransistor's ceiling)."""
+    return any(c.volts >= c.full_scale * (1 - 1 / 1024) for c in conversions)
 
 
 class LightColours:
