@@ -412,3 +412,37 @@ def test_a_range_chosen_in_a_lamps_trough_is_read_again_at_the_widest() -> None:
         assert adc.full_scale_v == pytest.approx(4.096)  # read again at the widest range
     finally:
         factory.close()
+
+
+def test_an_adc_missing_from_the_bus_is_a_hardware_error_naming_its_key(
+    mock_pins: object,
+) -> None:
+    """build_board and the service open the light on the sensors' bus: an ADS1115 that does
+    not answer at ``light.address`` is named by that key and its address, the sensors it
+    wraps closed."""
+    from orbito_hw.app.assemble import by_light
+    from orbito_hw.app.config import load_config
+    from orbito_hw.errors import HardwareError
+    from orbito_hw.hw.clock import VirtualClock
+    from orbito_hw.sim.board import SimLights
+    from orbito_hw.sim.fake_i2c import FakeAds1115, FakeI2C
+
+    closed: list[bool] = []
+
+    class Presence:
+        bus = FakeI2C(FakeAds1115(VirtualClock(), lambda _i: 0.0), address=0x49)
+
+        def read(self) -> int:
+            return 0
+
+        def subscribe(self, listener: object) -> None: ...
+
+        def close(self) -> None:
+            closed.append(True)
+
+    config = load_config(Path(__file__).resolve().parent.parent / "config.example.toml")
+    with pytest.raises(HardwareError) as info:
+        by_light(config, VirtualClock(), Presence(), SimLights(), mock_pins)
+    text = str(info.value)
+    assert "light.address: the phototransistors' ADS1115 at I2C address 0x48" in text
+    assert "does not answer" in text and closed == [True]
