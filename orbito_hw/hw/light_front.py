@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
+from itertools import pairwise
 from typing import Final
 
 from orbito_hw.rules.squares import SQUARES
@@ -190,12 +191,38 @@ def saturated(c: Conversion, ceiling_v: float) -> bool:
     return c.volts >= min(ceiling_v, c.full_scale * (1 - 1 / 1024))
 
 
-def _basis(s: float, hz: float, harmonics: int) -> list[float]:
+ALIAS_GAP_HZ: Final = 20.0
+"""A harmonic of the flicker is fitted only where the conversions' pace shows it apart from
+the slow light and from every harmonic kept before it (its alias this far from theirs)."""
+
+
+def _basis(s: float, hz: float, harmonics: Sequence[int]) -> list[float]:
     cols = [1.0, s / 0.01, (s / 0.01) ** 2]
-    for k in range(1, harmonics + 1):
+    for k in harmonics:
         w = 2 * math.pi * k * hz * s
         cols += [math.cos(w), math.sin(w)]
     return cols
+
+
+def _harmonics(dark: Sequence[Conversion], hz: float, most: int) -> list[int]:
+    """The flicker's harmonics (1..``most``) the dark conversions can tell apart: at the
+    conversions' pace (the median step) each one's alias must stand ``ALIAS_GAP_HZ`` clear
+    of 0 (the slow light) and of every one kept. The ADC's own 860 a second keeps all six;
+    a slow bus keeps fewer rather than fit two of them as one and blow the reading up."""
+    times = sorted(c.at for c in dark)
+    steps = sorted(b - a for a, b in pairwise(times))
+    step = steps[len(steps) // 2] if steps else 0.0
+    if step <= 0:
+        return []
+    rate = 1 / step
+    kept: list[int] = []
+    aliases = [0.0]
+    for k in range(1, most + 1):
+        alias = abs(k * hz - round(k * hz / rate) * rate)
+        if all(abs(alias - other) >= ALIAS_GAP_HZ for other in aliases):
+            kept.append(k)
+            aliases.append(alias)
+    return kept
 
 
 def _solve(a: list[list[float]], b: list[float]) -> list[float]:
@@ -221,7 +248,7 @@ def _solve(a: list[list[float]], b: list[float]) -> list[float]:
 
 
 def _fit(dark: Sequence[Conversion], centre: float, hz: float,
-         harmonics: int) -> tuple[list[float], float]:  # fmt: skip
+         harmonics: Sequence[int]) -> tuple[list[float], float]:  # fmt: skip
     """The room's light over the dark conversions: its coefficients (least squares, a
     whisker of ridge so a basis the times cannot tell apart stays bounded) and the residual."""
     rows = [_basis(c.at - centre, hz, harmonics) for c in dark]
@@ -252,10 +279,12 @@ def reading(conversions: Sequence[Conversion], mains_hz: int = 0,
         raise ValueError("a reading needs dark and lit conversions")
     centre = sum(c.at for c in conversions) / len(conversions)
     # as many harmonics as the dark conversions can fit (three terms for the slow light)
-    harmonics = max(0, min(o.harmonics, (len(dark) - 4) // 2))
-    fits = [(*_fit(dark, centre, 2.0 * hz, harmonics), 2.0 * hz)
-            for hz in ((mains_hz,) if mains_hz else (50, 60))]  # fmt: skip
-    coef, _, hz = min(fits, key=lambda f: f[1])
+    most = max(0, min(o.harmonics, (len(dark) - 4) // 2))
+    fits = []
+    for flicker in [2.0 * m for m in ((mains_hz,) if mains_hz else (50, 60))]:
+        kept = _harmonics(dark, flicker, most)
+        fits.append((*_fit(dark, centre, flicker, kept), flicker, kept))
+    coef, _, hz, harmonics = min(fits, key=lambda f: f[1])
     under = [sum(k * v for k, v in zip(coef, _basis(c.at - centre, hz, harmonics),
                                        strict=True)) for c in lit]  # fmt: skip
     room = sum(under) / len(under)
