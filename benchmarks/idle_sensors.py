@@ -1,7 +1,9 @@
-"""The reference board's sensors (16 TMAG5273 behind two TCA9548A, hw/tmag.py) while the
-board waits, and how fast a marble reaches the referee.
+"""The reference board's sensors (16 TMAG5273 behind two TCA9548A, hw/tmag.py, and the
+colour told by light over them, hw/light.py) while the board waits, and how fast a marble
+reaches the referee.
 
-    python benchmarks/idle_sensors.py [IDLE_SECONDS] [MARBLES]     (10 s, 200 marbles)
+    python benchmarks/idle_sensors.py [IDLE_SECONDS] [MARBLES] [--presence]
+                                                        (10 s, 200 marbles, colour by light)
 
 The backend runs on a real asyncio loop (app/run.py's ``LoopClock``), as on the Pi, its bus
 the emulated one (sim/tmag_bus.py: the chips convert on their own every ``sleep_ms``, the
@@ -14,6 +16,10 @@ INT line a gpiozero mock pin). Prints:
   referee's listener hearing the square, and from the field's change (the marble) to it,
   p50 and p99, in milliseconds. The emulated bus costs no wire time: the I2C time a real
   bus adds (``wire_ms``) is printed beside them, computed from the transfers a sweep makes.
+  With colour by light (the default; ``--presence``: the TMAG5273 alone) a put reaches the
+  referee once its colour is read: the reading's CPU on the emulated ADS1115 is in these
+  figures, its wait for the ADC's conversions (the model's 45 ms at 860 a second) is not,
+  and is printed beside them.
 """
 
 from __future__ import annotations
@@ -26,9 +32,11 @@ import time
 
 from orbito_hw.hw import tmag_chip as chip
 from orbito_hw.hw.clock import LoopClock
+from orbito_hw.hw.light_front import optics
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES
-from orbito_hw.sim.board import SimBoard
+from orbito_hw.sim.board import SimBoard, SimLights
+from orbito_hw.sim.light_board import SimLight
 from orbito_hw.sim.tmag_board import TmagField, TmagSimWiring
 
 
@@ -53,15 +61,18 @@ def wire_ms(transfers: int, khz: int) -> float:
     return sensors * (per_sensor_bits / khz + 0.18)
 
 
-async def main(idle_s: float, marbles: int) -> None:
+async def main(idle_s: float, marbles: int, by_light: bool = True) -> None:
     loop = asyncio.get_running_loop()
     clock = LoopClock(loop)
     board = SimBoard(clock=None)
     fields = TmagField(board, seed=1)
-    wiring = TmagSimWiring(board, fields, clock)  # type: ignore[arg-type]
+    lights = SimLights()
+    light = SimLight(board, lights, "window", seed=1) if by_light else None
+    wiring = TmagSimWiring(board, fields, clock, light=light)  # type: ignore[arg-type]
     heard: list[tuple[int, bool, float]] = []
     edges: list[float] = []
-    sensors = wiring.sensors()
+    presence = wiring.sensors()
+    sensors = wiring.colours(presence, lights) if by_light else presence
     told = asyncio.Event()
 
     def hear(square: int, present: bool, when: float) -> None:
@@ -86,9 +97,12 @@ async def main(idle_s: float, marbles: int) -> None:
     await asyncio.sleep(idle_s)
     cpu, wall = time.process_time() - cpu0, time.monotonic() - wall0
     wakes = switches() - sw0
+    reads = getattr(sensors, "reader", None)
     print(f"idle {wall:.1f} s: CPU {100 * cpu / wall:.3f} % of a core, "
           f"{wakes / wall:.2f} wake-ups/s, {wiring.bus.transfers - t0} bus transfers "
-          f"({sensors.sweeps} sweeps so far)")  # fmt: skip
+          f"({presence.sweeps} sweeps so far"
+          + (f", {reads.readings} colour readings" if reads else "") + ")")  # fmt: skip
+    readings_before = reads.readings if reads else 0
 
     rng = random.Random(7)
     to_edge: list[float] = []
@@ -128,11 +142,18 @@ async def main(idle_s: float, marbles: int) -> None:
         f"marble -> referee p50 {percentile(to_field, 0.5):.1f} ms, "
         f"p99 {percentile(to_field, 0.99):.1f} ms (the sensor's sleep and conversion included)"
     )
+    if reads:
+        o = optics()
+        print(f"colour by light: {reads.readings - readings_before} readings for the puts, "
+              f"+ {1000 * o.reading_s:.0f} ms each on a real ADS1115 (the ADC's conversions, "
+              f"the LED lit {1000 * o.lit_s:.0f} ms)")  # fmt: skip
     sensors.close()
     wiring.close()
 
 
 if __name__ == "__main__":
+    by_light = "--presence" not in sys.argv
+    sys.argv[1:] = [a for a in sys.argv[1:] if not a.startswith("--")]
     idle = float(sys.argv[1]) if len(sys.argv) > 1 else 10.0
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 200
-    asyncio.run(main(idle, count))
+    asyncio.run(main(idle, count, by_light))

@@ -3,9 +3,11 @@
 from each pin in use to the part it drives, the board seen from above with each square's
 sensor pin and LED pixel, the power path (12 V jack, fuse, driver, buck, 5 V loads and their
 capacitors), and the pinouts of the driver, the motor's coils, the level shifter and the hall
-switches, with the driver's current setting; and the colour board's analog front end (the
-linear hall sensors, the CD74HC4067 multiplexer and the ADS1115 on the Pi, or the Pico's ADC)
-from the config's ``[analog]`` table, whether or not ``sensors.colour`` chooses it.
+switches, with the driver's current setting; the reference board's colour by light (the 16
+phototransistors, their CD74HC4067 and the ADS1115 on the sensors' bus) from ``[light]``;
+and the hall colour board's analog front end (the linear hall sensors, the CD74HC4067
+multiplexer and the ADS1115 on the Pi, or the Pico's ADC) from the config's ``[analog]``
+table, whether or not ``sensors.colour`` chooses it.
 
     python hardware/make_wiring.py [--config config.example.toml] [--out hardware/wiring.svg]
 
@@ -37,7 +39,7 @@ from orbito_hw.hw.analog_front import FULL_SCALE_V  # noqa: E402
 from orbito_hw.hw.tmag_chip import SCL_PIN, SDA_PIN, square_channel  # noqa: E402
 from orbito_hw.rules.squares import SQUARE_NAMES  # noqa: E402
 
-WIDTH, HEIGHT = 1120, 2000
+WIDTH, HEIGHT = 1120, 2270
 ROW, TOP = 32, 130  # header pin rows
 ODD_X, EVEN_X = 540, 580  # the header's two columns of pins
 PANEL_Y = 810  # the board panels below the header
@@ -48,6 +50,7 @@ COLOURS = {
     "drive": "#9467bd",
     "index": "#8c564b",
     "lights": "#ff7f0e",
+    "light": "#17becf",
     "5V": "#d62728",
     "3V3": "#e377c2",
     "GND": "#222222",
@@ -58,6 +61,7 @@ LEGEND = {
     "drive": "stepper driver (TMC2209)",
     "index": "index sensor",
     "lights": "LEDs (via 74AHCT125)",
+    "light": "light",
     "5V": "5 V",
     "3V3": "3.3 V",
     "GND": "ground",
@@ -97,6 +101,8 @@ def wire_of(key: str) -> tuple[str, str]:
         return "sensors", "TCA9548A SDA / SCL (I2C)"
     if key == "tmag.int_pin":
         return "sensors", "every TMAG5273 INT (wired)"
+    if key.startswith("light.select_pins["):
+        return "light", f"light CD74HC4067 S{key[-2]}"
     return {
         "button.pin": ("button", "Orbito button (to GND)"),
         "drive.step_pin": ("drive", "driver STEP"),
@@ -309,7 +315,53 @@ def power_and_pinouts(config: Config) -> list[str]:
     return out
 
 
-ANALOG_Y = 1720  # the colour board's front end, below the pinouts
+LIGHT_Y = 1720  # the reference board's colour by light, below the pinouts
+ANALOG_Y = 1990  # the hall colour board's front end, below it
+
+
+def light_front(config: Config) -> list[str]:
+    """The reference board's colour by light: the phototransistors, their multiplexer and the
+    ADS1115 on the sensors' bus (``[light]``)."""
+    li = config.light
+    cyan = COLOURS["light"]
+    chosen = "chosen" if config.by_light else "not chosen"
+    y = LIGHT_Y
+    out = [
+        f'<line x1="20" y1="{y - 10}" x2="{WIDTH - 20}" y2="{y - 10}" stroke="#bdbdbd"/>',
+        text(WIDTH // 2, y + 14, f"Colour by light: phototransistors, multiplexer, ADC ({chosen})",
+             16, "middle", font_weight="bold"),
+    ]  # fmt: skip
+    y += 34
+    pins = [f"GPIO{p}" for p in li.select_pins]
+    out += box(30, y, 330, 210, "16 ALS-PT19 phototransistor breakouts", [
+        "beside each square's LED, under its window",
+        "VCC <- 3.3 V; GND -> GND",
+        "OUT -> CD74HC4067 C0..C15",
+        "  (square a1 on C0 .. d4 on C15)",
+        "load 4.7k: a 10k breakout gets 8.2k",
+        "  from OUT to GND at the multiplexer",
+        "white/black calibrated by doctor",
+    ], cyan)  # fmt: skip
+    out += box(390, y, 330, 210, "CD74HC4067 multiplexer", [
+        "VCC <- 3.3 V (100 nF); GND, EN -> GND",
+        "C0..C15 <- the phototransistors' OUT",
+        f"S0 <- {pins[0]}   S1 <- {pins[1]}",
+        f"S2 <- {pins[2]}   S3 <- {pins[3]}",
+        f"SIG -> ADS1115 A{li.channel}",
+        "read only after a put or a ring move,",
+        f"  the square's LED flashed {li.flash_ms:g} ms red",
+    ], cyan)  # fmt: skip
+    sda, scl = (f"GPIO{p}" for p in I2C_PINS.get(li.bus, (2, 3)))
+    out += box(750, y, 340, 210, f"ADS1115 ADC (I2C bus {li.bus})", [
+        "VDD <- 3.3 V (100 nF); GND -> GND",
+        f"SDA <-> {sda}, SCL <- {scl}: the sensors' bus",
+        "  (STEMMA QT, beside the TCA9548A)",
+        f"ADDR -> address 0x{li.address:02x} (GND: 0x48)",
+        f"A{li.channel} <- multiplexer SIG; other inputs to GND",
+        "single-shot, 860 samples/s, its range",
+        "  chosen for each reading",
+    ], cyan)  # fmt: skip
+    return out
 
 
 def analog_front(config: Config) -> list[str]:
@@ -317,7 +369,13 @@ def analog_front(config: Config) -> list[str]:
     on the Pico (its firmware's)."""
     a = config.analog
     blue = COLOURS["sensors"]
-    chosen = "chosen" if config.sensors.colour else "not chosen: sensors.colour = false"
+    chosen = (
+        "chosen"
+        if config.sensors.colour and not config.by_light
+        else "a variant, not chosen"
+        if config.by_light
+        else "not chosen: sensors.colour = false"
+    )
     y = ANALOG_Y
     out = [
         f'<line x1="20" y1="{y - 10}" x2="{WIDTH - 20}" y2="{y - 10}" stroke="#bdbdbd"/>',
@@ -412,6 +470,7 @@ def draw(config: Config, source: str) -> str:
     for i, note in enumerate(notes):
         out.append(text(710 + 120, PANEL_Y + 262 + 18 * i, note, 12, "middle", fill="#555555"))
     out += power_and_pinouts(config)
+    out += light_front(config)
     out += analog_front(config)
     out.append("</svg>")
     return "\n".join(out) + "\n"

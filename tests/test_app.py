@@ -112,7 +112,9 @@ def test_a_busy_pin_is_one_line_naming_its_key_and_pin(
     monkeypatch.setitem(sys.modules, "lgpio", types.SimpleNamespace(error=FakeLgpioError))
     base = load_config(EXAMPLE)
     config = replace(
-        base, backends=BackendsConfig(sensors="gpio", button="gpio", drive="gpio", lights="none")
+        base,
+        backends=BackendsConfig(sensors="gpio", button="gpio", drive="gpio", lights="none"),
+        sensors=replace(base.sensors, colour=False),  # hall switches: presence only
     )
     real_pin = mock_pins.pin
     opened: list[int] = []

@@ -34,9 +34,8 @@ from orbito_hw.web.instruction import Situation, instruction
 
 from .common.scripts import game_script, kinds, random_game
 
-# The reference board's TMAG5273 (tmag) read presence only: the model tells a marble's colour
-# in 62 % of its poses (hardware/mechanics.md), so that board keeps colours from the game.
-COLOUR_BACKENDS = tuple(b for b in BACKENDS if b != "tmag")
+# Every backend tells colours: the reference board's (tmag) by light (hw/light.py).
+COLOUR_BACKENDS = BACKENDS
 
 OPENING = """
 reset black

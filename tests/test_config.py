@@ -17,6 +17,7 @@ from orbito_hw.app.config import (
 )
 from orbito_hw.cli import main
 from orbito_hw.errors import ConfigError
+from orbito_hw.hw.light_front import LightConfig
 from orbito_hw.hw.tmag_chip import TmagConfig
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import parse_square
@@ -24,7 +25,9 @@ from orbito_hw.rules.squares import parse_square
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "config.example.toml"
 SWITCHES = ('sensors = "tmag"', 'sensors = "gpio"')
-"""The example's switch variant: a hall switch per square on the pins of [sensors.pins]."""
+COLOUR_OFF = ("\ncolour = true\n", "\ncolour = false\n")
+"""The example's switch variant (both edits): a hall switch per square on the pins of
+[sensors.pins], presence only (the example tells colour by light)."""
 
 
 def edited(*edits: tuple[str, str]) -> str:
@@ -65,12 +68,12 @@ BAD = [
     ),
     (
         "sensor pin used twice",
-        [SWITCHES, ("d4 = 27", "d4 = 10")],
+        [SWITCHES, COLOUR_OFF, ("d4 = 27", "d4 = 10")],
         "lights.pin: pin 10 is also used by sensors.pins.d4",
     ),
     (
         "the HAT EEPROM's pin",
-        [SWITCHES, ("d4 = 27", "d4 = 0")],
+        [SWITCHES, COLOUR_OFF, ("d4 = 27", "d4 = 0")],
         "sensors.pins.d4: pin 0 is the HAT ID EEPROM's bus: never a board's pin",
     ),
     (
@@ -239,12 +242,16 @@ def test_the_example_loads_with_the_documented_wiring() -> None:
     config = load_config(EXAMPLE)
     assert config.backends.sensors == "tmag" and config.backends.lights == "neopixel"
     assert config.tmag == TmagConfig()  # the reference board: the one source's defaults
+    assert config.light == LightConfig() and config.by_light  # colour told by light
     pins = [pin for _, pin in config.gpio_pins()]
-    assert len(pins) == 2 + 1 + 1 + 4 + 1 == len(set(pins))  # I2C, INT, button, drive, LEDs
+    # I2C, INT, the light's multiplexer, button, drive, LEDs
+    assert len(pins) == 2 + 1 + 4 + 1 + 4 + 1 == len(set(pins))
 
 
 def test_the_switch_variant_loads_with_the_documented_wiring() -> None:
-    config = parse_config(EXAMPLE.read_text().replace(*SWITCHES), "switches.toml")
+    config = parse_config(
+        EXAMPLE.read_text().replace(*SWITCHES).replace(*COLOUR_OFF), "switches.toml"
+    )
     assert config.backends.sensors == "gpio"
     assert config.sensors.pins[parse_square("a1")] == 5
     assert config.drive.steps_per_place == 200 * 16 * 3 // 12
@@ -275,7 +282,7 @@ def test_the_packaged_example_is_the_repository_one(capsys: pytest.CaptureFixtur
 def test_check_prints_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, err = cli(capsys, "config", "check", "--config", str(EXAMPLE))
     assert (status, err) == (0, "")
-    assert out.splitlines()[0] == f"{EXAMPLE}: ok" and "GPIO pins in use: 9" in out
+    assert out.splitlines()[0] == f"{EXAMPLE}: ok" and "GPIO pins in use: 13" in out
     assert "16 TMAG5273 at 0x35 behind the TCA9548A at 0x70, 0x71 on I2C bus 1" in out
 
 
@@ -347,6 +354,8 @@ def test_square_pixels_step_over_the_status_pixel() -> None:
 def test_a_wrong_pin_hides_no_clash_of_the_other_pins() -> None:
     """Issue 27: a sensor pin of the wrong type used to drop every sensor pin from the
     shared-pin check; the others still clash with the button's pin."""
-    message = problem_of(edited(SWITCHES, ("a1 = 5\n", 'a1 = "x"\n'), ("b1 = 6\n", "b1 = 17\n")))
+    message = problem_of(
+        edited(SWITCHES, COLOUR_OFF, ("a1 = 5\n", 'a1 = "x"\n'), ("b1 = 6\n", "b1 = 17\n"))
+    )
     assert "sensors.pins.a1: expected a BCM GPIO number, got 'x'" in message
     assert "button.pin: pin 17 is also used by sensors.pins.b1" in message

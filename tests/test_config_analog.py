@@ -17,13 +17,9 @@ from orbito_hw.errors import ConfigError, HardwareError
 from orbito_hw.hw.clock import VirtualClock
 from orbito_hw.hw.interfaces import tells_colour
 
-# The colour board is a variant of the switch build (the reference board's TMAG5273 read
-# presence only): the example with its sensors on GPIO lines, its colour switched on.
-COLOUR = (
-    example_text()
-    .replace('sensors = "tmag"', 'sensors = "gpio"')
-    .replace("colour = false", "colour = true")
-)
+# The hall colour board is a variant of the switch build: the example (which tells colour,
+# by light on its TMAG5273 board) with its sensors on GPIO lines, read through [analog].
+COLOUR = example_text().replace('sensors = "tmag"', 'sensors = "gpio"')
 
 
 def problems(*edits: tuple[str, str]) -> tuple[str, ...]:
@@ -36,8 +32,12 @@ def problems(*edits: tuple[str, str]) -> tuple[str, ...]:
     return info.value.problems
 
 
-def test_presence_only_is_the_default_and_the_example() -> None:
-    plain = parse_config(example_text())
+def test_presence_only_is_the_default_and_the_examples_switch_variant() -> None:
+    plain = parse_config(
+        example_text()
+        .replace('sensors = "tmag"', 'sensors = "gpio"')
+        .replace("\ncolour = true\n", "\ncolour = false\n")
+    )
     assert not plain.sensors.colour and plain.sensors.pins
     assert not any(key.startswith("analog.") for key, _ in plain.gpio_pins())
 
@@ -61,8 +61,14 @@ def test_a_colour_board_uses_the_select_lines_and_the_i2c_pins_not_the_sensor_pi
         (("s2_pin = 13", "s2_pin = 24"), "drive.dir_pin: pin 24 is also used by analog.s2_pin"),
         (("gain = 1\n", "gain = 4\n"), "analog.gain: 4 reads up to 1.024 V, but a marble's"),
         (("gain = 1\n", "gain = 3\n"), "analog.gain: 3 is not one of 2/3, 1, 2, 4, 8, 16"),
-        (("address = 0x48", "address = 0x50"), "analog.address: 0x50 is not an ADS1115's"),
-        (("channel = 0", "channel = 4"), "analog.channel: 4 is out of range (0..3)"),
+        (
+            ("(SCL).\naddress = 0x48", "(SCL).\naddress = 0x50"),
+            "analog.address: 0x50 is not an ADS1115's",
+        ),
+        (
+            ("channel = 0\n# The ADS1115's gain", "channel = 4\n# The ADS1115's gain"),
+            "analog.channel: 4 is out of range (0..3)",
+        ),
         (("data_rate = 860", "data_rate = 900"), "analog.data_rate: 900 is not one of 8, 16"),
         (("s3_pin = 16\n", ""), "analog.s3_pin: missing (the gpio backend needs a pin)"),
         (("s0_pin = 5", "s0_pn = 5"), "analog.s0_pn: unknown key (did you mean analog.s0_pin?)"),
@@ -117,6 +123,7 @@ def open_sensors_plain(tmp_path: Path) -> object:
     Device.pin_factory = MockFactory()
     try:
         switches = example_text().replace('sensors = "tmag"', 'sensors = "gpio"')
+        switches = switches.replace("\ncolour = true\n", "\ncolour = false\n")
         sensors = open_sensors(parse_config(switches), VirtualClock())
         sensors.close()
         return sensors

@@ -23,13 +23,9 @@ def test_there_are_golden_scripts() -> None:
     assert all(script.with_suffix(".jsonl").stat().st_size > 0 for script in SCRIPTS)
 
 
-# The reference board's TMAG5273 read a marble's presence, not its colour (the model decides
-# the colour in 62 % of poses only: hardware/mechanics.md): the script whose point is a marble
-# of the wrong colour refused is a colour board's, and runs on the three others.
-COLOUR_SCRIPTS = {"wrong_colour"}
-CASES = [(script, backend) for script in SCRIPTS for backend in ("sim", "gpio", "serial")] + [
-    (script, "tmag") for script in SCRIPTS if script.stem not in COLOUR_SCRIPTS
-]
+# Every script on every backend: the reference board (tmag) tells a marble's colour by light
+# (hw/light.py), so the wrong-colour script's refusals are its too.
+CASES = [(script, backend) for script in SCRIPTS for backend in ("sim", "gpio", "serial", "tmag")]
 
 
 @pytest.mark.parametrize(("script", "backend"), CASES, ids=[f"{s.stem}-{b}" for s, b in CASES])

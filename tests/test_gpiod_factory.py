@@ -574,6 +574,7 @@ def gpiod_board_config() -> Config:
     reference board's sensors are on I2C, which this fake kernel has no bus for."""
     text = example_text().replace('lights = "neopixel"', 'lights = "none"', 1)
     text = text.replace('sensors = "tmag"', 'sensors = "gpio"', 1)
+    text = text.replace("\ncolour = true\n", "\ncolour = false\n", 1)  # hall switches: presence
     return parse_config(text.replace('gpio = "auto"', 'gpio = "gpiod"', 1), "board.toml")
 
 

@@ -52,7 +52,11 @@ def test_the_pin_map_is_the_example_config() -> None:
 def test_the_switch_variants_pin_map_is_the_examples_sensor_pins() -> None:
     from orbito_hw.app.config import example_text, parse_config
 
-    switches = parse_config(example_text().replace('sensors = "tmag"', 'sensors = "gpio"'))
+    switches = parse_config(
+        example_text()
+        .replace('sensors = "tmag"', 'sensors = "gpio"')
+        .replace("\ncolour = true\n", "\ncolour = false\n")
+    )
     pins = [(k, p, HEADER_PIN[p]) for k, p in switches.gpio_pins() if k.startswith("sensors.")]
     assert len(pins) == 16 and pinmap_rows(1) == pins
 
@@ -61,7 +65,7 @@ def test_the_colour_boards_pin_map_is_the_examples_analog_table() -> None:
     from orbito_hw.app.config import example_text, parse_config
 
     text = example_text().replace('sensors = "tmag"', 'sensors = "gpio"')
-    colour = parse_config(text.replace("colour = false", "colour = true"))
+    colour = parse_config(text)  # the example tells colour: on GPIO lines through [analog]
     analog = [(k, p, HEADER_PIN[p]) for k, p in colour.gpio_pins() if k.startswith("analog.")]
     assert pinmap_rows(2) == analog
 

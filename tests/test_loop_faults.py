@@ -552,6 +552,7 @@ def real_board(
         base,
         board=replace(base.board, state_dir=tmp_path / "state"),
         backends=BackendsConfig(sensors="gpio", button="gpio", drive="gpio", lights="none"),
+        sensors=replace(base.sensors, colour=False),  # hall switches: presence only
     )
     notify = str(tmp_path / "notify")
     systemd = FakeSystemd(notify)

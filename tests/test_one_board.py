@@ -9,6 +9,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from orbito_hw.app.config import HEADER_PIN, load_config
+from orbito_hw.hw.light_front import LightConfig
 from orbito_hw.hw.tmag_chip import TmagConfig, read_tmag, square_channel
 from orbito_hw.rules.squares import SQUARE_NAMES
 
@@ -82,3 +83,41 @@ def test_the_wiring_diagram_draws_the_configs_channels_and_int_pin() -> None:
     assert f"every INT (open drain) wired together to GPIO{t.int_pin}, 4.7k to 3.3 V" in texts
     assert f"16 TMAG5273 breakouts at 0x{t.address:02x}, one a channel, STEMMA QT cables" in texts
     assert f"GPIO{t.int_pin}" in texts
+
+
+# --- colour by light (issue 44): the same board's phototransistors, multiplexer and ADC -------
+def test_the_example_tells_colour_by_light_on_the_one_sources_wiring() -> None:
+    assert EXAMPLE.by_light and EXAMPLE.light == LightConfig()
+    assert EXAMPLE.light.bus == EXAMPLE.tmag.bus  # the ADS1115 on the sensors' bus
+    assert EXAMPLE.light.address not in (*EXAMPLE.tmag.muxes, EXAMPLE.tmag.address)
+    used = [pin for _, pin in EXAMPLE.gpio_pins()]
+    assert len(used) == len(set(used))  # the select pins clash with nothing else
+
+
+def test_the_bom_buys_the_phototransistors_their_multiplexer_and_the_adc() -> None:
+    li = EXAMPLE.light
+    rows = bom_rows()
+    photo = [r for r in rows if "ALS-PT19" in " ".join(r)]
+    mux = [r for r in rows if "CD74HC4067" in " ".join(r) and "multiplexer" in r[1]]
+    adc = [r for r in rows if "ADS1115" in r[2]]
+    loads = [r for r in rows if r[1] == "resistor 8.2 kohm"]
+    assert len(photo) == 1 and int(photo[0][0]) == len(SQUARE_NAMES)
+    assert len(loads) == 1 and int(loads[0][0]) == len(SQUARE_NAMES)
+    assert len(mux) == 1 and int(mux[0][0]) == 1
+    assert len(adc) == 1 and int(adc[0][0]) == 1 and f"I2C 0x{li.address:02x}" in adc[0][2]
+    assert f"SIG on A{li.channel}" in adc[0][3]
+
+
+def test_the_pin_map_and_the_wiring_diagram_name_the_lights_select_pins() -> None:
+    li = EXAMPLE.light
+    text = (HARDWARE / "pinmap.md").read_text()
+    texts = svg_texts()
+    for n, pin in enumerate(li.select_pins):
+        row = f"| phototransistors' CD74HC4067 S{n} | `light.select_pins[{n}]` | {pin} | "
+        assert row + f"{HEADER_PIN[pin]} |" in text, row
+        assert f"light CD74HC4067 S{n}" in texts
+    pins = [f"GPIO{p}" for p in li.select_pins]
+    assert f"S0 <- {pins[0]}   S1 <- {pins[1]}" in texts
+    assert f"S2 <- {pins[2]}   S3 <- {pins[3]}" in texts
+    assert f"ADDR -> address 0x{li.address:02x} (GND: 0x48)" in texts
+    assert f"SIG -> ADS1115 A{li.channel}" in texts

@@ -85,7 +85,7 @@ def test_a_sensor_armed_above_pulses_when_a_field_passes_its_threshold_and_only_
 # --- the backend on the simulated board -------------------------------------------------------
 def test_a_marble_put_and_lifted_is_seen_after_an_edge_without_polling() -> None:
     world, parts = _world()
-    sensors = parts.sensors  # type: ignore[attr-defined]
+    sensors = parts.presence  # type: ignore[attr-defined]
     heard: list[tuple[int, bool]] = []
     sensors.subscribe(lambda sq, present, when: heard.append((sq, present)))
     world.clock.advance(0.1)
@@ -127,10 +127,10 @@ def test_idle_the_bus_is_read_only_by_the_slow_check() -> None:
     world.physics.put(0, Colour.BLACK)
     world.clock.advance(1.0)
     bus = world.tmag.bus  # type: ignore[union-attr]
-    before, sweeps = bus.transfers, parts.sensors.sweeps  # type: ignore[attr-defined]
+    before, sweeps = bus.transfers, parts.presence.sweeps  # type: ignore[attr-defined]
     pulses = sum(c.pulses for c in world.tmag.chips)  # type: ignore[union-attr]
     world.clock.advance(60.0)
-    checks = parts.sensors.sweeps - sweeps  # type: ignore[attr-defined]
+    checks = parts.presence.sweeps - sweeps  # type: ignore[attr-defined]
     assert checks == pytest.approx(60.0 / chip.TmagConfig().check_s, abs=1)
     # one transfer a sensor a check, with the multiplexer's select and deselect around it
     assert bus.transfers - before == checks * 16 * 3
@@ -186,7 +186,7 @@ def test_faults_never_read_a_square_wrong_and_name_every_unknown_square(
     world = SimWorld("tmag", seed=seed)
     faults: list[str] = []
     parts = world.boot()
-    sensors = parts.sensors
+    sensors = parts.presence
     assert parts.health is not None
     parts.health.watch(lambda health: faults.append(health.fault))
     for action, square, fault, colour in steps:
@@ -344,14 +344,14 @@ def test_a_bus_held_low_for_good_is_cleared_once_in_a_while_and_every_square_nam
     tm.bus.hold_sda(for_good=True)
     world.clock.advance(chip.TmagConfig().check_s + 0.1)
     assert tm.bus.clocked == 1  # one bus clear, not one a sensor
-    assert parts.sensors.unknown() == (1 << 16) - 1  # type: ignore[attr-defined]
+    assert parts.presence.unknown() == (1 << 16) - 1  # type: ignore[attr-defined]
     assert parts.sensors.read() == 1 << 2  # type: ignore[attr-defined]  # kept, never empty
     assert "held low" in parts.health.now().fault  # type: ignore[attr-defined]
     world.clock.advance(RECOVER_S)
     assert 2 <= tm.bus.clocked <= 3
     _mend(world)
     world.clock.advance(chip.TmagConfig().check_s + 0.1)
-    assert parts.sensors.unknown() == 0 and parts.health.now().fault == ""  # type: ignore[attr-defined]
+    assert parts.presence.unknown() == 0 and parts.health.now().fault == ""  # type: ignore[attr-defined]
 
 
 # --- config check ---------------------------------------------------------------------------
@@ -368,7 +368,20 @@ def test_a_bus_held_low_for_good_is_cleared_once_in_a_while_and_every_square_nam
         ("int_pin = 5", "int_pin = 3", "tmag.int_pin: pin 3 is also used by tmag.bus"),
         ("int_pin = 5", "int_pin = 0", "tmag.int_pin: pin 0 is the HAT ID EEPROM's bus"),
         ("address = 0x35", "address = 0x36", "tmag.address: 0x36 is not a TMAG5273's address"),
-        ("colour = false", "colour = true", "sensors.colour: the tmag backend reads a marble's"),
+        ("select_pins = [22, 27, 26, 16]", "select_pins = [22, 5, 26, 16]",
+         "light.select_pins[1]: pin 5 is also used by tmag.int_pin"),
+        ("select_pins = [22, 27, 26, 16]", "select_pins = [22, 27, 26, 2]",
+         "light.select_pins[3]: pin 2 is also used by tmag.bus"),
+        ("select_pins = [22, 27, 26, 16]", "select_pins = [22, 27, 17, 16]",
+         "button.pin: pin 17 is also used by light.select_pins[2]"),
+        ("select_pins = [22, 27, 26, 16]", "select_pins = [22, 27]",
+         "light.select_pins: expected the 4 BCM pins"),
+        ("address = 0x48\n# The ADS1115 input the multiplexer's common pin is wired to: 0..3 "
+         "(A0..A3).\nchannel = 0\n# Milliseconds", "address = 0x47\n# The ADS1115 input the "
+         "multiplexer's common pin is wired to: 0..3 (A0..A3).\nchannel = 0\n# Milliseconds",
+         "light.address: 0x47 is not an ADS1115's address"),
+        ("flash_ms = 7.0", "flash_ms = 40", "light.flash_ms: 40 is out of range"),
+        ("mains_hz = 0", "mains_hz = 55", "light.mains_hz: 55 is not one of"),
     ],
 )  # fmt: skip
 def test_config_check_names_a_wrong_address_channel_or_int_pin(

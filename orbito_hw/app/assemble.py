@@ -163,6 +163,10 @@ def build_board(config: Config, clock: Clock, realtime: bool = True) -> Board:
         opened.append(button := open_button(config, clock, factory))
         trying = "lights"
         lights = open_lights(config)
+        if config.by_light:  # the squares' colours, read by their LEDs' light
+            trying = "sensors"
+            opened.remove(sensors)
+            opened.append(sensors := by_light(config, clock, sensors, lights, factory, _say_fault))
     except BaseException as exc:
         if isinstance(exc, HardwareError):
             exc.part = exc.part or trying
@@ -249,6 +253,37 @@ def open_sensors(
 
     pins = gpio_pins(config)
     return _open("sensors.pins", lambda: GpioSensors(pins, clock, factory), config)
+
+
+def by_light(
+    config: Config,
+    clock: Clock,
+    presence: SquareSensors,
+    lights: Lights,
+    factory: Any = None,
+    on_fault: Callable[[str], None] | None = None,
+) -> SquareSensors:
+    """The reference board's squares telling colour by light (``sensors.colour`` on the
+    tmag backend): ``presence`` (its TMAG5273, whose bus the phototransistors' ADS1115
+    shares) and a reading through ``lights`` (their LEDs flash). A HardwareError naming
+    ``light.address`` when the ADC does not answer (``presence`` is closed then)."""
+    from orbito_hw.hw.light import LightColours, LightReader  # adafruit_ads1x15 when chosen
+    from orbito_hw.hw.light_calibration import load_light_calibration
+
+    loaded = load_light_calibration(config.board.state_dir)
+    if loaded.warning:
+        log.warning("%s", loaded.warning)
+    bus = getattr(presence, "bus", None)
+    try:
+        reader = _open(
+            "light.address",
+            lambda: LightReader(config.light, lights, bus, factory),
+            config,
+        )
+    except BaseException:
+        presence.close()
+        raise
+    return LightColours(presence, reader, loaded.calibration, clock, on_fault)
 
 
 def board_calibration(config: Config) -> Calibration:

@@ -22,7 +22,9 @@ from typing import Any, Final
 import tomli_w
 
 from orbito_hw.app import config_checks as checks
+from orbito_hw.app import config_light
 from orbito_hw.app.config_analog import I2C_PINS, AnalogConfig, read_analog
+from orbito_hw.app.config_checks import pull_for
 from orbito_hw.app.config_file import MAX_CONFIG_BYTES as MAX_CONFIG_BYTES
 from orbito_hw.app.config_file import read_text, toml_reason
 from orbito_hw.app.config_pins import HAT_EEPROM_PINS as HAT_EEPROM_PINS
@@ -35,6 +37,7 @@ from orbito_hw.control.settings import Settings
 from orbito_hw.errors import ConfigError, shown
 from orbito_hw.hw.facts import DriveConfig  # the CAD's facts, held below the app
 from orbito_hw.hw.interfaces import Backend, LightsBackend, parse_rgb, rgb_hex
+from orbito_hw.hw.light_front import LightConfig
 from orbito_hw.hw.planner import MIN_ACCELERATION
 from orbito_hw.hw.strip import SERPENTINE, pixels_along
 from orbito_hw.hw.tmag_chip import TmagConfig
@@ -174,6 +177,7 @@ class Config:
     sensors: SensorsConfig = field(default_factory=SensorsConfig)
     analog: AnalogConfig = field(default_factory=AnalogConfig)
     tmag: TmagConfig = field(default_factory=TmagConfig)
+    light: LightConfig = field(default_factory=LightConfig)
     button: ButtonConfig = field(default_factory=ButtonConfig)
     drive: DriveConfig = field(default_factory=DriveConfig)
     serial: SerialConfig = field(default_factory=SerialConfig)
@@ -188,6 +192,10 @@ class Config:
     value left to its default (an explicit ``language = "en"`` pins the pages to English).
     Not compared: a config written out in full (``config show``) is still the same config."""
 
+    @property
+    def by_light(self) -> bool:  # the board tells colour by light: [light]
+        return self.backends.sensors == "tmag" and self.sensors.colour
+
     def gpio_pins(self) -> list[tuple[str, int]]:
         """(key path, BCM pin) of every Pi pin the chosen backends use, in file order."""
         used: list[tuple[str, int]] = []
@@ -198,7 +206,7 @@ class Config:
             ]
             used += [("analog.bus", p) for p in I2C_PINS.get(a.bus, ())]
         elif self.backends.sensors == "tmag":
-            used += tmag_pins(self.tmag)
+            used += tmag_pins(self.tmag) + config_light.light_pins(self.light, self.by_light)
         elif self.backends.sensors == "gpio":
             used += [
                 (f"sensors.pins.{SQUARE_NAMES[s]}", p) for s, p in enumerate(self.sensors.pins)
@@ -252,7 +260,9 @@ class Config:
                 )
             )
         if self.sensors.colour:
-            lines.append(_("colour sensing: {how}").format(how=self.analog.described(b.sensors)))
+            light = config_light.described(self.light)
+            how = light if self.by_light else self.analog.described(b.sensors)
+            lines.append(_("colour sensing: {how}").format(how=how))
         if b.sensors == "tmag":
             lines.append(_("square sensors: {how}").format(how=described(self.tmag)))
         pins = self.gpio_pins()
@@ -311,8 +321,8 @@ def parse_config(text: str, source: str = "<config>", base_dir: Path | None = No
 
 RETIRED_COLOUR: Final = "ready"  # was documented, never shown: a file that still sets it is told so
 TABLES: Final = (
-    "board", "game", "backends", "sensors", "analog", "tmag", "button", "drive", "serial",
-    "lights", "web", "remote",
+    "board", "game", "backends", "sensors", "analog", "tmag", "light", "button", "drive",
+    "serial", "lights", "web", "remote",
 )  # fmt: skip
 
 
@@ -395,6 +405,7 @@ class _Reader:
             sensors=(sensors := self.sensors(top, backends.sensors == "gpio")),
             analog=read_analog(self, top, sensors.colour, backends.sensors == "gpio"),
             tmag=read_tmag(self, top, backends.sensors == "tmag", sensors.colour),
+            light=config_light.read_light(self, top, backends.sensors == "tmag" and sensors.colour),
             button=self.button(top, backends.button == "gpio"),
             drive=self.drive(top, backends.drive == "gpio"),
             serial=self.serial(top),
@@ -459,7 +470,7 @@ class _Reader:
             colour=colour,
             pins=self.square_pins(t, gpio and not colour),
             active=active,
-            pull=self.get(t, "sensors.pull", checks.choice(PULLS), _pull_for(active)) or d.pull,
+            pull=self.get(t, "sensors.pull", checks.choice(PULLS), pull_for(active)) or d.pull,
             debounce_ms=self.get(t, "sensors.debounce_ms", checks.int_in(0, 1000), d.debounce_ms)
             or 0,
         )
@@ -494,7 +505,7 @@ class _Reader:
         return ButtonConfig(
             pin=self.pin(t, "button.pin", gpio),
             active=active,
-            pull=self.get(t, "button.pull", checks.choice(PULLS), _pull_for(active)) or d.pull,
+            pull=self.get(t, "button.pull", checks.choice(PULLS), pull_for(active)) or d.pull,
             debounce_ms=self.get(t, "button.debounce_ms", checks.int_in(0, 1000), d.debounce_ms)
             or 0,
         )
@@ -528,9 +539,7 @@ class _Reader:
             ),
             index_pin=self.pin(t, "drive.index_pin", gpio),
             index_active=index_active,
-            index_pull=self.get(
-                t, "drive.index_pull", checks.choice(PULLS), _pull_for(index_active)
-            )
+            index_pull=self.get(t, "drive.index_pull", checks.choice(PULLS), pull_for(index_active))
             or d.index_pull,
         )
 
@@ -654,11 +663,8 @@ class _Reader:
         used = self.some_pins + config.gpio_pins()
         for key, text in pin_clashes(used, lights, config.analog.bus):
             self.problem(key, text)
-
-
-def _pull_for(active: str | None) -> str:
-    # An input that is active low idles high: pull it up (and the other way round).
-    return "down" if active == "high" else "up"
+        if config.by_light and config.light.bus != config.tmag.bus:  # one bus, its ADC on it
+            self.problem("light.bus", config_light.off_bus(config.light.bus, config.tmag.bus))
 
 
 # --- writing ----------------------------------------------------------------------------

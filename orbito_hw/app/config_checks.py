@@ -234,3 +234,9 @@ def square_order(value: Any) -> str | None:
     if trouble:
         return _("must list each square once ({trouble})").format(trouble=", ".join(trouble))
     return None
+
+
+def pull_for(active: str | None) -> str:
+    """The pull an input needs: one that is active low idles high, pulled up (and the other
+    way round)."""
+    return "down" if active == "high" else "up"

@@ -39,7 +39,8 @@ def _sensor_address(value: Any) -> str | None:
 
 def read_tmag(self: Reader, top: dict[str, Any], chosen: bool, colour: bool) -> TmagConfig:
     """The ``[tmag]`` table; every key checked (its problems only count when ``chosen``:
-    a board on other sensors may keep the table)."""
+    a board on other sensors may keep the table). With ``colour`` the board tells colour by
+    light (``[light]``, config_light.py)."""
     names = tuple(f.name for f in fields(TmagConfig))
     t = self.table(top, "tmag", names)
     d = TmagConfig()
@@ -57,9 +58,6 @@ def read_tmag(self: Reader, top: dict[str, Any], chosen: bool, colour: bool) -> 
     check = self.get(t, "tmag.check_s", checks.number_in(0.5, 60.0), d.check_s)
     threshold = self.get(t, "tmag.threshold_g", checks.number_in(2.0, 100.0), d.threshold_g)
     hysteresis = self.get(t, "tmag.hysteresis_g", checks.number_in(0.5, 50.0), d.hysteresis_g)
-    if chosen and colour:
-        text = _("the tmag backend reads a marble's presence, not its colour: set it to false")
-        self.problem("sensors.colour", text)
     config = TmagConfig(
         bus=bus,
         muxes=muxes or d.muxes,

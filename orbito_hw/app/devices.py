@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 
 from orbito_hw.app.assemble import (
+    by_light,
     check_backends,
     open_button,
     open_drive,
@@ -273,15 +274,23 @@ class Devices:
         self.drive.attach(drive)
 
     def _open_sensors(self) -> None:
-        self.sensors.attach(
-            open_sensors(
+        sensors = open_sensors(
+            self.config,
+            self.board.clock,
+            self._pins(),
+            self._sensors_lost,
+            on_fault=lambda line: self.health.failing("sensors", line),
+        )
+        if self.config.by_light:  # their LEDs flash on the strip as it comes and goes
+            sensors = by_light(
                 self.config,
                 self.board.clock,
+                sensors,
+                self.lights,
                 self._pins(),
-                self._sensors_lost,
-                on_fault=lambda line: self.health.failing("sensors", line),
+                on_fault=lambda line: self.health.failing("colours", line),
             )
-        )
+        self.sensors.attach(sensors)
 
     def _sensors_lost(self, why: str) -> None:
         """The sensors failed mid-game (their ADC gone from the bus): a fault the referee

@@ -54,7 +54,8 @@ def register(sub: Any) -> None:
         default=[],
         metavar="FAULT",
         help="with --mock: build a fault into the simulated board: swap:c3,c4, slip:STEPS, "
-        "dead-led:SQUARE (repeatable)",
+        "dead-led:SQUARE, dirty-cup:SQUARE (the reference board: its colour by light) "
+        "(repeatable)",
     )
     p.set_defaults(func=cmd_doctor)
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from orbito_hw.commands import UsageError, emit, fail, input_lines
 from orbito_hw.hw.interfaces import BACKENDS, Backend  # the names only: no driver is imported
+from orbito_hw.hw.light_front import ROOMS  # the room lights' names: no driver either
 from orbito_hw.lang import _, reworded
 
 if TYPE_CHECKING:
@@ -45,6 +46,14 @@ def register(sub: Any) -> None:
         default="sim",
         help="drivers run against the simulated board: "
         + ", ".join(f"{name} (default)" if name == "sim" else name for name in BACKENDS),
+    )
+    p.add_argument(
+        "--room",
+        default="dark",
+        choices=list(ROOMS),
+        help="the room's light on the simulated board with --backend tmag, which tells colour by "
+        "light: dark (default), lamps (500 lux), bright (10,000 lux of lamps), window (10,000 "
+        "lux of daylight), sun (direct sun)",
     )
     p.add_argument(
         "--state-dir",
@@ -146,6 +155,7 @@ def cmd_run(args: argparse.Namespace) -> int:
                 ("--events", args.events),
                 ("--interactive", args.interactive),
                 ("--backend", args.backend != "sim"),
+                ("--room", args.room != "dark"),
                 ("--state-dir", args.state_dir),
                 ("--opponent", args.opponent),
                 ("--hints", args.hints),
@@ -169,6 +179,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         return run_board(_config(args.config))
     if args.backend not in BACKENDS:
         raise UsageError(f"--backend {args.backend!r} is not one of: {', '.join(BACKENDS)}")
+    if args.room != "dark" and args.backend != "tmag":
+        raise UsageError("--room goes with --backend tmag (the board that tells colour by light)")
     if args.events and args.interactive:
         raise UsageError("--events and --interactive do not go together")
     if args.fast and (args.events or args.interactive or args.web or args.remote):
@@ -191,9 +203,11 @@ def _run_mock(args: argparse.Namespace, settings: Settings | None) -> int:
         return run_web(args, settings)
     if args.events:
         return run_events(args.events, args.state_dir, args.backend, settings, args.seed,
-                          args.asked)  # fmt: skip
+                          args.asked, args.room)  # fmt: skip
     if args.interactive:
-        return run_interactive(args.state_dir, args.backend, settings, args.seed, args.asked)
+        return run_interactive(
+            args.state_dir, args.backend, settings, args.seed, args.asked, args.room
+        )
     from orbito_hw.archive.recorder import Recorder
     from orbito_hw.sim.demo import run_demo
     from orbito_hw.sim.harness import ControllerFailedError
@@ -202,7 +216,7 @@ def _run_mock(args: argparse.Namespace, settings: Settings | None) -> int:
     try:
         return run_demo(
             seed=args.seed, backend=args.backend, settings=settings, state_dir=args.state_dir,
-            listener=archive, on_boot=args.asked.then(archive.boot), fast=args.fast,
+            listener=archive, on_boot=args.asked.then(archive.boot), fast=args.fast, room=args.room,
         )  # fmt: skip
     except ControllerFailedError as exc:  # as for --events: its fault was shown as it came
         fail(f"the controller failed: {exc}", status=1)
@@ -433,6 +447,7 @@ def run_events(
     settings: Settings | None = None,
     seed: int | None = None,
     asked: Asked | None = None,
+    room: str = "dark",
 ) -> int:
     """SPEC.md's events run: every event as a JSON line; exit 0, or 1 if the controller failed."""
     from orbito_hw.sim.harness import CommandError, ControllerFailedError, MockRun
@@ -443,7 +458,7 @@ def run_events(
     archive = _recorder(state_dir, events.append)
     on_event = _both(events.append, archive)
     on_boot = asked.then(archive.boot) if asked is not None else archive.boot
-    run = MockRun(state_dir, settings, backend, on_event, seed=seed, on_boot=on_boot)
+    run = MockRun(state_dir, settings, backend, on_event, seed=seed, on_boot=on_boot, room=room)
     run.source = path
     try:
         run.run_script(commands)
@@ -471,6 +486,7 @@ def run_interactive(
     settings: Settings | None = None,
     seed: int | None = None,
     asked: Asked | None = None,
+    room: str = "dark",
 ) -> int:
     """Board-script commands typed at a prompt (commands/prompt.py); blocking reads, so an
     idle board costs no CPU. A person at a terminal reads sentences and the board after
@@ -495,7 +511,7 @@ def run_interactive(
     archive = _recorder(state_dir, show)
     on_boot = asked.then(archive.boot) if asked is not None else archive.boot
     run = MockRun(state_dir, settings, backend, _both(show, archive), seed=seed,
-                  on_boot=on_boot)  # fmt: skip
+                  on_boot=on_boot, room=room)  # fmt: skip
     first = not run.referee.snapshot().turns
     try:
         if held is not None:

@@ -19,6 +19,7 @@ from orbito_hw.hw.interfaces import (
     SquareListener,
     SquareSensors,
     TimerHandle,
+    reread_colours,
     tells_colour,
 )
 
@@ -59,7 +60,9 @@ class Debouncer:
         return self._colours.colours()[0]
 
     def resync(self) -> None:
-        """Take the raw reading as settled (after the rings stop), dropping pending changes."""
+        """Take the raw reading as settled (after the rings stop), dropping pending changes;
+        sensors that read colours only when asked (by light) read them first."""
+        reread_colours(self._sensors)
         for timer in self._timers.values():
             timer.cancel()
         self._timers.clear()

@@ -52,6 +52,7 @@ from orbito_hw.hw.interfaces import (
     SquareListener,
     SquareSensors,
     TimerHandle,
+    reread_colours,
 )
 from orbito_hw.rules.squares import BB_ALL, SQUARES, Mask, Square
 
@@ -353,6 +354,11 @@ class CheckedColourSensors(CheckedSensors):
         if black & white:
             raise BoundaryError(f"colours {named(value)}: a square read both black and white")
         return black, white
+
+    def reread(self) -> None:
+        """The colours read afresh (where they are read only when asked); what changed comes
+        as events, checked like any."""
+        reread_colours(self.colour_sensors)
 
 
 def checked_sensors(sensors: SquareSensors, guard: Guard) -> CheckedSensors:

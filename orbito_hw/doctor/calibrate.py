@@ -207,7 +207,13 @@ def calibrator(
     gauges: object, state_dir: Path | None
 ) -> Callable[[Doctor, CheckResult], Coroutine[Any, Any, None]] | None:
     """The calibration check for sensors that give readings (None: presence only): the
-    reference board's TMAG5273 (their fields), or a colour board's levels."""
+    reference board's TMAG5273 (their fields), then its colours by light if it tells them
+    (``hw/light.LightColours``: calibrate_light.py), or a colour board's levels."""
+    presence = getattr(gauges, "presence", None)
+    if callable(getattr(gauges, "measure", None)) and presence is not None:
+        from orbito_hw.doctor.calibrate_light import LightCalibrator
+
+        return InTurn(calibrator(presence, state_dir), LightCalibrator(gauges, state_dir))  # type: ignore[arg-type]
     if callable(getattr(gauges, "fields", None)) and callable(getattr(gauges, "sweep", None)):
         from orbito_hw.doctor.calibrate_tmag import TmagCalibrator
 
@@ -217,3 +223,22 @@ def calibrator(
     ):
         return None
     return Calibrator(gauges, state_dir)  # type: ignore[arg-type]
+
+
+@dataclass
+class InTurn:
+    """Two calibrations, the second once the first has passed (the squares' presence, then
+    their colours): what the first found is kept in the notes."""
+
+    first: Callable[[Doctor, CheckResult], Coroutine[Any, Any, None]] | None
+    second: Callable[[Doctor, CheckResult], Coroutine[Any, Any, None]]
+
+    async def __call__(self, doctor: Doctor, result: CheckResult) -> None:
+        if self.first is not None:
+            await self.first(doctor, result)
+            if result.problems:
+                return
+            if result.done:
+                result.notes.append(result.done)
+                result.done = ""
+        await self.second(doctor, result)

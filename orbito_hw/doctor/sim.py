@@ -58,11 +58,14 @@ class Faults:
     swapped: tuple[int, int] | None = None  # two squares' sensor wires crossed
     slip: int = 0  # motor steps lost at the start of the first ring move
     dead_led: int | None = None  # a square whose pixel stays dark
+    dirty_cup: int | None = None  # a square whose LED's light reaches its detector past the
+    #                              marble (a dirty cup, a broken wall): white and black too near
 
     @classmethod
     def parse(cls, specs: list[str]) -> Faults:
-        """``swap:c3,c4``, ``slip:STEPS``, ``dead-led:SQUARE``; ValueError naming a bad one."""
-        swapped, slip, dead = None, 0, None
+        """``swap:c3,c4``, ``slip:STEPS``, ``dead-led:SQUARE``, ``dirty-cup:SQUARE``;
+        ValueError naming a bad one."""
+        swapped, slip, dead, dirty = None, 0, None, None
         for spec in specs:
             kind, _sep, arg = spec.partition(":")
             try:
@@ -82,12 +85,20 @@ class Faults:
                         raise ValueError(text.format(most=MAX_SLIP))
                 elif kind == "dead-led":
                     dead = parse_square(arg.strip())
+                elif kind == "dirty-cup":
+                    dirty = parse_square(arg.strip())
                 else:
-                    raise ValueError(_("expected swap:SQ,SQ, slip:STEPS or dead-led:SQ"))
+                    text = _("expected swap:SQ,SQ, slip:STEPS, dead-led:SQ or dirty-cup:SQ")
+                    raise ValueError(text)
             except ValueError as exc:
                 named = spec if len(spec) <= ECHO_LIMIT else echo(spec)
                 raise ValueError(f"--fault {named}: {exc}") from None
-        return cls(swapped, slip, dead)
+        return cls(swapped, slip, dead, dirty)
+
+
+DIRTY_CUP_MV = 1.5
+"""The LED's light a dirty cup sends to its detector past the marble (mV): about a white
+marble's, so white and black read under 3x apart."""
 
 
 class DeadPixel:
@@ -216,6 +227,8 @@ def mock_doctor(
     faults = faults or Faults()
     world = SimWorld(backend, pins, crossed=faults.swapped)
     world.physics.slip = faults.slip
+    if faults.dirty_cup is not None and world.light is not None:
+        world.light.leak[faults.dirty_cup] = DIRTY_CUP_MV
     parts = world.boot()
     wiring = Wiring.of(
         parts.pins,
@@ -229,7 +242,8 @@ def mock_doctor(
     person = SimPerson(world.physics, world.clock, parts.finger, lambda: seen(parts.lights), out)
     gauges: Gauges | None = None
     if backend == "tmag":
-        gauges = parts.sensors  # type: ignore[assignment]  # its fields: calibrate_tmag.py
+        # its fields (calibrate_tmag.py), its colours by light under them (calibrate_light.py)
+        gauges = parts.sensors  # type: ignore[assignment]
     elif world.physics.hall is not None:
         sensors = parts.sensors
         gauges = sensors if hasattr(sensors, "gauss") else SimGauges(world.physics)  # type: ignore[assignment]

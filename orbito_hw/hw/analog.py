@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from gpiozero import DigitalOutputDevice
 
@@ -76,7 +76,50 @@ class LinuxI2C:
             bus.close()
 
 
-def open_adc(front: FrontEnd, bus: Any) -> tuple[Any, Any]:
+class AdcWiring(Protocol):
+    """An ADS1115 as a config describes it: the hall sensors' (``FrontEnd``) or the
+    phototransistors' (``hw/light_front.LightConfig``)."""
+
+    @property
+    def address(self) -> int: ...
+    @property
+    def channel(self) -> int: ...
+    @property
+    def gain(self) -> str: ...
+    @property
+    def data_rate(self) -> int: ...
+    @property
+    def where(self) -> str: ...
+
+
+class MuxSelect:
+    """A CD74HC4067's select lines S0..S3 on the Pi's pins (gpiozero, on the gpio parts'
+    pin factory): ``select(n)`` hands input Cn to the common pin, writing only the lines
+    that change."""
+
+    def __init__(self, pins: tuple[int, ...], factory: Any = None) -> None:
+        self._lines: list[Any] = _open_all(
+            [
+                (pin, partial(DigitalOutputDevice, pin, initial_value=False, pin_factory=factory))
+                for pin in pins
+            ]
+        )
+        self._levels = [False] * MUX_LINES
+
+    def select(self, channel: int) -> None:
+        for line, device in enumerate(self._lines):
+            level = bool(channel >> line & 1)
+            if level != self._levels[line]:  # only the lines that change: a write each
+                device.value = level
+                self._levels[line] = level
+
+    def close(self) -> None:
+        for device in self._lines:
+            device.close()
+        self._lines = []
+
+
+def open_adc(front: AdcWiring, bus: Any) -> tuple[Any, Any]:
     """The ADS1115 on ``bus`` in single-shot mode, and the library's ``AnalogIn`` on
     ``front.channel``. AdcError naming the address and the bus when it does not answer."""
     from adafruit_ads1x15.ads1115 import ADS1115
@@ -101,7 +144,7 @@ def go_continuous(ads: Any) -> None:
 
 
 @contextmanager
-def _asking(front: FrontEnd, what: str) -> Iterator[None]:
+def _asking(front: AdcWiring, what: str) -> Iterator[None]:
     try:
         yield
     except ValueError as exc:  # adafruit_bus_device's probe: "No I2C device at address"
@@ -136,13 +179,7 @@ class AnalogSquares:
         self._closed = False
         self._stop = threading.Event()
         self._timer: TimerHandle | None = None
-        self._lines: list[Any] = _open_all(
-            [
-                (pin, partial(DigitalOutputDevice, pin, initial_value=False, pin_factory=factory))
-                for pin in front.select_pins
-            ]
-        )
-        self._levels = [False] * MUX_LINES
+        self._mux = MuxSelect(front.select_pins, factory)
         self._own_bus = bus is None
         try:
             if bus is None:
@@ -245,11 +282,7 @@ class AnalogSquares:
         return self.front.scan_s - (len(SQUARES) - 1) * self.front.settle_s
 
     def _select(self, channel: int) -> None:
-        for line, device in enumerate(self._lines):
-            level = bool(channel >> line & 1)
-            if level != self._levels[line]:  # only the lines that change: a write each
-                device.value = level
-                self._levels[line] = level
+        self._mux.select(channel)
 
     def _lose(self, why: str) -> None:
         self.lost = why
@@ -258,8 +291,7 @@ class AnalogSquares:
             self.clock.post(partial(self.on_lost, why))
 
     def _close_devices(self) -> None:
-        for device in self._lines:
-            device.close()
+        self._mux.close()
         if self._own_bus and getattr(self, "_bus", None) is not None:
             deinit = getattr(self._bus, "deinit", None)
             if deinit is not None:

@@ -105,6 +105,24 @@ class ColourSensors(SquareSensors, Protocol):
         ...
 
 
+@runtime_checkable
+class RereadsColours(Protocol):
+    """Colour sensors that read a colour only when asked (by light: ``hw/light.py``), never
+    while the board waits: after a ring move no square's presence need change while other
+    marbles came over the squares, so whoever trusts the squares again asks first."""
+
+    def reread(self) -> None:
+        """Read every held square's colour afresh; a colour that changed is told as a lift
+        then a put, as ``ColourSensors`` say."""
+        ...
+
+
+def reread_colours(sensors: object) -> None:
+    """The colours read afresh, where ``sensors`` read them only when asked."""
+    if isinstance(sensors, RereadsColours):
+        sensors.reread()
+
+
 def tells_colour(sensors: SquareSensors) -> bool:
     """Whether ``sensors`` tell black from white. A part whose colour is switched off
     (``sensors.colour = false``, a presence-only board) is built without ``colours()``."""
@@ -153,6 +171,7 @@ PART_WORDS: Final[dict[str, str]] = {
     "drive": "the ring drive",
     "sensors": "the square sensors",
     "button": "the button",
+    "colours": "the colour reading",
 }
 """The board's parts by the names the supervisor and the config use, as a person says them."""
 

@@ -33,6 +33,7 @@ from orbito_hw.hw.interfaces import (
     RingDrive,
     SquareListener,
     SquareSensors,
+    reread_colours,
 )
 
 P = TypeVar("P", SquareSensors, Button, RingDrive, Lights)
@@ -103,6 +104,10 @@ class StandInColourSensors(StandInSensors):
         colours: tuple[int, int] = getattr(real, "colours")()  # noqa: B009 - a ColourSensors
         return colours
 
+    def reread(self) -> None:
+        """The real sensors' colours read afresh, where they read them only when asked."""
+        reread_colours(self.real)
+
 
 class StandInButton(StandIn[Button]):
     """Never pressed until the button is there."""
@@ -139,12 +144,24 @@ class StandInLights(StandIn[Lights]):
         self.on_lost: Callable[[str], None] = lambda why: None
 
     def show(self, frame: Frame, status: RGB | None = None) -> None:
+        self._send(frame, status, None)
+
+    def show_full(self, frame: Frame, status: RGB | None, square: int) -> None:
+        """As ``show``, ``square``'s pixel past the brightness cap where the strip can (a
+        colour reading's flash, hw/light.py)."""
+        self._send(frame, status, square)
+
+    def _send(self, frame: Frame, status: RGB | None, full: int | None) -> None:
         self._frame, self._status = list(frame), status
         real = self.real
         if real is None:
             return
         try:
-            real.show(frame, status)
+            show_full = getattr(real, "show_full", None)
+            if full is not None and show_full is not None:
+                show_full(frame, status, full)
+            else:
+                real.show(frame, status)
         except OSError as exc:
             self.real = None
             with contextlib.suppress(Exception):

@@ -45,6 +45,7 @@ class StripLights:
         self.strip = strip
         self.pixel_of = list(pixel_of)
         self.status_pixel = status_pixel
+        self._cap: float | None = None  # the brightness cap, while a pixel is shown past it
 
     @classmethod
     def along(
@@ -55,10 +56,27 @@ class StripLights:
         return cls(strip, pixels_along(order, status_pixel), status_pixel)
 
     def show(self, frame: Frame, status: RGB | None = None) -> None:
+        if self._cap is not None:  # back under the cap after a flash
+            self.strip.brightness, self._cap = self._cap, None
         for square, pixel in enumerate(self.pixel_of):
             self.strip[pixel] = frame[square] or OFF
         if self.status_pixel is not None:
             self.strip[self.status_pixel] = status or OFF
+        self.strip.show()
+
+    def show_full(self, frame: Frame, status: RGB | None, square: int) -> None:
+        """``frame`` as ``show`` draws it, but ``square``'s pixel at its full value past the
+        brightness cap (a colour reading's flash, hw/light.py: the optical model counts the
+        LED's full red). The strip runs uncapped for this frame, every other pixel scaled by
+        the cap as the strip itself would (the same bytes on the wire); ``show`` puts the cap
+        back."""
+        cap = self._cap = self.strip.brightness if self._cap is None else self._cap
+        self.strip.brightness = 1.0
+        for sq, pixel in enumerate(self.pixel_of):
+            colour = frame[sq] or OFF
+            self.strip[pixel] = colour if sq == square else _capped(colour, cap)
+        if self.status_pixel is not None:
+            self.strip[self.status_pixel] = _capped(status or OFF, cap)
         self.strip.show()
 
     def shown(self) -> tuple[list[RGB | None], RGB | None]:
@@ -79,6 +97,12 @@ class StripLights:
         deinit = getattr(self.strip, "deinit", None)
         if deinit is not None:
             deinit()
+
+
+def _capped(colour: RGB, cap: float) -> RGB:
+    """A colour as a strip capped at ``cap`` sends it (adafruit_pixelbuf: int(value x cap))."""
+    r, g, b = colour
+    return (int(r * cap), int(g * cap), int(b * cap))
 
 
 def open_neopixel(pin: int, count: int, brightness: float, pixel_order: str) -> Any:

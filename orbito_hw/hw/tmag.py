@@ -32,7 +32,7 @@ import struct
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from orbito_hw.errors import HardwareError
 from orbito_hw.hw import tmag_chip as chip
@@ -43,10 +43,11 @@ from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES
 
 log = logging.getLogger(__name__)
 
-WAKE_MARGIN_G = 6.3
+WAKE_MARGIN_G: Final = chip.figures().threshold_g / math.sqrt(3)
 """How far over its empty field an axis must rise to wake the controller: the model's
-threshold spread over three axes (about 11 G / sqrt 3, rounded down); a marble's field, at
-least 33.8 G, passes it on one axis at least while the empty field stays under 4 G an axis."""
+threshold (``hw/tmag_chip.figures``, its one source) spread over three axes, 6.43 G for
+11.14 G; a marble's field, at least 33.8 G, passes it on one axis at least while the empty
+field stays under 4 G an axis."""
 
 
 RECOVER_S = 30.0

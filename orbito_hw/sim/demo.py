@@ -218,6 +218,7 @@ def run_demo(
     on_boot: Callable[[Referee], None] | None = None,
     fast: bool = False,
     sleep: Callable[[float], None] = time.sleep,
+    room: str = "dark",
 ) -> int:
     """A game against the board (black, at ``DEMO_LEVEL``) by default; with ``settings``, the
     board plays ``settings.opponent`` if any, else two opponents play each other. The
@@ -275,7 +276,8 @@ def run_demo(
             )
             say(_("result: {who}").format(who=who), draw_board(run, colour))
 
-    run = MockRun(state_dir, settings, parts=backend, on_event=on_event, seed=seed, on_boot=on_boot)
+    run = MockRun(state_dir, settings, parts=backend, on_event=on_event, seed=seed, on_boot=on_boot,
+                  room=room)  # fmt: skip
     board = settings.opponent
     if board is not None:
         names[board.colour] = _("the board")

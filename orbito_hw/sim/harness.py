@@ -62,6 +62,7 @@ class MockRun:
         on_boot: Callable[[Referee], None] | None = None,
         colour: bool = True,
         keep_events: bool = True,
+        room: str = "dark",
     ) -> None:
         self._tmp = tempfile.TemporaryDirectory(prefix="orbito-hw-") if state_dir is None else None
         self.state_dir = Path(self._tmp.name if self._tmp else str(state_dir))
@@ -71,7 +72,9 @@ class MockRun:
         self.seed = seed  # of the board's choices, when it plays (the opponent directive)
         # An opponent directive waiting for the next reset: (the player or None,) or ().
         self._next_opponent: tuple[BoardPlayer | None, ...] = ()
-        self.world = SimWorld(parts, colour=colour)  # colour: hall sensors tell black from white
+        self.world = SimWorld(
+            parts, colour=colour, room=room
+        )  # colour: hall sensors tell black from white
         self.clock, self.physics = self.world.clock, self.world.physics
         # Every event kept, for the scripts and tests that read them (``events``); not in a
         # world that runs for days (the page's, the broker's): they hear each as it comes.

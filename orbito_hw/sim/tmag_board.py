@@ -19,12 +19,17 @@ from typing import Any
 from gpiozero.pins.mock import MockFactory
 
 from orbito_hw.hw.clock import ScopedClock
+from orbito_hw.hw.interfaces import Lights
+from orbito_hw.hw.light import LightColours, LightReader
+from orbito_hw.hw.light_front import LightCalibration, LightConfig
 from orbito_hw.hw.tmag import TmagSquares
 from orbito_hw.hw.tmag_calibration import SquareCalibration, TmagCalibration, model_calibration
 from orbito_hw.hw.tmag_chip import TmagConfig, figures, square_channel
 from orbito_hw.rules.game import Colour
 from orbito_hw.rules.squares import SQUARES
 from orbito_hw.sim.board import SimBoard
+from orbito_hw.sim.fake_i2c import FakeAds1115
+from orbito_hw.sim.light_board import SimLight
 from orbito_hw.sim.tmag_bus import EmulatedI2C, FakeTmag5273, Vector
 
 SIM_CONFIG = TmagConfig()
@@ -80,13 +85,20 @@ def _at_once(seconds: float) -> None:
     """The emulated sensors' conversions are done when asked: no wait."""
 
 
+SIM_LIGHT = LightConfig()
+"""The phototransistors' wiring, as the example config has it."""
+
+
 class TmagSimWiring:
     """One controller's worth of the reference board's sensors on the simulated board: the
     emulated bus with its chips (fresh each boot: they lose their power with the Pi), the
-    INT line on a mock pin, and the backend reading them."""
+    INT line on a mock pin, and the backend reading them; with ``light``, the
+    phototransistors' ADS1115 on the same bus and its multiplexer's select lines."""
 
     def __init__(self, board: SimBoard, fields: TmagField, clock: ScopedClock,
-                 config: TmagConfig = SIM_CONFIG, factory: Any = None) -> None:  # fmt: skip
+                 config: TmagConfig = SIM_CONFIG, factory: Any = None,
+                 light: SimLight | None = None,
+                 light_config: LightConfig = SIM_LIGHT) -> None:  # fmt: skip
         self.board = board
         self.fields = fields
         self.config = config
@@ -109,6 +121,15 @@ class TmagSimWiring:
             self.chips.append(sensor)
         board.subscribe(self._square_changed)
         self.clock = clock
+        self.light = light
+        self.light_config = light_config
+        self.adc: FakeAds1115 | None = None
+        if light is not None:
+            adc = self.adc = FakeAds1115(clock, light.volts)
+            self.bus.devices[light_config.address] = adc
+            lines = [self.factory.pin(p) for p in light_config.select_pins]
+            light.select = lambda: sum(bool(line.state) << n for n, line in enumerate(lines))
+            light.full_scale = lambda: adc.full_scale_v
 
     def _pulse(self) -> None:
         """A sensor's 10 us pulse on the open-drain line the Pi's pull-up holds high."""
@@ -124,6 +145,19 @@ class TmagSimWiring:
         return TmagSquares(
             self.config, self.clock, cal, self.factory, self.bus, on_fault, settle=_at_once
         )
+
+    def colours(self, sensors: TmagSquares, lights: Lights,
+                calibration: LightCalibration | None = None,
+                on_fault: Any = None) -> LightColours:  # fmt: skip
+        """The squares' colours by light, on ``sensors``' presence and bus, flashing
+        ``lights``."""
+        assert self.light is not None
+        light = self.light
+        light.lights = lights
+        reader = LightReader(self.light_config, lights, sensors.bus, self.factory,
+                             sleep=light.sleep, now=light.now)  # fmt: skip
+        cal = calibration or light.calibration()
+        return LightColours(sensors, reader, cal, self.clock, on_fault)
 
     def close(self) -> None:
         self.factory.close()

@@ -210,6 +210,7 @@ class EmulatedI2C(LockedBus):
         super().__init__()
         self.muxes: dict[int, FakeTca9548a] = {}
         self.behind: dict[tuple[int, int], FakeTmag5273] = {}
+        self.devices: dict[int, Any] = {}  # chips on the bus itself (the light's ADS1115)
         self.collisions = 0
         self.held = False  # SDA held low by a device stuck in a read
         self.held_for_good = False  # ...and nine clocks do not free it
@@ -233,6 +234,9 @@ class EmulatedI2C(LockedBus):
         self.transfer()
         if self.held:
             raise OSError(errno.EIO, "Input/output error")
+        device = self.devices.get(address)
+        if device is not None:
+            return [device]
         mux = self.muxes.get(address)
         if mux is not None:
             if not mux.answering:

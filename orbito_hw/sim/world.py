@@ -26,6 +26,7 @@ from orbito_hw.hw.interfaces import (
     SimulatedDrive,
     SquareListener,
     SquareSensors,
+    reread_colours,
 )
 from orbito_hw.rules.squares import Mask, Square
 from orbito_hw.sim.board import (
@@ -40,6 +41,7 @@ from orbito_hw.sim.hall_sensors import SimHall
 
 if TYPE_CHECKING:
     from orbito_hw.hw.gpio import GpioPins
+    from orbito_hw.sim.light_board import SimLight
     from orbito_hw.sim.tmag_board import TmagField, TmagSimWiring
 
 Finger = Callable[[bool], None]
@@ -71,6 +73,9 @@ class SimParts:
     """The least time the referee must wait after the rings stop before it trusts the
     squares: a colour board's whole scan on the gpio backend, nothing where the squares are
     reported as they change."""
+    presence: SquareSensors | None = None
+    """The tmag backend's presence sensors (``hw/tmag.TmagSquares``), under ``sensors`` when
+    these tell colour by light."""
     health: BoardHealth | None = None
     """The board's health where its parts report their own faults (the tmag sensors: a
     square whose sensor does not answer); None: the drive's words are its health."""
@@ -86,7 +91,9 @@ class SimWorld:
     from. ``pins`` wire the gpio backend (a plausible default wiring otherwise);
     ``crossed`` is a wiring fault: two squares' sensor wires swapped. ``colour``: the squares
     have linear hall sensors that tell black from white (sim/hall_sensors.py, seeded by
-    ``seed``; ``calibrated`` False: the design's default levels); without, presence only."""
+    ``seed``; ``calibrated`` False: the design's default levels); without, presence only.
+    On the reference board (``tmag``) colour is told by light (sim/light_board.py), the
+    board in ``room``'s light (dark, lamps, bright, window, sun)."""
 
     def __init__(
         self,
@@ -96,6 +103,7 @@ class SimWorld:
         colour: bool = True,
         seed: int = 0,
         calibrated: bool = True,
+        room: str = "dark",
     ) -> None:
         self.backend = backend
         self.pins = pins
@@ -110,6 +118,11 @@ class SimWorld:
             from orbito_hw.sim.tmag_board import TmagField
 
             self.fields = TmagField(self.physics, seed)
+        self.light: SimLight | None = None
+        if backend == "tmag" and colour:
+            from orbito_hw.sim.light_board import SimLight
+
+            self.light = SimLight(self.physics, SimLights(), room, seed)
         self.tmag: TmagSimWiring | None = None  # the last boot's bus and chips (tests)
 
     def boot(self) -> SimParts:
@@ -190,13 +203,19 @@ class SimWorld:
         assert self.fields is not None
         self.physics.clock = scope.base
         health = BoardHealth(scope)
-        wiring = self.tmag = TmagSimWiring(self.physics, self.fields, scope)
-        sensors = wiring.sensors(on_fault=lambda fault: health.failing("sensors", fault))
+        wiring = self.tmag = TmagSimWiring(self.physics, self.fields, scope, light=self.light)
+        presence = wiring.sensors(on_fault=lambda fault: health.failing("sensors", fault))
+        lights = SimLights()
+        sensors: SquareSensors = presence
+        if self.light is not None:
+            sensors = wiring.colours(
+                presence, lights, on_fault=lambda fault: health.failing("colours", fault)
+            )
         button, drive = SimButton(scope), SimDrive(self.physics, scope)
         drive.watch(lambda fault: health.failing("drive", fault))
         return SimParts(
-            scope, sensors, button, drive, SimLights(), button.set, drive.max_speed,
-            powered_by_pi=(sensors.close, wiring.close), health=health,
+            scope, sensors, button, drive, lights, button.set, drive.max_speed,
+            powered_by_pi=(sensors.close, wiring.close), health=health, presence=presence,
         )  # fmt: skip
 
     def _sensors(self) -> SquareSensors:
@@ -259,3 +278,6 @@ class CrossedColourSensors(CrossedSensors):
     def colours(self) -> tuple[Mask, Mask]:
         black, white = self.colour_inner.colours()
         return self._swapped(black), self._swapped(white)
+
+    def reread(self) -> None:
+        reread_colours(self.colour_inner)

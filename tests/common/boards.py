@@ -57,7 +57,8 @@ class FakeLgpioError(Exception):
 
 
 def gpio_config(state: Path) -> Config:
-    """The example's wiring, every part on the Pi's pins, no LEDs; the state in ``state``."""
+    """The example's wiring, every part on the Pi's pins (a hall switch a square: presence
+    only), no LEDs; the state in ``state``."""
     from dataclasses import replace
 
     from orbito_hw.app.config import BackendsConfig, load_config
@@ -67,6 +68,7 @@ def gpio_config(state: Path) -> Config:
         base,
         board=replace(base.board, state_dir=state),
         backends=BackendsConfig(sensors="gpio", button="gpio", drive="gpio", lights="none"),
+        sensors=replace(base.sensors, colour=False),
     )
 
 

@@ -18,6 +18,7 @@ from orbito_cad.board.marble import DISC_AXES
 from orbito_cad.board.params import PARAMS, Params
 from orbito_cad.make import printing, slicer
 from orbito_hw.hw.facts import BoardFacts
+from orbito_hw.hw.light_front import LightConfig
 from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, SQUARES
 
 # name: (quantity per board, material and colour, what to know); a part of parts.PRINTED
@@ -63,6 +64,7 @@ def bought(config: BoardFacts, p: Params = PARAMS) -> list[tuple[int, str, str, 
     """(quantity, part, size, example part number, price each in EUR) of every bought part."""
     squares, sides = len(SQUARES), len(layout.sides())
     pixels = config.lights.pixels
+    light = LightConfig()  # the phototransistors' multiplexer and ADC (hw/light_front.py)
     return [
         (1, "Raspberry Pi", "", "Raspberry Pi 4 B (2 GB); a 3 B+ or 5 does too", 45.0),
         (1, "microSD card", "16 GB, A1", "SanDisk Ultra 16 GB", 6.0),
@@ -75,13 +77,28 @@ def bought(config: BoardFacts, p: Params = PARAMS) -> list[tuple[int, str, str, 
          "Adafruit 6489; one under each square, its INT wired (mechanics.md)", 6.0),
         (2, "I2C multiplexer, 8 channels", "TCA9548A / PCA9548A, STEMMA QT sockets",
          "Adafruit 5626: one at 0x70, one at 0x71 (its A0 jumper bridged)", 7.0),
-        (squares + 1, "STEMMA QT / Qwiic cable", "JST SH 4-pin, 100 to 200 mm",
+        (squares + 2, "STEMMA QT / Qwiic cable", "JST SH 4-pin, 100 to 200 mm",
          "Adafruit 4210 / 4401: a sensor to its channel each, the first multiplexer to the "
-         "second", 1.0),
+         "second, the second to the ADS1115", 1.0),
         (1, "STEMMA QT cable to female sockets", "JST SH 4-pin to 0.1-inch sockets",
          "Adafruit 4397: the Pi's 3.3 V, GND, GPIO2, GPIO3 to the first multiplexer", 1.0),
         (1, "resistor 4.7 kohm", "", "pull-up from the sensors' joined INT wires to 3.3 V",
          0.05),
+        (squares, "light sensor breakout, phototransistor, analog out",
+         "Everlight ALS-PT19 (the eye's response), 10 kohm load on the board",
+         "Adafruit 2748: one beside each square's LED, under its detector window (optics.md)",
+         2.5),
+        (squares, "resistor 8.2 kohm", "",
+         "from each phototransistor's OUT to GND at the multiplexer: with the breakout's "
+         "10 kohm, the model's 4.7 kohm load (4.5 kohm)", 0.05),
+        (1, "analog multiplexer breakout, 16 channels", "CD74HC4067, 0.1-inch pins",
+         "SparkFun BOB-09056: the phototransistors on C0..C15, S0..S3 to the Pi (pinmap.md)",
+         4.0),
+        (1, "ADC breakout, 16 bits, I2C",
+         f"ADS1115 (I2C 0x{light.address:02x}), STEMMA QT sockets",
+         f"Adafruit 1085: the multiplexer's SIG on A{light.channel}, on the sensors' bus", 15.0),
+        (1, "ribbon cable, 3 conductors", "28 AWG, about 4 m",
+         "3.3 V, GND and OUT from each phototransistor to the multiplexer's perfboard", 3.0),
         (squares * len(DISC_AXES) + 2, "marble magnet, N42 disc, axially magnetised",
          f"{p.marble_magnet_d:g} x {p.marble_magnet_h:g} mm",
          f"{len(DISC_AXES)} in each printed marble, 1 in each of the 2 polarity jigs (marbles.md)",
@@ -286,6 +303,8 @@ def _budgets(config: BoardFacts, p: Params = PARAMS) -> list[str]:
         "| 5 V | the index hall switch, about 10 mA | 0.01 A |",
         f"| 3.3 V | {len(SQUARES)} TMAG5273 breakouts and 2 multiplexers, from the Pi's 3.3 V | "
         "0.04 A |",
+        f"| 3.3 V | {len(SQUARES)} phototransistors (0.6 mA each in direct sun), the "
+        "CD74HC4067 and the ADS1115 | 0.01 A |",
         "| 5 V | 74AHCT125, Pico | 0.03 A |",
         "| 5 V | total | 2.7 A (4.2 A with the Pi at 3 A): the 5 A buck has room |",
         # params.driver_current: the VREF assembly.md sets, the torque mechanics.md counts
