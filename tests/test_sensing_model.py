@@ -13,14 +13,14 @@ import pytest
 
 from orbito_hw.app.config import load_config
 from orbito_hw.control.settings import Settings
-from orbito_hw.rules.squares import OUTER_RING
+from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES
 
 from .common import needs
 
 pytestmark = pytest.mark.cad
 needs.modules("magpylib")  # the cad extra: fails under CI=true, skips elsewhere
 
-from orbito_cad.board.params import PARAMS
+from orbito_cad.board.params import PARAMS, SPARKFUN_23881
 from orbito_cad.models import magnetics as mag
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -150,3 +150,70 @@ def test_the_printed_half_holds_its_discs_under_a_wall() -> None:
         assert not half.is_inside(Vector(x, y, 0.3)), axis
     jig = polarity_jig()
     assert jig.is_valid and len(jig.solids()) == 1
+
+
+# --- one geometry: the sensor where the board puts it (board/face.py, board/breakout.py) ------
+def test_the_models_sensor_depth_is_the_boards_pocket() -> None:
+    """The model's sensing point is the chip's in the face's pocket: the floor over the
+    pocket and the element's depth in the package, both read from the board, and it moves
+    when the board does."""
+    from dataclasses import replace
+
+    from orbito_cad.board import face
+
+    floor = PARAMS.face_t - PARAMS.face_pocket
+    want = -(floor - face.sensor_pocket_depth() + PARAMS.vector_element_depth)
+    assert mag.element_z("vector") == pytest.approx(want)
+    thicker = replace(PARAMS, min_wall=PARAMS.min_wall + 0.4)
+    assert mag.element_z("vector", thicker) == pytest.approx(want - 0.4)
+    z = PARAMS.z_floor_top + want
+    for s, point in zip(mag.SQUARES, mag.sensor_points("vector"), strict=True):
+        assert tuple(point) == pytest.approx((*mag.geo.square_centre(s), z))
+
+
+def test_the_reference_breakout_fits_the_inner_squares_only() -> None:
+    """Adafruit 6489 (17.78 mm across, its chip at its centre) under every square with its
+    chip within 3 mm (the 2x margin's reach: the next test): the bars' rails leave 13.2 mm
+    under each outer square, so it fits under the four inner squares only (mechanics.md)."""
+    from orbito_cad.board import breakout
+
+    got = breakout.verdicts(reach=3.0)
+    inner = {SQUARE_NAMES[s] for s in INNER_RING}
+    assert {name for name, at in got.items() if at is not None} == inner
+    assert all(at is not None and at.offset == 0 for name, at in got.items() if name in inner)
+    for s in OUTER_RING:
+        assert breakout.room_across(s) == pytest.approx(
+            2 * (PARAMS.finger_offset - PARAMS.bar_w / 2 - PARAMS.running_gap)
+        )
+        assert breakout.room_across(s) < PARAMS.breakout.width
+    # the narrower SparkFun Mini fits the edges, its chip 1.5 mm off, never the corners
+    mini = breakout.verdicts(SPARKFUN_23881, 3.0)
+    corners = {"a1", "d1", "a4", "d4"}
+    assert {name for name, at in mini.items() if at is None} == corners
+    assert max(at.offset for at in mini.values() if at is not None) <= 1.5
+
+
+def test_the_placement_check_sees_a_board_on_a_rail() -> None:
+    from dataclasses import replace
+
+    from orbito_cad.board import breakout
+
+    s = OUTER_RING[1]
+    narrow = replace(SPARKFUN_23881, width=PARAMS.finger_offset * 2 + 1)  # over both rails
+    assert breakout.placement(s, narrow, 0.5) is None
+    at = breakout.placement(s, SPARKFUN_23881, 3.0)
+    assert at is not None
+    (a, b), k = breakout.slots()[0], breakout.keepouts(s)[0]
+    assert k.a == a and k.b == b and k.r == PARAMS.bar_w / 2 + PARAMS.running_gap
+
+
+def test_a_chip_off_its_squares_centre_keeps_the_margins_within_reach() -> None:
+    """The chip may sit up to 3 mm off its square's centre (a breakout that cannot centre
+    it) and every marble is still seen, every empty square unseen, with 2x; 1 mm deeper in
+    the floor it would not be (why the chip must touch its pocket's ceiling)."""
+    from dataclasses import replace
+
+    off = mag.margins(mag.printed(), "vector", AXES, TURNS, chip_off=3.0)
+    assert off.sees(), off
+    deeper = replace(PARAMS, vector_element_depth=PARAMS.vector_element_depth + 1.0)
+    assert not mag.margins(mag.printed(deeper), "vector", AXES, TURNS, deeper).sees()
