@@ -96,6 +96,15 @@ def test_the_windows_are_the_boards_and_the_model_keeps_no_copy() -> None:
     assert math.hypot(det_moved.top[0], det_moved.top[1]) == pytest.approx(moved.window_r)
     assert scene.led_disc_r(moved) == pytest.approx(scene.led_disc_r() - 0.1)
     assert not {"window_r", "window_angle", "window_d"} & set(OPTICS.__dataclass_fields__)
+    from orbito_cad.board import breakout
+
+    s = SQUARES[5]
+    sx, sy = layout.square_centre(s)
+    n = math.hypot(sx, sy)
+    for w, (x, y) in zip(scene.windows(), breakout.window_bottoms(s), strict=True):
+        # the scene's bottoms, in the square's frame, turned to the board's
+        bx, by = w.bottom[0], w.bottom[1]
+        assert (x, y) == pytest.approx((sx + (bx * sx - by * sy) / n, sy + (bx * sy + by * sx) / n))
     for s in SQUARES:
         sx, sy = layout.square_centre(s)
         for (x, y), local in zip(face.windows(s), face.window_tops(), strict=True):

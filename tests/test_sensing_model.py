@@ -6,6 +6,7 @@ average over its rotations), and holds the three-axis readout to the issue's mar
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -157,8 +158,6 @@ def test_the_models_sensor_depth_is_the_boards_pocket() -> None:
     """The model's sensing point is the chip's in the face's pocket: the floor over the
     pocket and the element's depth in the package, both read from the board, and it moves
     when the board does."""
-    from dataclasses import replace
-
     from orbito_cad.board import face
 
     floor = PARAMS.face_t - PARAMS.face_pocket
@@ -194,8 +193,6 @@ def test_the_reference_breakout_fits_the_inner_squares_only() -> None:
 
 
 def test_the_placement_check_sees_a_board_on_a_rail() -> None:
-    from dataclasses import replace
-
     from orbito_cad.board import breakout
 
     s = OUTER_RING[1]
@@ -211,9 +208,27 @@ def test_a_chip_off_its_squares_centre_keeps_the_margins_within_reach() -> None:
     """The chip may sit up to 3 mm off its square's centre (a breakout that cannot centre
     it) and every marble is still seen, every empty square unseen, with 2x; 1 mm deeper in
     the floor it would not be (why the chip must touch its pocket's ceiling)."""
-    from dataclasses import replace
-
     off = mag.margins(mag.printed(), "vector", AXES, TURNS, chip_off=3.0)
     assert off.sees(), off
     deeper = replace(PARAMS, vector_element_depth=PARAMS.vector_element_depth + 1.0)
     assert not mag.margins(mag.printed(deeper), "vector", AXES, TURNS, deeper).sees()
+
+
+def test_a_breakout_under_the_seat_covers_the_optics_windows() -> None:
+    """Issue 44's LED and detector sit under the floor at the bottoms of their windows, 4 and
+    6 mm from the square's centre; a breakout whose chip is under the seat covers them with
+    its board wherever it fits (the Adafruit under the inner squares, the Mini under the
+    edges): the sensing and the colour reading need one small board (mechanics.md)."""
+    from orbito_cad.board import breakout
+
+    for board in (PARAMS.breakout, SPARKFUN_23881):
+        for s in (*INNER_RING, *OUTER_RING):
+            at = breakout.placement(s, board, 3.0)
+            if at is not None:
+                assert breakout.covered_windows(at, board), (board.name, SQUARE_NAMES[s])
+    # a board 12 mm square, its chip at its centre, clears the rails under every square with
+    # its chip centred (the LED and the detector would then ride on it)
+    small = replace(SPARKFUN_23881, length=12.0, width=12.0, chip=(0.0, 0.0))
+    for s in (*INNER_RING, *OUTER_RING):
+        at = breakout.placement(s, small, 0.0)
+        assert at is not None and at.offset == 0, SQUARE_NAMES[s]

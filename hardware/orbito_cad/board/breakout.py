@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 
 from orbito_cad.board import layout as geo
-from orbito_cad.board.face import slots
+from orbito_cad.board.face import slots, window_tops
 from orbito_cad.board.frame import centre_posts
 from orbito_cad.board.params import PARAMS, Breakout, Params
 from orbito_hw.rules.squares import INNER_RING, SQUARE_NAMES, Square
@@ -154,6 +154,39 @@ def _clips(a: Point, b: Point, hx: float, hy: float) -> bool:
         if t0 > t1:
             return False
     return True
+
+
+def window_bottoms(square: Square, p: Params = PARAMS) -> tuple[Point, Point]:
+    """Where the optics' windows (the detector's, the LED's) leave the floor's underside
+    under ``square``: the detector's straight under its top, the LED's along its slant
+    towards the spot of the marble the detector sees (``models/optics_scene.windows``,
+    redone here in plain numbers: the floor's thickness times the slant)."""
+    (dx, dy), (lx, ly) = window_tops(p)
+    r = p.marble_d / 2
+    h = p.cup_h + math.sqrt(r * r - ((p.seat_d + p.seat_tolerance) / 2) ** 2)  # lowest seat
+    spot = (dx, dy, h - math.sqrt(max(r * r - dx * dx - dy * dy, 0.0)))
+    run = (spot[0] - lx, spot[1] - ly)
+    t = (p.face_t - p.face_pocket) / spot[2]  # the floor's thickness along the slant, per z
+    local = ((dx, dy), (lx - run[0] * t, ly - run[1] * t))
+    sx, sy = geo.square_centre(square, p)
+    n = math.hypot(sx, sy)
+    ox, oy = sx / n, sy / n
+    out = [(sx + x * ox - y * oy, sy + x * oy + y * ox) for x, y in local]
+    return (out[0], out[1])
+
+
+def covered_windows(at: Placement, board: Breakout | None = None,
+                    p: Params = PARAMS) -> list[str]:  # fmt: skip
+    """The optics' windows whose opening under the floor the breakout's board covers (the
+    detector and the LED must sit there, under the floor: a board between them and the
+    window blinds the square's colour reading)."""
+    b = board if board is not None else p.breakout
+    c, s = math.cos(math.radians(at.turn)), math.sin(math.radians(at.turn))
+    half = (b.length / 2 + p.fit, b.width / 2 + p.fit)
+    r = p.window_d / 2
+    names = ("detector", "LED")
+    return [name for name, q in zip(names, window_bottoms(at.square, p), strict=True)
+            if _box_segment(at.centre, c, s, half, q, q) < r]  # fmt: skip
 
 
 def verdicts(board: Breakout | None = None, reach: float = 4.0,
