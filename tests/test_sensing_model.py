@@ -232,3 +232,23 @@ def test_a_breakout_under_the_seat_covers_the_optics_windows() -> None:
     for s in (*INNER_RING, *OUTER_RING):
         at = breakout.placement(s, small, 0.0)
         assert at is not None and at.offset == 0, SQUARE_NAMES[s]
+
+
+def test_a_cable_leaves_an_outer_squares_channel_by_a_3_mm_corridor() -> None:
+    """The rails close each side's channel along its length; at a corner a strip of
+    ``exit_corridor`` is clear between the side's outer rail and the crossing side's inner
+    rail's end (0.1 mm narrower on each side it is clear, 0.1 mm wider it is struck)."""
+    from orbito_cad.board import breakout, layout
+
+    width = breakout.exit_corridor()
+    assert width == pytest.approx(3.4)
+    corner = next(s for s in OUTER_RING if SQUARE_NAMES[s] == "a1")  # its channel along x
+    cx, cy = layout.square_centre(corner)
+    keep = PARAMS.bar_w / 2 + PARAMS.running_gap
+    outer_edge = cy - (PARAMS.finger_offset - keep)  # the outer rail's keep-out, inside edge
+    for grow, clear in ((-0.1, True), (0.1, False)):
+        w = width + grow
+        # a strip 20 mm long crossing under the crossing side's inner rail, along x
+        centre = (cx + PARAMS.finger_offset, outer_edge + w / 2 + (0.05 if clear else 0.0))
+        hit = breakout.clearance(corner, centre, 0.0, (10.0, w / 2))
+        assert (hit >= 0) == clear, (grow, hit)

@@ -101,6 +101,14 @@ def placement(square: Square, board: Breakout | None = None, reach: float = 4.0,
     return None
 
 
+def clearance(square: Square, centre: Point, turn: float, half: tuple[float, float],
+              p: Params = PARAMS) -> float:  # fmt: skip
+    """The least room (mm) a box under ``square`` leaves to its keep-outs: its centre, its
+    turn (degrees) and its half sides; negative where it is struck."""
+    c, s = math.cos(math.radians(turn)), math.sin(math.radians(turn))
+    return min(_box_segment(centre, c, s, half, k.a, k.b) - k.r for k in keepouts(square, p))
+
+
 def _ring(n: int) -> list[tuple[int, int]]:
     """The grid points at Chebyshev distance ``n``, nearest the centre first."""
     if n == 0:
@@ -154,6 +162,15 @@ def _clips(a: Point, b: Point, hx: float, hy: float) -> bool:
         if t0 > t1:
             return False
     return True
+
+
+def exit_corridor(p: Params = PARAMS) -> float:
+    """How wide a strip a cable from under an outer square has to leave its side's channel
+    (between the two rails) towards the face's edge: the rails close the channel on both of
+    its long sides, so a cable leaves at a corner, past the end of the crossing side's inner
+    rail and inside the side's own outer rail (mm; the rails' keep-outs of ``keepouts``)."""
+    keep = p.bar_w / 2 + p.running_gap
+    return p.finger_offset - keep - keep
 
 
 def window_bottoms(square: Square, p: Params = PARAMS) -> tuple[Point, Point]:
