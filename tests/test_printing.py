@@ -347,6 +347,40 @@ def test_every_cable_runs_clear_of_the_posts_inside_the_case() -> None:
                 assert gap >= bundle, (name, (px, py), round(gap, 2))
 
 
+def test_the_sensors_small_boards_have_their_room_on_the_floor() -> None:
+    """The two I2C multiplexers, the CD74HC4067 and the ADS1115 each keep a millimetre from
+    the walls, the posts, the Pi, the Pico, the perfboard and one another, stand on two
+    standoffs inside their outline, and stay under the button's body and the gears."""
+    p = PARAMS
+    from orbito_cad.board import layout as geo
+
+    def box(c: tuple[float, float], size: tuple[float, float]) -> tuple[float, ...]:
+        return (c[0] - size[0] / 2, c[1] - size[1] / 2, c[0] + size[0] / 2, c[1] + size[1] / 2)
+
+    others = [
+        box(bay.pi_xy(p), (p.pi_w, p.pi_d)),
+        box(bay.pico_xy(p), (p.pico_l, p.pico_w)),
+        box(bay.board_xy(p), (p.board_w, p.board_d)),
+    ]
+    posts = [(x, y, r) for x, y, r in frame.centre_posts(p)]
+    posts += [(*s.crank_axis(p), p.post_d / 2) for s in geo.sides()]
+    boards = bay.small_boards(p)
+    mine = [box(b.centre, b.size) for b in boards]
+    for n, (x0, y0, x1, y1) in enumerate(mine):
+        assert max(abs(x0), abs(y0), abs(x1), abs(y1)) <= bay.inner(p) - 1, boards[n].name
+        for ox0, oy0, ox1, oy1 in others + mine[:n]:
+            assert x1 + 1 <= ox0 or ox1 + 1 <= x0 or y1 + 1 <= oy0 or oy1 + 1 <= y0
+        for px, py, r in posts:
+            dx, dy = max(x0 - px, 0, px - x1), max(y0 - py, 0, py - y1)
+            assert math.hypot(dx, dy) >= r + 1, (boards[n].name, (px, py))
+        holes = bay.small_holes(p)[2 * n : 2 * n + 2]
+        for hx, hy in holes:
+            assert x0 < hx < x1 and y0 < hy < y1
+    top = p.case_floor + p.standoff_h + p.small_board_h
+    button_bottom = p.case_floor + (p.z_face - p.case_floor) / 2 - p.button_nut_d / 2
+    assert top < button_bottom and top < p.z_gear
+
+
 def _circles(part: build123d.Part, z: float) -> list[float]:
     """The diameters of the part's circular edges at height ``z``, rounded to a micron."""
     return sorted(

@@ -203,6 +203,18 @@ class Params:
     board_d: float = 50.0
     board_h: float = 15.0
     standoff_h: float = 4.0
+    # The sensors' small boards in the bay (issues 43, 44), each on two standoffs at a
+    # diagonal's holes, ``small_hole_in`` from its edges (Adafruit's 0.1 inch): two I2C
+    # multiplexers, Adafruit 5626 (PCA9548, eight STEMMA QT ports in two rows of four and
+    # one upstream at an end), the CD74HC4067 16:1 analog multiplexer on its breakout (the
+    # common 40 x 18 mm module or SparkFun BOB-09056) and the ADS1115 (Adafruit 1085). Their
+    # outlines (length, width) are the sellers' quoted sizes, not read from a drawing here:
+    # measure yours before printing the case (bay.small_boards places them).
+    mux_size: tuple[float, float] = (53.3, 25.4)
+    amux_size: tuple[float, float] = (40.6, 17.8)
+    adc_size: tuple[float, float] = (28.0, 17.5)
+    small_board_h: float = 12.0  # over its standoffs: the board, a STEMMA QT plug and its bend
+    small_hole_in: float = 2.54
     button_d: float = 16.0
     button_depth: float = 30.0  # behind the panel, nut and contacts
     button_nut_d: float = 20.0  # its panel nut, across the corners, and thick

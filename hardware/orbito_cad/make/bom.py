@@ -46,6 +46,7 @@ FASTENERS: tuple[tuple[int, str, str, str], ...] = (
     (4, "screw, button head", "M3 x 16", "ISO 7380: the face onto the case's corner bosses"),
     (4, "screw, button head", "M2.5 x 10", "ISO 7380: the centre plate onto its posts"),
     (8, "screw, pan head", "M2.5 x 6", "the Pi and the perfboard onto their standoffs"),
+    (8, "screw, pan head", "M2.5 x 6", "the sensors' four small boards onto their standoffs"),
     (4, "screw, pan head", "M2 x 5", "the Pico onto its standoffs"),
     (2, "grub screw and nut", "M3 x 5, M3 nut", "the central gear's and the disc's clamps"),
 )
