@@ -234,7 +234,7 @@ def test_a_breakout_under_the_seat_covers_the_optics_windows() -> None:
         assert at is not None and at.offset == 0, SQUARE_NAMES[s]
 
 
-def test_a_cable_leaves_an_outer_squares_channel_by_a_3_mm_corridor() -> None:
+def test_a_cable_leaves_an_outer_squares_channel_sideways_by_a_3_mm_strip() -> None:
     """The rails close each side's channel along its length; at a corner a strip of
     ``exit_corridor`` is clear between the side's outer rail and the crossing side's inner
     rail's end (0.1 mm narrower on each side it is clear, 0.1 mm wider it is struck)."""

@@ -166,9 +166,10 @@ def _clips(a: Point, b: Point, hx: float, hy: float) -> bool:
 
 def exit_corridor(p: Params = PARAMS) -> float:
     """How wide a strip a cable from under an outer square has to leave its side's channel
-    (between the two rails) towards the face's edge: the rails close the channel on both of
-    its long sides, so a cable leaves at a corner, past the end of the crossing side's inner
-    rail and inside the side's own outer rail (mm; the rails' keep-outs of ``keepouts``)."""
+    (between the two rails) sideways, under the face, towards its edge: the rails close the
+    channel on both of its long sides, so it leaves at a corner, past the end of the crossing
+    side's inner rail and inside the side's own outer rail (mm; the rails' keep-outs of
+    ``keepouts``). Downwards the channel is open between the rails but over the yoke."""
     keep = p.bar_w / 2 + p.running_gap
     return p.finger_offset - keep - keep
 
