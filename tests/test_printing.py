@@ -381,6 +381,38 @@ def test_the_sensors_small_boards_have_their_room_on_the_floor() -> None:
     assert top < button_bottom and top < p.z_gear
 
 
+def test_each_sensor_cable_in_the_bom_reaches_by_its_route() -> None:
+    """The BOM lists each square's STEMMA QT cable at the shortest length sold that covers its
+    route (under the face, down, along the floor to its multiplexer, and slack), and each
+    route goes down outside the central gear and, on an outer side, beyond its yoke's sweep."""
+    from orbito_cad.make import bom
+
+    from orbito_hw.hw.tmag_chip import TmagConfig, square_channel
+    from orbito_hw.rules.squares import INNER_RING, SQUARE_NAMES, SQUARES
+
+    rows = bom.sensor_cables()
+    assert sum(r[0] for r in rows) == len(SQUARES)
+    t = TmagConfig()
+    listed = set()
+    for n, _, size, where, _ in rows:
+        length = float(size.split(", ")[1].removesuffix(" mm"))
+        names = where.split(": ")[1].split(" (")[0].split()
+        assert len(names) == n
+        for name in names:
+            s = SQUARE_NAMES.index(name)
+            need = bay.sensor_cable(s, square_channel(t.channels[s])[0])
+            assert need <= length and not [c for c in bay.CABLE_LENGTHS if need <= c < length]
+            listed.add(name)
+    assert listed == set(SQUARE_NAMES)
+    gear = PARAMS.gear_module * (PARAMS.central_teeth / 2 + 1) + PARAMS.running_gap
+    yoke = PARAMS.crank_r + (PARAMS.collar_d + PARAMS.print_clearance) / 2 + PARAMS.yoke_wall
+    for s in SQUARES:
+        (x, y), run = bay.sensor_drop(s)
+        assert math.hypot(x, y) > gear + 1.5 and run >= 0
+        if s not in INNER_RING:
+            assert min(abs(x), abs(y)) >= yoke + PARAMS.running_gap or abs(abs(x) - abs(y)) < 1e-6
+
+
 def _circles(part: build123d.Part, z: float) -> list[float]:
     """The diameters of the part's circular edges at height ``z``, rounded to a micron."""
     return sorted(

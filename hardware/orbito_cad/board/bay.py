@@ -25,7 +25,9 @@ from dataclasses import dataclass
 from orbito_cad.board.frame import centre_posts
 from orbito_cad.board.gearing import index_sensor_xy
 from orbito_cad.board.layout import sides as geo_sides
+from orbito_cad.board.layout import square_centre
 from orbito_cad.board.params import PARAMS, Params
+from orbito_hw.rules.squares import INNER_RING
 
 Point = tuple[float, float]
 
@@ -108,7 +110,8 @@ def small_boards(p: Params = PARAMS) -> list[SmallBoard]:
     """The sensors' boards: the multiplexers turned along the right wall, 0x70 nearest the
     Pi's header (the bus comes in there and goes on to 0x71, then the ADS1115), the
     CD74HC4067 in the front right corner and the ADS1115 left of it, its analog input beside
-    the CD74HC4067's COM."""
+    the CD74HC4067's COM. The multiplexers come first, in the config's order (0x70, 0x71:
+    ``tmag.muxes``)."""
     i = inner(p)
     ml, mw = p.mux_size
     al, aw = p.amux_size
@@ -131,6 +134,46 @@ def small_holes(p: Params = PARAMS) -> list[Point]:
         dx, dy = sx / 2 - p.small_hole_in, sy / 2 - p.small_hole_in
         out += [(x - dx, y - dy), (x + dx, y + dy)]
     return out
+
+
+CABLE_SLACK = 60.0  # mm on each sensor cable: the plugs' bends and dressing it down
+CABLE_LENGTHS = (100.0, 200.0, 300.0, 500.0)  # STEMMA QT / Qwiic cables as sold
+
+
+def sensor_drop(square: int, p: Params = PARAMS) -> tuple[Point, float]:
+    """Where a square's sensor cable leaves the face downwards, and how far it runs under the
+    face to get there (mm). An outer square's cable goes down between its side's two rails:
+    a corner's at once (nothing turns under a corner); an edge square's first runs along its
+    channel past the end of the yoke's sweep (the middle of the side, under the edge squares).
+    An inner square's runs under the centre plate to its nearest post and down it (the
+    central gear fills the middle under the plate)."""
+    x, y = square_centre(square, p)
+    if square in INNER_RING:
+        px, py, _ = min(centre_posts(p), key=lambda q: (q[0] - x) ** 2 + (q[1] - y) ** 2)
+        return (px, py), ((px - x) ** 2 + (py - y) ** 2) ** 0.5
+    if abs(abs(x) - abs(y)) < 1e-6:
+        return (x, y), 0.0
+    yoke = p.crank_r + (p.collar_d + p.print_clearance) / 2 + p.yoke_wall
+    reach = yoke + p.running_gap + 1.5  # and a bundle's half
+    if abs(y) > abs(x):  # along a side running in x
+        d = reach if x > 0 else -reach
+        return (d, y), abs(d - x)
+    d = reach if y > 0 else -reach
+    return (x, d), abs(d - y)
+
+
+def sensor_cable(square: int, mux: int, p: Params = PARAMS) -> float:
+    """A square's sensor cable to multiplexer ``mux`` (0: the first, 0x70), mm: its run under
+    the face, down to the floor, along the floor to the multiplexer (squared off round the
+    drive) and ``CABLE_SLACK``."""
+    (dx, dy), run = sensor_drop(square, p)
+    mx, my = small_boards(p)[mux].centre
+    return run + (p.z_face - p.case_floor) + abs(dx - mx) + abs(dy - my) + CABLE_SLACK
+
+
+def cable_length(mm: float) -> float:
+    """The shortest cable sold that reaches ``mm``."""
+    return next((c for c in CABLE_LENGTHS if c >= mm), CABLE_LENGTHS[-1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,7 +285,4 @@ def cable_paths(p: Params = PARAMS) -> dict[str, list[Point]]:
                                          (adc[0] + adc_w / 2, adc[1])],
         "CD74HC4067 S0-S3": [(amux[0], amux[1] + amux_w), (amux[0], corridor_y),
                              (corridor, corridor_y)],
-        "face's sensor cables to the multiplexers": [(sx, sy), (sx, pi0[1] - 2),
-                                                     (mux1[0] - 5, pi0[1] - 2),
-                                                     (mux1[0] - 5, mux1[1] + mux1_half)],
     }  # fmt: skip

@@ -19,6 +19,7 @@ from orbito_cad.board.frame import centre_posts, mount_leg_points
 from orbito_cad.board.gearing import index_sensor_xy
 from orbito_cad.board.params import PARAMS, Params
 from orbito_hw.hw.facts import BoardFacts
+from orbito_hw.hw.tmag_chip import TmagConfig, square_channel
 from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES
 
 SCALE = 3.2  # px per mm
@@ -118,11 +119,21 @@ def svg(config: BoardFacts, p: Params = PARAMS) -> str:
         out.append(rect(x, y, p.hall_w, p.hall_d, 'fill="#1f77b4"'))
         out.append(text(x, y + 4, SQUARE_NAMES[s], 10))
         out.append(circle(*led_centre(s, p), p.led_d / 2, 'fill="none" stroke="#ff7f0e"'))
+    channels = TmagConfig().channels
+    boards = bay.small_boards(p)
+    for s in SQUARES:
+        (down_x, down_y), _ = bay.sensor_drop(s, p)
+        mux, _ = square_channel(channels[s])
+        mx, my = boards[mux].centre
+        route = [geo.square_centre(s, p), (down_x, down_y), (down_x, my), (mx, my)]
+        out.append(polyline(route, 'stroke="#6a1b9a" stroke-width="1" stroke-dasharray="2 3"'))
+        out.append(circle(down_x, down_y, 1.2, 'fill="#6a1b9a"'))
     chain = [led_centre(s, p) for s in config.lights.order]
     out.append(polyline(chain, 'stroke="#ff7f0e" stroke-width="1.5" stroke-dasharray="3 3"'))
     legend = [
         ("#1f77b4", "hall switch under each square (wires to the Pi's header)"),
         ("#ff7f0e", "LED module; dashed: the chain, DOUT to DIN, in lights.order"),
+        ("#6a1b9a", "each square's sensor cable (dotted): down at the dot, to its multiplexer"),
     ]
     for n, (name, path) in enumerate(bay.cable_paths(p).items()):
         colour = COLOURS[n % len(COLOURS)]
