@@ -411,6 +411,28 @@ def test_each_sensor_cable_in_the_bom_reaches_by_its_route() -> None:
         assert math.hypot(x, y) > gear + 1.5 and run >= 0
         if s not in INNER_RING:
             assert min(abs(x), abs(y)) >= yoke + PARAMS.running_gap or abs(abs(x) - abs(y)) < 1e-6
+    # on the floor: a bundle's half clear of every post but the one it came down, and of the
+    # motor mount's legs in their sockets
+    from orbito_cad.board import layout as geo
+
+    posts = [(x, y, r) for x, y, r in frame.centre_posts(PARAMS)]
+    posts += [(*side.crank_axis(PARAMS), PARAMS.post_d / 2) for side in geo.sides()]
+    boss = PARAMS.mount_leg + 2 * PARAMS.fit + 4 * PARAMS.min_wall
+    legs = [(x, y, boss / 2) for x, y in frame.mount_leg_points(PARAMS)]
+    for s in SQUARES:
+        route = bay.sensor_route(s, square_channel(t.channels[s])[0])
+        for (x0, y0), (x1, y1) in pairwise(route[1:]):
+            for px, py, r in posts:
+                if math.hypot(px - route[1][0], py - route[1][1]) < 1e-6:
+                    continue  # down this post
+                dx, dy = x1 - x0, y1 - y0
+                n = dx * dx + dy * dy or 1.0
+                u = max(0.0, min(1.0, ((px - x0) * dx + (py - y0) * dy) / n))
+                assert math.hypot(px - x0 - u * dx, py - y0 - u * dy) - r >= 1.5, SQUARE_NAMES[s]
+            for lx, ly, h in legs:  # a square socket: the segment's box against it
+                gap_x = max(min(x0, x1) - (lx + h), (lx - h) - max(x0, x1), 0.0)
+                gap_y = max(min(y0, y1) - (ly + h), (ly - h) - max(y0, y1), 0.0)
+                assert max(gap_x, gap_y) >= 1.5, SQUARE_NAMES[s]
 
 
 def _circles(part: build123d.Part, z: float) -> list[float]:

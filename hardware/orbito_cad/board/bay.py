@@ -21,8 +21,9 @@ centre plate's four posts); the electronics stand in the bay between those and t
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 
-from orbito_cad.board.frame import centre_posts
+from orbito_cad.board.frame import centre_posts, mount_leg_points
 from orbito_cad.board.gearing import index_sensor_xy
 from orbito_cad.board.layout import sides as geo_sides
 from orbito_cad.board.layout import square_centre
@@ -162,13 +163,41 @@ def sensor_drop(square: int, p: Params = PARAMS) -> tuple[Point, float]:
     return (x, d), abs(d - y)
 
 
+def mount_clear(p: Params = PARAMS) -> float:
+    """How far from the board's centre (along x or y) a cable on the floor keeps clear of the
+    motor mount's legs in their sockets (case.py's), with a bundle's half and a millimetre."""
+    boss = p.mount_leg + 2 * p.fit + 4 * p.min_wall
+    return max(abs(y) for _, y in mount_leg_points(p)) + boss / 2 + 1.5 + 1.0
+
+
+def road(mux: int, p: Params = PARAMS) -> float:
+    """The line along the floor (its y) that the sensor cables of multiplexer ``mux`` follow
+    to it: ``mount_clear`` from the centre, on the multiplexer's side (the motor and its
+    mount fill the floor's middle)."""
+    my = small_boards(p)[mux].centre[1]
+    return mount_clear(p) if my >= 0 else -mount_clear(p)
+
+
+def sensor_route(square: int, mux: int, p: Params = PARAMS) -> list[Point]:
+    """A square's sensor cable seen from above: from under the square to where it goes down
+    (``sensor_drop``), then on the floor out to ``mount_clear`` if it came down nearer the
+    middle, across to its multiplexer's ``road`` and along it to the multiplexer's side
+    facing the board's centre."""
+    (dx, dy), _ = sensor_drop(square, p)
+    board = small_boards(p)[mux]
+    y, clear = road(mux, p), mount_clear(p)
+    x = dx if abs(dx) >= clear else (clear if dx > 0 else -clear)
+    return [square_centre(square, p), (dx, dy), (x, dy), (x, y),
+            (board.centre[0] - board.size[0] / 2, y)]  # fmt: skip
+
+
 def sensor_cable(square: int, mux: int, p: Params = PARAMS) -> float:
     """A square's sensor cable to multiplexer ``mux`` (0: the first, 0x70), mm: its run under
-    the face, down to the floor, along the floor to the multiplexer (squared off round the
-    drive) and ``CABLE_SLACK``."""
-    (dx, dy), run = sensor_drop(square, p)
-    mx, my = small_boards(p)[mux].centre
-    return run + (p.z_face - p.case_floor) + abs(dx - mx) + abs(dy - my) + CABLE_SLACK
+    the face, down to the floor, along the floor by ``sensor_route`` and ``CABLE_SLACK``."""
+    route = sensor_route(square, mux, p)
+    floor = sum(abs(a[0] - b[0]) + abs(a[1] - b[1]) for a, b in pairwise(route[1:]))
+    _, run = sensor_drop(square, p)
+    return run + (p.z_face - p.case_floor) + floor + CABLE_SLACK
 
 
 def cable_length(mm: float) -> float:

@@ -120,14 +120,11 @@ def svg(config: BoardFacts, p: Params = PARAMS) -> str:
         out.append(text(x, y + 4, SQUARE_NAMES[s], 10))
         out.append(circle(*led_centre(s, p), p.led_d / 2, 'fill="none" stroke="#ff7f0e"'))
     channels = TmagConfig().channels
-    boards = bay.small_boards(p)
     for s in SQUARES:
-        (down_x, down_y), _ = bay.sensor_drop(s, p)
         mux, _ = square_channel(channels[s])
-        mx, my = boards[mux].centre
-        route = [geo.square_centre(s, p), (down_x, down_y), (down_x, my), (mx, my)]
+        route = bay.sensor_route(s, mux, p)
         out.append(polyline(route, 'stroke="#6a1b9a" stroke-width="1" stroke-dasharray="2 3"'))
-        out.append(circle(down_x, down_y, 1.2, 'fill="#6a1b9a"'))
+        out.append(circle(*route[1], 1.2, 'fill="#6a1b9a"'))
     chain = [led_centre(s, p) for s in config.lights.order]
     out.append(polyline(chain, 'stroke="#ff7f0e" stroke-width="1.5" stroke-dasharray="3 3"'))
     legend = [
