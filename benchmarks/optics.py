@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 import time
 
+from orbito_cad.board.params import PARAMS
 from orbito_cad.models import optics
 from orbito_cad.models.optics_params import OPTICS, ROOMS
 from orbito_cad.models.optics_scene import windows
@@ -34,7 +35,7 @@ def main(spp: int = 100_000, n_offsets: int = 8) -> None:
     print(f"windows: the detector's at ({det.top[0]:.2f}, {det.top[1]:.2f}) mm, vertical; the "
           f"LED's at ({led.top[0]:.2f}, {led.top[1]:.2f}), slanted "
           f"{90 - float(__import__('math').degrees(__import__('math').asin(led.axis[2]))):.0f} "
-          f"deg to the spot the detector sees; {OPTICS.window_d} mm across")  # fmt: skip
+          f"deg to the spot the detector sees; {PARAMS.window_d} mm across")  # fmt: skip
     fig, lits = optics.figures(spp, n_offsets)
     print(f"{fig.poses} poses (two seat heights x centred and {n_offsets} offsets of "
           f"1 mm), {spp} paths a render, {len(lits)} renders")  # fmt: skip

@@ -76,7 +76,43 @@ def main(n_axes: int = 400, n_turns: int = 12) -> None:
         f"referee reads {wait * 1000:.0f} ms after the move's report: "
         f"{'covered' if PARAMS.scan_period <= wait else 'NOT covered'}"
     )
+    breakouts(n_axes, n_turns)
     print(f"\n{time.perf_counter() - start:.1f} s")
+
+
+def breakouts(n_axes: int, n_turns: int) -> None:
+    """Where a bought TMAG5273 breakout fits under the squares (board/breakout.py), the
+    margins with its chip off the square's centre or deeper, and the optics' windows."""
+    from dataclasses import replace
+
+    from orbito_cad.board import breakout
+    from orbito_cad.board.params import SPARKFUN_23881
+
+    from orbito_hw.rules.squares import OUTER_RING
+
+    print("\nthe chip off its square's centre (mm) or deeper in the floor (mm): the margins")
+    for off in (0.0, 1.5, 3.0, 4.0):
+        m = mag.margins(mag.printed(), "vector", n_axes // 4, n_turns // 2, chip_off=off)
+        print(f"  {off:3.1f} off: seen {m.seen:.2f}x, unseen {m.unseen:.2f}x")
+    for deeper in (0.5, 1.0, 2.0):
+        q = replace(PARAMS, vector_element_depth=PARAMS.vector_element_depth + deeper)
+        m = mag.margins(mag.printed(q), "vector", n_axes // 4, n_turns // 2, q)
+        print(f"  {deeper:3.1f} deeper: seen {m.seen:.2f}x, unseen {m.unseen:.2f}x")
+    room = breakout.room_across(OUTER_RING[0])
+    print(f"\nthe room under an outer square between the bars' rails: {room:.1f} mm")
+    for board in (PARAMS.breakout, SPARKFUN_23881):
+        got = breakout.verdicts(board, 3.0)
+        fits = {name: at for name, at in got.items() if at is not None}
+        print(
+            f"  {board.name}, {board.length} x {board.width} mm: fits under "
+            f"{len(fits)} of 16 with its chip within 3 mm: {' '.join(fits) or 'none'}"
+        )
+        for name, at in fits.items():
+            covered = breakout.covered_windows(at, board)
+            print(
+                f"    {name}: chip {at.offset:.2f} mm off, turned {at.turn:g} deg; covers the "
+                f"{' and '.join(covered) or 'no'} window{'s' if len(covered) > 1 else ''}"
+            )
 
 
 if __name__ == "__main__":

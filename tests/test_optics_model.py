@@ -25,6 +25,8 @@ from orbito_cad.models import optics_scene as scene
 from orbito_cad.models.magnetics import marble_heights, offsets
 from orbito_cad.models.optics_params import MARBLES, OPTICS, ROOMS, Room
 
+from orbito_hw.rules.squares import SQUARES
+
 SPP, SEED = 12_000, 7
 
 
@@ -64,7 +66,7 @@ def test_the_model_follows_the_cad_when_it_changes() -> None:
 def test_the_windows_stay_under_the_seat_and_clear_of_the_sensor() -> None:
     """Both windows open inside the seat's hole with the marble at its largest offset, and
     the floor keeps a wall of min_wall round the sensor's pocket and between them."""
-    r = OPTICS.window_d / 2
+    r = PARAMS.window_d / 2
     det, led = scene.windows()
     for w in (det, led):
         assert math.hypot(w.top[0], w.top[1]) + r + PARAMS.marble_offset < PARAMS.seat_d / 2
@@ -79,13 +81,47 @@ def test_the_windows_stay_under_the_seat_and_clear_of_the_sensor() -> None:
     assert det.axis[2] == 1.0 and 0.3 < led.axis[2] < 1.0  # vertical; slanted
 
 
+def test_the_windows_are_the_boards_and_the_model_keeps_no_copy() -> None:
+    """One geometry: the scene's windows are where the board puts them (``face.window_tops``,
+    turned to each square's outward axis by ``face.windows`` for the CAD), they move with the
+    board's figures, and the optics' own parameters hold none of them."""
+    from orbito_cad.board import face, layout
+
+    det, led = scene.windows()
+    (dx, dy), (lx, ly) = face.window_tops()
+    assert (det.top[0], det.top[1]) == pytest.approx((dx, dy))
+    assert (led.top[0], led.top[1]) == pytest.approx((lx, ly))
+    moved = replace(PARAMS, window_r=PARAMS.window_r - 0.5, window_d=PARAMS.window_d - 0.2)
+    det_moved, _ = scene.windows(OPTICS, moved)
+    assert math.hypot(det_moved.top[0], det_moved.top[1]) == pytest.approx(moved.window_r)
+    assert scene.led_disc_r(moved) == pytest.approx(scene.led_disc_r() - 0.1)
+    assert not {"window_r", "window_angle", "window_d"} & set(OPTICS.__dataclass_fields__)
+    from orbito_cad.board import breakout
+
+    s = SQUARES[5]
+    sx, sy = layout.square_centre(s)
+    n = math.hypot(sx, sy)
+    for w, (x, y) in zip(scene.windows(), breakout.window_bottoms(s), strict=True):
+        # the scene's bottoms, in the square's frame, turned to the board's
+        bx, by = w.bottom[0], w.bottom[1]
+        assert (x, y) == pytest.approx((sx + (bx * sx - by * sy) / n, sy + (bx * sy + by * sx) / n))
+    for s in SQUARES:
+        sx, sy = layout.square_centre(s)
+        for (x, y), local in zip(face.windows(s), face.window_tops(), strict=True):
+            assert math.dist((x, y), (sx, sy)) == pytest.approx(PARAMS.window_r)
+            # the same side of the square's outward axis: outward first, then a quarter turn
+            out = ((x - sx) * sx + (y - sy) * sy) / math.hypot(sx, sy)
+            side = ((y - sy) * sx - (x - sx) * sy) / math.hypot(sx, sy)
+            assert (out, side) == pytest.approx(local)
+
+
 # --- Mitsuba against an analytic case ----------------------------------------------------------
 def test_an_open_window_under_the_sky_gets_its_view_factor() -> None:
     """An empty seat: the die at the bottom of a window of radius a through a floor of
     thickness t sees the sky through the window's mouth: a^2 / (a^2 + t^2) of it (the
     window's dark walls add a little)."""
     light = scene.render(None, (0.0, 0.0, 0.0), SPP, SEED)
-    a, t = OPTICS.window_d / 2, scene.floor_t() + 0.01
+    a, t = PARAMS.window_d / 2, scene.floor_t() + 0.01
     analytic = a * a / (a * a + t * t)
     assert light.sky == pytest.approx(analytic, rel=0.15)
     assert light.sun == 1.0

@@ -347,6 +347,94 @@ def test_every_cable_runs_clear_of_the_posts_inside_the_case() -> None:
                 assert gap >= bundle, (name, (px, py), round(gap, 2))
 
 
+def test_the_sensors_small_boards_have_their_room_on_the_floor() -> None:
+    """The two I2C multiplexers, the CD74HC4067 and the ADS1115 each keep a millimetre from
+    the walls, the posts, the Pi, the Pico, the perfboard and one another, stand on two
+    standoffs inside their outline, and stay under the button's body and the gears."""
+    p = PARAMS
+    from orbito_cad.board import layout as geo
+
+    def box(c: tuple[float, float], size: tuple[float, float]) -> tuple[float, ...]:
+        return (c[0] - size[0] / 2, c[1] - size[1] / 2, c[0] + size[0] / 2, c[1] + size[1] / 2)
+
+    others = [
+        box(bay.pi_xy(p), (p.pi_w, p.pi_d)),
+        box(bay.pico_xy(p), (p.pico_l, p.pico_w)),
+        box(bay.board_xy(p), (p.board_w, p.board_d)),
+    ]
+    posts = [(x, y, r) for x, y, r in frame.centre_posts(p)]
+    posts += [(*s.crank_axis(p), p.post_d / 2) for s in geo.sides()]
+    boards = bay.small_boards(p)
+    mine = [box(b.centre, b.size) for b in boards]
+    for n, (x0, y0, x1, y1) in enumerate(mine):
+        assert max(abs(x0), abs(y0), abs(x1), abs(y1)) <= bay.inner(p) - 1, boards[n].name
+        for ox0, oy0, ox1, oy1 in others + mine[:n]:
+            assert x1 + 1 <= ox0 or ox1 + 1 <= x0 or y1 + 1 <= oy0 or oy1 + 1 <= y0
+        for px, py, r in posts:
+            dx, dy = max(x0 - px, 0, px - x1), max(y0 - py, 0, py - y1)
+            assert math.hypot(dx, dy) >= r + 1, (boards[n].name, (px, py))
+        holes = bay.small_holes(p)[2 * n : 2 * n + 2]
+        for hx, hy in holes:
+            assert x0 < hx < x1 and y0 < hy < y1
+    top = p.case_floor + p.standoff_h + p.small_board_h
+    button_bottom = p.case_floor + (p.z_face - p.case_floor) / 2 - p.button_nut_d / 2
+    assert top < button_bottom and top < p.z_gear
+
+
+def test_each_sensor_cable_in_the_bom_reaches_by_its_route() -> None:
+    """The BOM lists each square's STEMMA QT cable at the shortest length sold that covers its
+    route (under the face, down, along the floor to its multiplexer, and slack), and each
+    route goes down outside the central gear and, on an outer side, beyond its yoke's sweep."""
+    from orbito_cad.make import bom
+
+    from orbito_hw.hw.tmag_chip import TmagConfig, square_channel
+    from orbito_hw.rules.squares import INNER_RING, SQUARE_NAMES, SQUARES
+
+    rows = bom.sensor_cables()
+    assert sum(r[0] for r in rows) == len(SQUARES)
+    t = TmagConfig()
+    listed = set()
+    for n, _, size, where, _ in rows:
+        length = float(size.split(", ")[1].removesuffix(" mm"))
+        names = where.split(": ")[1].split(" (")[0].split()
+        assert len(names) == n
+        for name in names:
+            s = SQUARE_NAMES.index(name)
+            need = bay.sensor_cable(s, square_channel(t.channels[s])[0])
+            assert need <= length and not [c for c in bay.CABLE_LENGTHS if need <= c < length]
+            listed.add(name)
+    assert listed == set(SQUARE_NAMES)
+    gear = PARAMS.gear_module * (PARAMS.central_teeth / 2 + 1) + PARAMS.running_gap
+    yoke = PARAMS.crank_r + (PARAMS.collar_d + PARAMS.print_clearance) / 2 + PARAMS.yoke_wall
+    for s in SQUARES:
+        (x, y), run = bay.sensor_drop(s)
+        assert math.hypot(x, y) > gear + 1.5 and run >= 0
+        if s not in INNER_RING:
+            assert min(abs(x), abs(y)) >= yoke + PARAMS.running_gap or abs(abs(x) - abs(y)) < 1e-6
+    # on the floor: a bundle's half clear of every post but the one it came down, and of the
+    # motor mount's legs in their sockets
+    from orbito_cad.board import layout as geo
+
+    posts = [(x, y, r) for x, y, r in frame.centre_posts(PARAMS)]
+    posts += [(*side.crank_axis(PARAMS), PARAMS.post_d / 2) for side in geo.sides()]
+    boss = PARAMS.mount_leg + 2 * PARAMS.fit + 4 * PARAMS.min_wall
+    legs = [(x, y, boss / 2) for x, y in frame.mount_leg_points(PARAMS)]
+    for s in SQUARES:
+        route = bay.sensor_route(s, square_channel(t.channels[s])[0])
+        for (x0, y0), (x1, y1) in pairwise(route[1:]):
+            for px, py, r in posts:
+                if math.hypot(px - route[1][0], py - route[1][1]) < 1e-6:
+                    continue  # down this post
+                dx, dy = x1 - x0, y1 - y0
+                n = dx * dx + dy * dy or 1.0
+                u = max(0.0, min(1.0, ((px - x0) * dx + (py - y0) * dy) / n))
+                assert math.hypot(px - x0 - u * dx, py - y0 - u * dy) - r >= 1.5, SQUARE_NAMES[s]
+            for lx, ly, h in legs:  # a square socket: the segment's box against it
+                gap_x = max(min(x0, x1) - (lx + h), (lx - h) - max(x0, x1), 0.0)
+                gap_y = max(min(y0, y1) - (ly + h), (ly - h) - max(y0, y1), 0.0)
+                assert max(gap_x, gap_y) >= 1.5, SQUARE_NAMES[s]
+
+
 def _circles(part: build123d.Part, z: float) -> list[float]:
     """The diameters of the part's circular edges at height ``z``, rounded to a micron."""
     return sorted(

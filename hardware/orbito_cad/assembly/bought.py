@@ -88,7 +88,8 @@ def bought(p: Params = PARAMS) -> list[Placed]:
 
 
 def electronics(p: Params = PARAMS) -> list[Placed]:
-    """The bought parts in the case: the Pi, the Pico, the perfboard, the Orbito button."""
+    """The bought parts in the case: the Pi, the Pico, the perfboard, the sensors' small
+    boards (two I2C multiplexers, the CD74HC4067, the ADS1115), the Orbito button."""
     out: list[Placed] = []
     for name, (x, y), (w, d, h) in (
         ("raspberry_pi", bay.pi_xy(p), (p.pi_w, p.pi_d, p.pi_h)),
@@ -97,6 +98,11 @@ def electronics(p: Params = PARAMS) -> list[Placed]:
     ):
         out.append(Placed(name, name, Pos(x, y, p.case_floor + p.standoff_h) * Box(w, d, h,
                           align=BOTTOM), False, False, -40))  # fmt: skip
+    for b in bay.small_boards(p):
+        (x, y), (w, d) = b.centre, b.size
+        box = Box(w, d, p.small_board_h, align=BOTTOM)
+        at = Pos(x, y, p.case_floor + p.standoff_h)
+        out.append(Placed(b.key, "small_board", at * box, False, False, -40))
     # the Orbito button through the front wall, its nut tight on the wall's inside: its body
     # must clear the drive
     button = Rot(-90, 0, 0) * (

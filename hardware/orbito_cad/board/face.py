@@ -81,6 +81,27 @@ def led_centre(square: int, p: Params = PARAMS) -> tuple[float, float]:
     return (best[1], best[2])
 
 
+def window_tops(p: Params = PARAMS) -> tuple[tuple[float, float], tuple[float, float]]:
+    """(the detector's, the LED's) windows' centres on the floor's top, in a square's own
+    frame: x along its outward axis (away from the board's centre), y a quarter turn
+    counter-clockwise from it. The optical model renders these (``models/optics_scene``)."""
+    a = math.radians(p.window_angle)
+    x, y = p.window_r * math.cos(a), p.window_r * math.sin(a)
+    return ((x, -y), (x, y))
+
+
+def windows(square: int, p: Params = PARAMS) -> tuple[tuple[float, float], tuple[float, float]]:
+    """(the detector's, the LED's) windows' centres on the floor's top under ``square``, in
+    the board's frame."""
+    sx, sy = geo.square_centre(square, p)
+    ox, oy = inward(square, p)
+    ox, oy = -ox, -oy  # outward
+    out = []
+    for x, y in window_tops(p):
+        out.append((sx + x * ox - y * oy, sy + x * oy + y * ox))
+    return (out[0], out[1])
+
+
 def sensor_keepout(p: Params = PARAMS) -> float:
     """How far from a square's centre the sensor's pocket, leads and capacitor reach, a wall
     beyond (the magnetic model's keep-out: ``Params.sensor_keepout_r``)."""

@@ -12,6 +12,55 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True, slots=True)
+class Breakout:
+    """A bought sensor board, in its own frame: x along its ``length``, y across, the origin
+    at the outline's centre, the chip's side up. Lengths in mm; ``chip`` is the sensor's
+    centre; ``sockets`` each a STEMMA QT / Qwiic socket's outline (x0, y0, x1, y1) and
+    ``socket_h`` its height over the board, on the side ``sockets_on``."""
+
+    name: str
+    length: float
+    width: float
+    t: float
+    chip: tuple[float, float]
+    chip_side: str  # "top" (the sockets' side) or "bottom"
+    holes: tuple[tuple[float, float], ...]
+    hole_d: float
+    sockets: tuple[tuple[float, float, float, float], ...]
+    socket_h: float
+    sockets_on: str  # "top" or "bottom"
+    int_pad: tuple[float, float]  # where INT comes out (a 0.1-inch pad): its wire's joint
+
+
+# Adafruit 6489, TMAG5273A1 (0x35), from Adafruit's own board file
+# (adafruit/Adafruit-TMAG5273-3D-Hall-Effect-Magnetometer-Breakout-PCB@543c3c9, "Adafruit
+# TMAG5273A1 3D Hall Effect Magnetometer Breakout.brd", as converted to a KiCad module in
+# enkhbold470/adafruit-kicad-pcm, footprints/Adafruit_Boards.pretty): the 1.0 x 0.7 inch
+# outline (corners rounded 2.54), four 2.5 mm holes on 20.32 x 12.7 mm, the six 0.1-inch
+# pads (VCC 3.3V GND SCL SDA INT) along one long edge, a side-entry JST SH socket at each
+# short end (4.25 deep, 6.1 wide; SM04B-SRSS-TB: 2.95 tall). The module leaves out the
+# SMD parts: the chip is taken at the outline's centre, between the sockets, where
+# Adafruit's 1.0 x 0.7 inch sensor boards put their sensor (measure yours: the pocket
+# allows 1 mm either way).
+ADAFRUIT_6489 = Breakout(
+    "Adafruit 6489 (TMAG5273A1, STEMMA QT)", 25.4, 17.78, 1.6, (0.0, 0.0), "top",
+    ((-10.16, -6.35), (10.16, -6.35), (-10.16, 6.35), (10.16, 6.35)), 2.5,
+    ((7.996, -3.1, 12.246, 3.0), (-12.246, -3.0, -7.996, 3.1)), 2.95, "top", (6.35, 6.35),
+)  # fmt: skip
+# SparkFun's Mini (SEN-23881, TMAG5273B1 at 0x22), from its EAGLE board
+# (sparkfun/SparkFun_Qwiic_Hall_Effect_Sensor_TMAG5273, Hardware/Mini/...Mini.brd, v10):
+# 25.4 x 12.7, the chip alone on the underside at (12.52, 7.92) from a corner, two vertical
+# Qwiic sockets on top at (4.70, 8.89) and (20.70, 8.89), two stand-off holes (3.3 mm) at
+# (2.54, 2.54) and (22.86, 2.54), the 0.1-inch row (INT among it) along y = 1.27; the
+# vertical sockets (BM04B-SRSS-TB) 6 x 4.25 and 4.25 tall.
+SPARKFUN_23881 = Breakout(
+    "SparkFun 23881 Mini (TMAG5273B1, Qwiic)", 25.4, 12.7, 1.6, (-0.18, 1.57), "bottom",
+    ((-10.16, -3.81), (10.16, -3.81)), 3.3,
+    ((-10.13, -0.46, -5.88, 5.54), (5.88, -0.46, 10.13, 5.54)), 4.25, "top", (0.0, -5.08),
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
 class Params:
     # --- the grid players see ------------------------------------------------------------
     # Centre to centre of two neighbouring squares. Chosen, not measured (the rule sheets
@@ -37,6 +86,16 @@ class Params:
     # window in the floor and the cup's seat.
     led_offset: float = 4.5
     light_window_d: float = 3.0
+    # Colour by light (issue 44, models/optics*.py): two windows through the floor on the
+    # square's outward side, either side of the sensor's pocket: each ``window_r`` from the
+    # square's centre, ``window_angle`` either side of the outward axis, so both stay under
+    # the seat's hole with the marble ``marble_offset`` off, and the floor between them (the
+    # wall) is several mm thick. The detector's (an ALS-PT19) is vertical; the LED's is
+    # slanted to light the spot of the marble the detector sees (face.windows: the optical
+    # model and the CAD both read them there).
+    window_r: float = 4.0
+    window_angle: float = 25.0  # degrees
+    window_d: float = 1.4
 
     # --- motor, gears, bearings, screws (bought) ------------------------------------------
     motor_w: float = 42.3  # NEMA 17
@@ -144,6 +203,18 @@ class Params:
     board_d: float = 50.0
     board_h: float = 15.0
     standoff_h: float = 4.0
+    # The sensors' small boards in the bay (issues 43, 44), each on two standoffs at a
+    # diagonal's holes, ``small_hole_in`` from its edges (Adafruit's 0.1 inch): two I2C
+    # multiplexers, Adafruit 5626 (PCA9548, eight STEMMA QT ports in two rows of four and
+    # one upstream at an end), the CD74HC4067 16:1 analog multiplexer on its breakout (the
+    # common 40 x 18 mm module or SparkFun BOB-09056) and the ADS1115 (Adafruit 1085). Their
+    # outlines (length, width) are the sellers' quoted sizes, not read from a drawing here:
+    # measure yours before printing the case (bay.small_boards places them).
+    mux_size: tuple[float, float] = (53.3, 25.4)
+    amux_size: tuple[float, float] = (40.6, 17.8)
+    adc_size: tuple[float, float] = (28.0, 17.5)
+    small_board_h: float = 12.0  # over its standoffs: the board, a STEMMA QT plug and its bend
+    small_hole_in: float = 2.54
     button_d: float = 16.0
     button_depth: float = 30.0  # behind the panel, nut and contacts
     button_nut_d: float = 20.0  # its panel nut, across the corners, and thick
@@ -239,6 +310,14 @@ class Params:
     # Under each square: the sensor's leads run this far from its body before they bend
     # down, with its 100 nF 0805 capacitor soldered across VCC and GND on them.
     hall_lead_stub: float = 2.5
+    # The reference board's sensor under each square (issue 43): a TMAG5273 breakout with
+    # STEMMA QT sockets (board/breakout.py places it, or says why it cannot).
+    breakout: Breakout = ADAFRUIT_6489
+    # TI TMAG5273 in its SOT-23-6 (DBV): body 2.9 x 1.6, 2.8 across its leads, 1.45 tall at
+    # most; its Hall elements 0.65 under the package's top (vector_element_depth).
+    chip_l: float = 2.9
+    chip_w: float = 2.8
+    chip_h: float = 1.45
 
     @property
     def sensor_keepout_r(self) -> float:

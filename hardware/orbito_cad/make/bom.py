@@ -12,13 +12,14 @@ from collections.abc import Mapping
 from itertools import pairwise
 from typing import Any
 
-from orbito_cad.board import layout
+from orbito_cad.board import bay, layout
 from orbito_cad.board.face import led_centre
 from orbito_cad.board.marble import DISC_AXES
 from orbito_cad.board.params import PARAMS, Params
 from orbito_cad.make import printing, slicer
 from orbito_hw.hw.facts import BoardFacts
 from orbito_hw.hw.light_front import LightConfig
+from orbito_hw.hw.tmag_chip import TmagConfig, square_channel
 from orbito_hw.rules.squares import INNER_RING, OUTER_RING, SQUARE_NAMES, SQUARES
 
 # name: (quantity per board, material and colour, what to know); a part of parts.PRINTED
@@ -47,6 +48,7 @@ FASTENERS: tuple[tuple[int, str, str, str], ...] = (
     (4, "screw, button head", "M3 x 16", "ISO 7380: the face onto the case's corner bosses"),
     (4, "screw, button head", "M2.5 x 10", "ISO 7380: the centre plate onto its posts"),
     (8, "screw, pan head", "M2.5 x 6", "the Pi and the perfboard onto their standoffs"),
+    (8, "screw, pan head", "M2.5 x 6", "the sensors' four small boards onto their standoffs"),
     (4, "screw, pan head", "M2 x 5", "the Pico onto its standoffs"),
     (2, "grub screw and nut", "M3 x 5, M3 nut", "the central gear's and the disc's clamps"),
 )
@@ -77,9 +79,10 @@ def bought(config: BoardFacts, p: Params = PARAMS) -> list[tuple[int, str, str, 
          "Adafruit 6489; one under each square, its INT wired (mechanics.md)", 6.0),
         (2, "I2C multiplexer, 8 channels", "TCA9548A / PCA9548A, STEMMA QT sockets",
          "Adafruit 5626: one at 0x70, one at 0x71 (its A0 jumper bridged)", 7.0),
-        (squares + 2, "STEMMA QT / Qwiic cable", "JST SH 4-pin, 100 to 200 mm",
-         "Adafruit 4210 / 4401: a sensor to its channel each, the first multiplexer to the "
-         "second, the second to the ADS1115", 1.0),
+        *sensor_cables(p),
+        (2, "STEMMA QT / Qwiic cable", "JST SH 4-pin, 100 mm",
+         "Adafruit 4210: the first multiplexer on to the second, the second on to the ADS1115",
+         1.0),
         (1, "STEMMA QT cable to female sockets", "JST SH 4-pin to 0.1-inch sockets",
          "Adafruit 4397: the Pi's 3.3 V, GND, GPIO2, GPIO3 to the first multiplexer", 1.0),
         (1, "resistor 4.7 kohm", "", "pull-up from the sensors' joined INT wires to 3.3 V",
@@ -129,6 +132,24 @@ def bought(config: BoardFacts, p: Params = PARAMS) -> list[tuple[int, str, str, 
         (1, "fuse and holder", "5 A, 5 x 20 mm slow", "", 1.5),
         (1, "buck converter", "12 V to 5.1 V, 5 A", "XL4015 module, set to 5.1 V", 3.0),
         (1, "perfboard, headers, wire", "", "40-pin female header for the Pi", 6.0),
+    ]  # fmt: skip
+
+
+def sensor_cables(p: Params = PARAMS) -> list[tuple[int, str, str, str, float]]:
+    """The squares' STEMMA QT cables, one line per length sold: each square's route to its
+    multiplexer (``bay.sensor_cable``, on the default channels of ``tmag.channels``) rounded
+    up to the next length sold."""
+    t = TmagConfig()
+    by_length: dict[float, list[str]] = {}
+    for s in SQUARES:
+        mux, _ = square_channel(t.channels[s])
+        length = bay.cable_length(bay.sensor_cable(s, mux, p))
+        by_length.setdefault(length, []).append(SQUARE_NAMES[s])
+    return [
+        (len(names), "STEMMA QT / Qwiic cable", f"JST SH 4-pin, {length:g} mm",
+         f"a sensor to its multiplexer channel: {' '.join(names)} (routes: cable-routing.svg)",
+         1.0 if length <= 200 else 1.5)
+        for length, names in sorted(by_length.items())
     ]  # fmt: skip
 
 

@@ -37,6 +37,7 @@ COLOURS = {
     "index_magnet": "#c62828",
     "raspberry_pi": "#2e7d32",
     "perfboard": "#8d6e63",
+    "small_board": "#6a1b9a",
     "pico": "#388e3c",
     "earlier": "#e0e0e0",
     "button": "#d32f2f",
@@ -156,8 +157,9 @@ def exploded(placed: Sequence[Placed], out: Path, meshes: Meshes | None = None) 
 
 # The assembly guide's steps (hardware/assembly.md): each adds these kinds of part.
 STEPS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("the case, Pi, Pico, perfboard, button, the motor on its mount",
-     ("case", "raspberry_pi", "pico", "perfboard", "motor", "motor_mount", "button")),
+    ("the case, Pi, Pico, perfboard, sensors' boards, button, the motor on its mount",
+     ("case", "raspberry_pi", "pico", "perfboard", "small_board", "motor", "motor_mount",
+      "button")),
     ("axles, index switch, crank gears with bearings, central gear",
      ("axle", "hall_index", "bearing", "crank_gear", "index_magnet", "central_gear")),
     ("the four transfer bars on their crank pins", ("transfer_bar",)),

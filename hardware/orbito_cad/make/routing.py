@@ -2,9 +2,10 @@
 
 Drawn: the case's walls and the bay, the face's outline and the ledge's notches, the posts,
 the motor's mount, the Pi (with its connectors), the Pico, the perfboard, the index sensor,
-the button and the openings, each square's hall switch and LED with the LED chain in the
-config's order, and every cable's path of ``bay.cable_paths``. Standard library only (beside
-the model), so tests compare it with the committed hardware/cable-routing.svg.
+the button and the openings, the sensors' small boards (the two I2C multiplexers, the
+CD74HC4067, the ADS1115) on their standoffs, each square's hall switch and LED with the LED
+chain in the config's order, and every cable's path of ``bay.cable_paths``. Standard library
+only (beside the model), so tests compare it with the committed hardware/cable-routing.svg.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from orbito_cad.board.frame import centre_posts, mount_leg_points
 from orbito_cad.board.gearing import index_sensor_xy
 from orbito_cad.board.params import PARAMS, Params
 from orbito_hw.hw.facts import BoardFacts
+from orbito_hw.hw.tmag_chip import TmagConfig, square_channel
 from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES
 
 SCALE = 3.2  # px per mm
@@ -25,7 +27,7 @@ MARGIN = 60  # px round the case
 LEGEND_W = 300  # px beside it
 COLOURS = (
     "#d62728", "#1f77b4", "#ff7f0e", "#9467bd", "#8c564b", "#2ca02c", "#e377c2", "#17becf",
-    "#bcbd22", "#7f7f7f",
+    "#bcbd22", "#7f7f7f", "#4e342e", "#ad1457", "#00838f", "#558b2f", "#283593", "#ef6c00",
 )  # fmt: skip
 
 
@@ -87,6 +89,12 @@ def svg(config: BoardFacts, p: Params = PARAMS) -> str:
     ):
         out.append(rect(cx, cy, w, d, 'fill="#c8e6c9" stroke="#2e7d32" fill-opacity="0.8"'))
         out.append(text(cx, cy, name, 11))
+    for b in bay.small_boards(p):
+        out.append(rect(*b.centre, *b.size, 'fill="#e1bee7" stroke="#6a1b9a"'))
+        words = b.name.replace("I2C multiplexer", "mux")
+        out.append(text(b.centre[0], b.centre[1], words, 9))
+    for x, y in bay.small_holes(p):
+        out.append(circle(x, y, p.standoff_d / 2, 'fill="none" stroke="#6a1b9a"'))
     header = bay.on_pi(7.1, p.pi_header_v, p), bay.on_pi(57.9, p.pi_header_v, p)
     (hx0, hy), (hx1, _) = header
     out.append(rect((hx0 + hx1) / 2, hy, abs(hx1 - hx0), 5, 'fill="#1b5e20"'))
@@ -111,11 +119,18 @@ def svg(config: BoardFacts, p: Params = PARAMS) -> str:
         out.append(rect(x, y, p.hall_w, p.hall_d, 'fill="#1f77b4"'))
         out.append(text(x, y + 4, SQUARE_NAMES[s], 10))
         out.append(circle(*led_centre(s, p), p.led_d / 2, 'fill="none" stroke="#ff7f0e"'))
+    channels = TmagConfig().channels
+    for s in SQUARES:
+        mux, _ = square_channel(channels[s])
+        route = bay.sensor_route(s, mux, p)
+        out.append(polyline(route, 'stroke="#6a1b9a" stroke-width="1" stroke-dasharray="2 3"'))
+        out.append(circle(*route[1], 1.2, 'fill="#6a1b9a"'))
     chain = [led_centre(s, p) for s in config.lights.order]
     out.append(polyline(chain, 'stroke="#ff7f0e" stroke-width="1.5" stroke-dasharray="3 3"'))
     legend = [
         ("#1f77b4", "hall switch under each square (wires to the Pi's header)"),
         ("#ff7f0e", "LED module; dashed: the chain, DOUT to DIN, in lights.order"),
+        ("#6a1b9a", "each square's sensor cable (dotted): down at the dot, to its multiplexer"),
     ]
     for n, (name, path) in enumerate(bay.cable_paths(p).items()):
         colour = COLOURS[n % len(COLOURS)]

@@ -194,15 +194,18 @@ class Own:
     white: Array
 
 
-def own(marble: Marble, readout: Readout, rots: Rotation, p: Params = PARAMS) -> Own:
+def own(marble: Marble, readout: Readout, rots: Rotation, p: Params = PARAMS,
+        chip_off: float = 0.0) -> Own:  # fmt: skip
     """Every pose of a black and of a white marble on its square: every rotation, centred
-    and ``marble_offset`` off, at the seat's lowest and highest."""
+    and ``marble_offset`` off, at the seat's lowest and highest; the sensor ``chip_off``
+    from the square's centre (where its breakout leaves it: ``board/breakout.py``)."""
     z = element_z(readout, p)
     out: dict[str, list[Array]] = {"black": [], "white": []}
     for colour in COLOURS:
         for h in marble_heights(p):
             for dx, dy in offsets(p):
-                out[colour].append(field(marble, colour, rots, (dx, dy, h), (0, 0, z), p))
+                centre = (dx - chip_off, dy, h)
+                out[colour].append(field(marble, colour, rots, centre, (0, 0, z), p))
     return Own(np.concatenate(out["black"]), np.concatenate(out["white"]))
 
 
@@ -229,7 +232,7 @@ def neighbours(square: Square, p: Params = PARAMS) -> list[tuple[float, float]]:
 
 
 def stray(marble: Marble, readout: Readout, rots: Rotation, square: Square,
-          p: Params = PARAMS) -> tuple[Array, float]:  # fmt: skip
+          p: Params = PARAMS, chip_off: float = 0.0) -> tuple[Array, float]:  # fmt: skip
     """What the neighbours' marbles give at ``square``'s sensor in the worst combination:
     (per axis, the largest field either way they can add (3,), the largest size). Each
     neighbour of either colour takes whichever of its poses is worst, independently."""
@@ -238,18 +241,21 @@ def stray(marble: Marble, readout: Readout, rots: Rotation, square: Square,
     size = 0.0
     h = marble_heights(p)[0]
     for dx, dy in neighbours(square, p):
-        b = np.concatenate([field(marble, c, rots, (dx, dy, h), (0, 0, z), p) for c in COLOURS])
+        at = (dx - chip_off, dy, h)
+        b = np.concatenate([field(marble, c, rots, at, (0, 0, z), p) for c in COLOURS])
         most += np.abs(b).max(axis=0)
         size += float(np.linalg.norm(b, axis=1).max())
     return most, size
 
 
 def worst_stray(marble: Marble, readout: Readout, rots: Rotation,
-                p: Params = PARAMS) -> tuple[float, float]:  # fmt: skip
+                p: Params = PARAMS, chip_off: float = 0.0) -> tuple[float, float]:  # fmt: skip
     """(vertical, size) of the strongest stray field the neighbours give any square: a corner,
-    an edge and an inner square stand for the rest."""
+    an edge and an inner square stand for the rest (the sensor ``chip_off`` off its square's
+    centre, towards either neighbour along x)."""
     squares = {OUTER_RING[0], OUTER_RING[1], INNER_RING[0]}
-    found = [stray(marble, readout, rots, s, p) for s in squares]
+    found = [stray(marble, readout, rots, s, p, sign * chip_off)
+             for s in squares for sign in ((1, -1) if chip_off else (1,))]  # fmt: skip
     return max(float(f[0][2]) for f in found), max(f[1] for f in found)
 
 
@@ -331,19 +337,20 @@ def _noise(readout: Readout, p: Params) -> tuple[float, float, float]:
 
 
 def margins(marble: Marble, readout: Readout, n_axes: int = 300, n_turns: int = 8,
-            p: Params = PARAMS) -> Margins:  # fmt: skip
-    """The issue's margins for ``marble`` read by ``readout``. A linear sensor's threshold
-    is the calibration's: where the margins to the weakest marble and to the strongest empty
-    square come out equal, each after the drift and noise."""
+            p: Params = PARAMS, chip_off: float = 0.0) -> Margins:  # fmt: skip
+    """The issue's margins for ``marble`` read by ``readout``, its sensor ``chip_off`` from
+    its square's centre. A linear sensor's threshold is the calibration's: where the margins
+    to the weakest marble and to the strongest empty square come out equal, each after the
+    drift and noise."""
     rots = rotations(n_axes, n_turns)
-    mine = own(marble, readout, rots, p)
+    mine = own(marble, readout, rots, p, chip_off)
     black, white = reading(mine.black, readout), reading(mine.white, readout)
     if readout == "linear":  # a marble counts by the size of its field, either pole
         sizes = np.abs(np.concatenate([black, white]))
     else:
         sizes = np.concatenate([black, white])
     weakest, strongest = float(sizes.min()), float(sizes.max())
-    vertical, size = worst_stray(marble, readout, rots, p)
+    vertical, size = worst_stray(marble, readout, rots, p, chip_off)
     # The motor's field is still (its rotor's axial magnet turns about its own axis): a
     # calibrated sensor takes it with its empty reading; a switch has no calibration.
     extra = index_field(readout, p) + (motor_field(readout, p) if readout == "switch" else 0.0)

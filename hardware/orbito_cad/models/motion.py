@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from orbito_cad.assembly.placed import Placed
+from orbito_cad.board import bay
 from orbito_cad.board import layout as geo
 from orbito_cad.board.gearing import bar_z, index_side
 from orbito_cad.board.params import PARAMS, Params
@@ -142,6 +143,7 @@ def contacts(placed: Sequence[Placed], p: Params = PARAMS) -> list[tuple[str, st
         ("raspberry_pi", "case"),
         ("perfboard", "case"),
         ("button", "case"),
+        *((b.key, "case") for b in bay.small_boards(p)),  # on their standoffs
     ):
         touch(a, b)
     return sorted(pairs)

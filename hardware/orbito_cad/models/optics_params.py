@@ -1,11 +1,12 @@
 """The optical model's own facts: the parts' datasheet figures, the materials, the room.
 
-The board's geometry (the floor, the cup and its seat, the marble, its heights and offsets) is
-not here: the model takes it from ``orbito_cad.board.params`` and
-``orbito_cad.models.magnetics``. What is here is new with the optics (issue 44), each figure
-with its source; the reflectances are the calibration's to replace, square by square
-(``doctor``), so the model takes the unkind end of each range. Lengths in mm, light in lux
-and candela (the detector is rated in lux).
+The board's geometry (the floor and its two windows, the cup and its seat, the marble, its
+heights and offsets) is not here: the model takes it from ``orbito_cad.board.params``,
+``orbito_cad.board.face.windows`` and ``orbito_cad.models.magnetics``, as the CAD does.
+What is here is new with the optics (issue 44), each figure with its source; the
+reflectances are the calibration's to replace, square by square (``doctor``), so the model
+takes the unkind end of each range. Lengths in mm, light in lux and candela (the detector is
+rated in lux).
 """
 
 from __future__ import annotations
@@ -117,16 +118,7 @@ class OpticsParams:
     # RMS and a peak of 3.3 RMS (as the magnetic model does).
     adc_noise_codes: float = 2.0
     noise_peak: float = 3.3
-    # --- the optics in the floor (the model's design; the CAD cuts them: issue 44) ---------
-    # Two windows through the floor on the square's outward side, either side of the
-    # sensor's pocket: each ``window_r`` from the square's centre, ``window_angle`` either
-    # side of the outward axis, so both stay under the seat's hole with the marble
-    # ``marble_offset`` off, and the floor between them (the wall) is several mm thick.
-    # The detector's window is vertical; the LED's is slanted to light the spot of the marble
-    # the detector sees, so the marble's gloss sends the LED's mirror image away from it.
-    window_r: float = 4.0
-    window_angle: float = 25.0  # degrees
-    window_d: float = 1.4
+    # --- the face's materials ------------------------------------------------------------
     # The face (dark PETG): its diffuse reflectance, and how much of the room's light gets
     # through its floor to the detector (black PETG, 1.25 mm over a pocket): a bound, the
     # benchmark prints the largest the reading tolerates.

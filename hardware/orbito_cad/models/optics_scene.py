@@ -42,6 +42,7 @@ import numpy as np
 from build123d import Align, Box, Cylinder, Location, Part, Pos
 from numpy.typing import NDArray
 
+from orbito_cad.board.face import window_tops
 from orbito_cad.board.params import PARAMS, Params
 from orbito_cad.models.magnetics import marble_heights
 from orbito_cad.models.optics_params import OPTICS, Material, OpticsParams
@@ -77,11 +78,12 @@ def spot(x: float, y: float, p: Params = PARAMS) -> Vec:
 
 
 def windows(o: OpticsParams = OPTICS, p: Params = PARAMS) -> tuple[Window, Window]:
-    """(the detector's, the LED's). The detector's is vertical; the LED's axis runs from its
-    top to the spot of the marble the detector sees, so its light falls where it looks."""
-    a = math.radians(o.window_angle)
-    det_top = np.array([o.window_r * math.cos(a), -o.window_r * math.sin(a), 0.0])
-    led_top = np.array([o.window_r * math.cos(a), o.window_r * math.sin(a), 0.0])
+    """(the detector's, the LED's), where the board puts them (``face.window_tops``). The
+    detector's is vertical; the LED's axis runs from its top to the spot of the marble the
+    detector sees, so its light falls where it looks."""
+    (dx, dy), (lx, ly) = window_tops(p)
+    det_top = np.array([dx, dy, 0.0])
+    led_top = np.array([lx, ly, 0.0])
     up = np.array([0.0, 0.0, 1.0])
     towards = spot(float(det_top[0]), float(det_top[1]), p) - led_top
     led_axis = towards / np.linalg.norm(towards)
@@ -92,17 +94,17 @@ def windows(o: OpticsParams = OPTICS, p: Params = PARAMS) -> tuple[Window, Windo
     )
 
 
-def _cutter(w: Window, o: OpticsParams) -> Part:
+def _cutter(w: Window, p: Params) -> Part:
     ry = math.degrees(math.atan2(w.axis[0], w.axis[2]))
     rx = -math.degrees(math.asin(w.axis[1]))
     top = (float(w.top[0]), float(w.top[1]), float(w.top[2]))
-    return Location(top, (rx, ry, 0)) * Cylinder(o.window_d / 2, 30.0)
+    return Location(top, (rx, ry, 0)) * Cylinder(p.window_d / 2, 30.0)
 
 
 def floor_part(o: OpticsParams = OPTICS, p: Params = PARAMS) -> Part:
     part = Box(CELL, CELL, floor_t(p), align=(Align.CENTER, Align.CENTER, Align.MAX))
     for w in windows(o, p):
-        part -= _cutter(w, o)
+        part -= _cutter(w, p)
     return part
 
 
@@ -178,9 +180,9 @@ def _at(xy: Vec, z: float, scale: float) -> mi.ScalarTransform4f:
     return out
 
 
-def led_disc_r(o: OpticsParams = OPTICS) -> float:
+def led_disc_r(p: Params = PARAMS) -> float:
     """The LED's disc across its window: the window's radius, a hair inside its wall."""
-    return o.window_d / 2 - 0.01
+    return p.window_d / 2 - 0.01
 
 
 def _across(w: Window, r: float) -> mi.ScalarTransform4f:
@@ -240,7 +242,7 @@ def scene_dict(marble: Material | None, centre: tuple[float, float, float], spp:
         },
         "led": {
             "type": "disk",
-            "to_world": _across(led, led_disc_r(o)),
+            "to_world": _across(led, led_disc_r(p)),
             "emitter": {"type": "area", "radiance": {"type": "rgb", "value": [led_radiance, 0, 0]}},
             "bsdf": _matte(0.8),  # the package's white body
         },

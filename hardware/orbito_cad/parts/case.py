@@ -12,7 +12,8 @@ The case is a tray printed open side up with nothing under an overhang steeper t
   four posts** (``frame.centre_posts``, M2.5 self-tapping from above), four **bosses with
   sockets** the motor mount's legs stand in (the sockets locate it, so the motor's axis is
   the board's centre: the gears' centre distance depends on it; an M3 screw from under the
-  floor into each leg holds it), and standoffs for the Pi, the Pico and the perfboard
+  floor into each leg holds it), and standoffs for the Pi, the Pico, the perfboard and the
+  sensors' small boards
   (``bay``);
 - the walls have the **openings** of ``bay.openings`` (the Pi's USB-C, micro-HDMI and
   micro-SD card, the DC jack, the button, the status LED), each with a 45 deg gabled or
@@ -182,7 +183,7 @@ def floor_windows(p: Params = PARAMS) -> list[tuple[float, float]]:
     held += centre_posts(p)
     boss = p.mount_leg + 2 * p.fit + 4 * p.min_wall
     held += [(x, y, boss / math.sqrt(2)) for x, y in mount_leg_points(p)]
-    for points in (bay.pi_holes(p), bay.pico_holes(p), bay.board_holes(p)):
+    for points in (bay.pi_holes(p), bay.pico_holes(p), bay.board_holes(p), bay.small_holes(p)):
         held += [(x, y, p.standoff_d / 2) for x, y in points]
     pitch, half = WINDOW + RIB, WINDOW / 2
     n = int(i // pitch) + 1
@@ -230,7 +231,7 @@ def _posts(p: Params) -> Part:
         out += Pos(x, y, p.case_floor) * Box(boss, boss, p.socket_h, align=BOTTOM) - Box(
             2 * c, 2 * c, 3 * p.z_top
         )
-    for points in (bay.pi_holes(p), bay.pico_holes(p), bay.board_holes(p)):
+    for points in (bay.pi_holes(p), bay.pico_holes(p), bay.board_holes(p), bay.small_holes(p)):
         out += _standoffs(points, 0, p)[0]
     return out
 
@@ -251,7 +252,8 @@ def _post_holes(p: Params) -> Part:
         # the button head sinks into the floor from below: the case stands flat
         out += Pos(x, y, -1) * Cylinder(head / 2, 1 + 1.6, align=BOTTOM)
     for points, hole in ((bay.pi_holes(p), p.standoff_hole_d), (bay.pico_holes(p), p.pico_hole_d),
-                         (bay.board_holes(p), p.standoff_hole_d)):  # fmt: skip
+                         (bay.board_holes(p), p.standoff_hole_d),
+                         (bay.small_holes(p), p.standoff_hole_d)):  # fmt: skip
         out += _standoffs(points, hole, p)[1]
     return out
 
