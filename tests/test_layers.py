@@ -8,6 +8,7 @@ package pulls in nothing heavy, and every module imports alone (no circular impo
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -191,19 +192,57 @@ def test_a_forbidden_import_is_caught(where: str, source: str) -> None:
     assert violations(PACKAGE / where, source) != []
 
 
+# Each module imported first, into an interpreter that has loaded nothing of the package:
+# a fresh one forked for each from one that has only started (its standard start-up modules,
+# as ``python -c`` has: asserted), so that each pays for its own imports and not for Python's
+# start-up once more. The child says why it failed (the exception's last line) on the
+# parent's stdout, its own stdout (what a module prints) shut.
+ALONE = """
+import os, sys, traceback
+ours = [m for m in sys.modules if m.split(".")[0] in {"orbito_hw", "orbito_fw", "orbito_cad"}]
+assert ours == [], ours
+for name in sys.argv[1:]:
+    if (pid := os.fork()) == 0:
+        report = os.dup(1)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        try:
+            __import__(name)
+        except BaseException:
+            why = traceback.format_exc().strip().splitlines()[-1]
+            os.write(report, f"{name}: {why}\\n".encode())
+        os._exit(0)
+    if os.waitpid(pid, 0)[1] != 0:
+        os.write(1, f"{name}: the interpreter died importing it\\n".encode())
+"""
+
+
+def not_alone(modules: list[str], path: Path | None = None) -> list[str]:
+    """The modules that fail imported alone, each with why (``path``: a folder put first on
+    the interpreter's path)."""
+    env = dict(os.environ)
+    if path is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(path), *filter(None, [env.get("PYTHONPATH")])])
+    command = [sys.executable, "-c", ALONE, *modules]
+    out = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
+    return out.stdout.splitlines()
+
+
 def test_every_module_imports_alone() -> None:
     """No circular imports: each module, imported first in a fresh interpreter, loads."""
     modules = [".".join(module_of(path)) for path in SOURCES if path.name != "__main__.py"]
-    code = (
-        "import importlib, subprocess, sys\n"
-        "bad = [m for m in sys.argv[1:] if subprocess.run([sys.executable, '-c', "
-        "f'import {m}'], capture_output=True).returncode]\n"
-        "print(' '.join(bad))\n"
-    )
-    out = subprocess.run(
-        [sys.executable, "-c", code, *modules], capture_output=True, text=True, check=True
-    )
-    assert out.stdout.strip() == ""
+    assert not_alone(modules) == []
+
+
+def test_a_module_that_loads_only_after_another_is_caught(tmp_path: Path) -> None:
+    """``second`` imports ``first``, which takes a name from ``second`` before it is made:
+    alone ``second`` fails; after ``first`` it loads (``first`` made it). Each is tried in an
+    interpreter of its own, so the order they are named in does not hide it."""
+    (tmp_path / "first.py").write_text("from second import NAME\n")
+    (tmp_path / "second.py").write_text("import first\nNAME = 1\n")
+    assert not_alone(["first", "second"], tmp_path) == [
+        "second: ImportError: cannot import name 'NAME' from partially initialized module "
+        "'second' (most likely due to a circular import) (" + str(tmp_path / "second.py") + ")"
+    ]
 
 
 def repository_sources() -> list[Path]:

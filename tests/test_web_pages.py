@@ -49,10 +49,13 @@ def axe_source() -> str:
     return axe_script()
 
 
-@pytest.fixture()
-def played(tmp_path: Path) -> Iterator[str]:
-    """A board against level 3 (black) with one game played to its end, and a second begun."""
-    with board(free_port(), "--opponent", "3:black", "--state-dir", str(tmp_path / "s")) as url:
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A board against level 3 (black) with one game played to its end, and a second begun:
+    one for the module (its board's start and its game take seconds), which the tests below
+    only look at (each in pages of its own: nothing they do is kept by the board)."""
+    folder = tmp_path_factory.mktemp("played")
+    with board(free_port(), "--opponent", "3:black", "--state-dir", str(folder)) as url:
         play_to_end(url, seed=5)
         api(url, "new-game", {"first": "black"})
         wait_for(url, lambda s: s["phase"] == "board-turn", "the board's turn")
