@@ -45,10 +45,11 @@ from orbito_hw.control.events import (
     TakenBack,
     TurnPlayed,
 )
+from orbito_hw.control.led_words import colour_word
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.referee import Referee
 from orbito_hw.errors import echo
-from orbito_hw.lang import _
+from orbito_hw.lang import _, reworded
 from orbito_hw.remote.identity import host_colour_id, own_board_id
 from orbito_hw.remote.offers import Offers, is_offer_topic
 from orbito_hw.remote.protocol import (
@@ -153,19 +154,21 @@ class Refusals:
         self.told = 0
         self.quiet = 0
 
-    def __call__(self, text: str, *args: object) -> None:
+    def __call__(self, reason: str) -> None:
+        """``reason``: why, a sentence in the board's language already."""
         now = time.monotonic()
         if now - self.window >= REFUSALS_WINDOW_S:
             if self.quiet:
-                self.logger.warning("refused %d more messages in %gs", self.quiet,
-                                    REFUSALS_WINDOW_S)  # fmt: skip
+                text = _("refused {n} more messages in {seconds}s")
+                said = text.format(n=self.quiet, seconds=f"{REFUSALS_WINDOW_S:g}")
+                self.logger.warning("%s", said)
             self.window, self.told, self.quiet = now, 0, 0
         if self.told < REFUSALS_TOLD:
             self.told += 1
-            self.logger.warning("refused: " + text, *args)
+            self.logger.warning("%s", _("refused: {reason}").format(reason=reason))
         else:
             self.quiet += 1
-            self.logger.debug("refused: " + text, *args)
+            self.logger.debug("refused: %s", reason)
 
 
 # --- the game's logic on this board ------------------------------------------------------------
@@ -389,7 +392,7 @@ class RemoteGame:
         try:
             message = parse_message(topic_text, payload)
         except MessageError as exc:
-            self.refused("%s", exc)
+            self.refused(reworded(str(exc)))
             return
         if isinstance(message, Spectated) or message.game != self.game:
             return
@@ -421,7 +424,7 @@ class RemoteGame:
                 self._rivals_online.discard(presence.board)
             return
         if self.kept.opponent is not None and presence.board != self.kept.opponent:
-            self.refused("board %s is not in the game", presence.board)
+            self.refused(_("board {board} is not in the game").format(board=presence.board))
             return
         if self._revoked(presence.board):
             return
@@ -468,7 +471,8 @@ class RemoteGame:
         now = time.monotonic()
         recent = now - self._claim_told < CLAIMS_WINDOW_S
         if recent or not asked:
-            self.refused("board %s says it plays %s here", board, self.plays)
+            text = _("board {board} says it plays {colour} here")
+            self.refused(text.format(board=board, colour=colour_word(self.plays)))
         if recent:
             return  # told, and said again, a moment ago
         self._claim_told = now
@@ -505,7 +509,7 @@ class RemoteGame:
             return
         decision = decide(self.local(), record)
         if isinstance(decision, Refuse):
-            self.refused("%s", decision.why)
+            self.refused(reworded(decision.why))
             return
         self.last_record = record
         if self.kept.opponent is None and record.colour is not self.plays:
@@ -535,7 +539,7 @@ class RemoteGame:
         are refused, one line each in the log (throttled)."""
         if self.seats is None or not self.seats.is_revoked(self.game, board):
             return False
-        self.refused("seat %s was revoked at this board (seat revoke)", board)
+        self.refused(_("seat {seat} was revoked at this board (seat revoke)").format(seat=board))
         return True
 
     def _heard(self, presence: Presence) -> None:

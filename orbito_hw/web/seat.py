@@ -36,7 +36,7 @@ from orbito_hw.control.led_words import colour_word
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.seat import Seat, SeatRefusedError, standing
 from orbito_hw.errors import OrbitoError, shown
-from orbito_hw.lang import R_, _
+from orbito_hw.lang import R_, _, reworded
 from orbito_hw.rules.game import Colour
 from orbito_hw.web.controls import BoardControls
 from orbito_hw.web.feed import Feed
@@ -119,11 +119,12 @@ class QuietLog:
         now = self.clock()
         if now - self.window >= LOG_WINDOW_S:
             if self.quiet:
-                log.warning("seat: refused %d more requests in %gs", self.quiet, LOG_WINDOW_S)
+                text = _("seat: refused {n} more requests in {seconds}s")
+                log.warning("%s", text.format(n=self.quiet, seconds=f"{LOG_WINDOW_S:g}"))
             self.window, self.told, self.quiet = now, 0, 0
         if self.told < LOG_LINES:
             self.told += 1
-            log.warning("seat: refused: %s", text)
+            log.warning("%s", _("seat: refused: {reason}").format(reason=reworded(text)))
         else:
             self.quiet += 1
 
