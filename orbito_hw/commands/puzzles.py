@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from orbito_hw.solver.puzzles import Puzzle
 
 DEFAULT_COUNT = 10  # fresh puzzles from a seed when --count is not given
-_WHY = {"new": N_("a new one"), "again": N_("to try again"), "review": N_("to review")}
+_WHY = {"new": N_("new"), "again": N_("again"), "review": N_("review")}
 """Why ``puzzles next`` chose its puzzle (archive/progress.py's choose_next), in words."""
 
 

@@ -46,6 +46,7 @@ from orbito_hw.control.events import (
     TurnPlayed,
 )
 from orbito_hw.control.led_words import colour_word
+from orbito_hw.control.machine import State
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.referee import Referee
 from orbito_hw.errors import echo
@@ -83,6 +84,17 @@ log = logging.getLogger(__name__)
 STATE_FILE: Final = "remote.json"
 TAKE_BACK_RETRY: Final = 0.5  # seconds between looks while the board is not ready to take back
 CLAIMS_WINDOW_S: Final = 10.0  # a claim on this board's colour is told at most once in it
+BUSY_STATES: Final = {
+    State.TAKING_BACK: "take-back", State.UNDOING: "take-back",
+    State.CORRECTION: "correction", State.SETTING_UP: "setting-up",
+}  # fmt: skip
+"""The referee's states in which it takes no turn of the other side's for a while, as a
+record's ``busy`` says them (protocol.BUSY): a take-back (the rings turning back, then the
+turn undone by the LEDs), the board put right, set up. Each begins and ends with an event
+(take-back and taken-back, correction and corrected, set-up and set-up-done), after which
+the record is published again: what a record says is never left behind. The rings' turn
+after a press is not said (the record has not the turn yet: the other side waits for the
+board's person anyway), nor a fault (it may end with no event of its own)."""
 
 
 # --- what this board keeps of the game ---------------------------------------------------------
@@ -203,6 +215,8 @@ class RemoteGame:
     _told: str | None = None  # the disagreement last told (told once, not per message)
     _fresh: bool = False  # this board has never played the game: the records are history
     _past_round: int = 0  # the newest round of the broker's records that are history here
+    _busy_said: str | None = None  # the ``busy`` of the record last published
+    _busy_due: bool = False  # a look at the referee's state is due, after the event heard
 
     def __post_init__(self) -> None:
         check_name(self.game, "game")
@@ -286,7 +300,12 @@ class RemoteGame:
         if self.publish_events:
             payload = json.dumps(event.to_json()).encode()
             self.publish(topic(self.game, self.plays, "events"), payload, False)
-        if self.referee is None or isinstance(event, RemoteStatus | Fault):
+        if self.referee is None:
+            return
+        if not self._busy_due:  # the state the event leads to: once the referee has gone there
+            self._busy_due = True
+            self.referee.clock.call_later(0, self._busy_changed)
+        if isinstance(event, RemoteStatus | Fault):
             return
         self.offers.on_event(event)
         if isinstance(event, TakeBack):
@@ -338,14 +357,28 @@ class RemoteGame:
             tuple(saved.turns),
             self.kept.takebacks,
             self.kept.opponent,
+            self._busy(),
         )
 
     def record(self) -> Record:
         return self.local().record()
 
+    def _busy(self) -> str | None:
+        """What the board is doing instead of waiting for a turn, as the record says it."""
+        return BUSY_STATES.get(self.referee.state) if self.referee is not None else None
+
+    def _busy_changed(self) -> None:
+        """The record published again when what the board is busy with changed (a take-back
+        begun or done): a seat's page says it, and takes no click meanwhile."""
+        self._busy_due = False
+        if self.referee is not None and self._busy() != self._busy_said:
+            self._publish_record()
+
     def _publish_record(self) -> None:
         if self.referee is not None:
-            self.publish(topic(self.game, self.plays, "record"), self.record().to_bytes(), True)
+            record = self.record()
+            self._busy_said = record.busy
+            self.publish(topic(self.game, self.plays, "record"), record.to_bytes(), True)
 
     def _save(self) -> None:
         try:

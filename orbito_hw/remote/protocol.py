@@ -18,6 +18,12 @@ per game, ``orbito-hw/GAME/COLOUR/KIND``, COLOUR the colour the board's person p
 - ``offer`` (QoS 1, retained): a side's latest ask (a take-back, a draw) and its latest
   answer to the other side's: offers.py reads and writes it.
 
+A board's record may carry ``"busy"`` (one of ``BUSY``) while its board cannot take the
+other side's turn (a take-back under way, the board being put right or set up):
+published again as it starts and ends, the record otherwise the same. Optional, in version 1:
+a reader that does not know it ignores it, and a board compares records without it; a seat's
+page says it (the board is undoing, the rings turn) and takes no click meanwhile.
+
 A seat's page (a phone or a browser playing one colour, docs/seat.md) says the same, with
 one more field, ``"kind": "seat"``: the board reads it only to name its player in words.
 """
@@ -39,6 +45,11 @@ VERSION: Final = 1  # of the messages: a board refuses what it cannot read
 MAX_MESSAGE_BYTES: Final = 4096  # a whole record is under 400 bytes: more is not ours
 MAX_TURNS: Final = 21  # 16 turns and 5 extra presses: the longest game (SPEC.md)
 MAX_COUNT: Final = 1_000_000  # rounds and take-backs: whole numbers a board could reach
+BUSY: Final = ("take-back", "correction", "setting-up")
+"""What a record's ``busy`` says the board is doing instead of waiting for a turn: taking a
+turn back (the rings turning back, or the person undoing it by the LEDs), asking for the
+board to be put right, being set up to a position. A newer board's word not listed here
+reads as busy all the same."""
 PORTS: Final = {"mqtt": 1883, "mqtts": 8883}  # MQTT's registered ports, plain and TLS
 NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 """A game's name and a board's id: safe in a topic (no ``/``, ``+`` or ``#``) and in a file."""
@@ -167,6 +178,9 @@ class Record:
     # hello; "board" otherwise (a board does not say it). It names the player in words only:
     # a seat's record is a board's to the protocol.
     kind: str = field(default="board", compare=False)
+    # What the board is busy with (one of BUSY; a newer board's own word kept as it is), None
+    # when it waits for a turn or plays one: said to a seat's page, never compared.
+    busy: str | None = field(default=None, compare=False)
 
     @property
     def number(self) -> int:
@@ -177,6 +191,7 @@ class Record:
         return replay(self.first, list(self.turns))
 
     def to_bytes(self) -> bytes:
+        busy = {"busy": self.busy} if self.busy is not None else {}
         return _dump(
             {
                 "v": VERSION,
@@ -188,6 +203,7 @@ class Record:
                 "number": self.number,
                 "turns": list(self.turns),
                 "takebacks": self.takebacks,
+                **busy,
             }
         )
 
@@ -241,6 +257,13 @@ def parse_message(topic_text: str, payload: bytes) -> Message:
         online = _field(obj, "online", bool, where)
         return Presence(address.game, address.colour, board, online, _kind(obj))
     return _record(obj, address, board, where)
+
+
+def _busy(obj: dict[str, object]) -> str | None:
+    """What the sender says it is busy with: a short word (BUSY's, or a newer board's of the
+    same shape), else None (not said, or not a word: the record is read all the same)."""
+    busy = obj.get("busy")
+    return busy if isinstance(busy, str) and NAME.fullmatch(busy) and len(busy) <= 24 else None
 
 
 def _kind(obj: dict[str, object]) -> str:
@@ -305,6 +328,7 @@ def _record(obj: dict[str, object], address: Address, board: str, where: str) ->
         tuple(str(t) for t in turns),
         _count(obj, "takebacks", where, 0),
         _kind(obj),
+        _busy(obj),
     )
     if _count(obj, "number", where, 0) != record.number:
         raise MessageError(f"{where}: number {obj['number']} but {record.number} turns")
@@ -336,11 +360,13 @@ class Local:
     turns: tuple[str, ...]
     takebacks: int
     opponent: str | None  # the other board's id, once known (trusted from the first seen)
+    busy: str | None = None  # what the board is doing instead of waiting for a turn (BUSY)
 
     def record(self) -> Record:
         return Record(
-            self.game, self.round, self.board, self.colour, self.first, self.turns, self.takebacks
-        )
+            self.game, self.round, self.board, self.colour, self.first, self.turns,
+            self.takebacks, busy=self.busy,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
