@@ -1,9 +1,10 @@
 """Every sentence a person reads is marked for the catalogue (docs/languages.md): the log lines
-``systemctl status`` and ``journalctl`` show, what the commands print. An AST scan of the
-package finds each call that writes for a person (a logger's info, warning, error, critical,
-exception or log; ``print``; ``sys.stderr.write``) and fails on an English literal among its
-arguments that no ``_()``, ``N_()``, ``R_()`` or ``ngettext()`` marks: such a sentence would stay
-English under ``--lang fr``. The lines no person reads are listed below, each with its why."""
+``systemctl status`` and ``journalctl`` show, what the commands print, their ``--help``. An AST
+scan of the package finds each call that writes for a person (a logger's info, warning, error,
+critical, exception or log; ``print``; ``sys.stderr.write``; argparse's help, description,
+title, epilog) and fails on an English literal among its arguments that no ``_()``, ``N_()``,
+``R_()`` or ``ngettext()`` marks: such a sentence would stay English under ``--lang fr``. The
+lines no person reads are listed below, each with its why."""
 
 from __future__ import annotations
 
@@ -39,6 +40,18 @@ NOBODY_READS: dict[tuple[str, str], str] = {
     ("orbito_hw/solver/puzzles_build.py", "wrote puzzles from seed to"): (
         "the same developer's tool: the line it ends with"
     ),
+    # app/releases.py runs as a script of its own with Debian's python3 (the package's
+    # postinst: `python3 /usr/lib/orbito-hw/releases.py activate VERSION`), standard library
+    # only, the catalogue out of its reach; its --help is the postinst's, no person's
+    ("orbito_hw/app/releases.py", "make the venv of VERSION from the wheels in WHEELS"): (
+        "the postinst's command line"
+    ),
+    ("orbito_hw/app/releases.py", "make VERSION current; roll back if it does not start"): (
+        "the postinst's command line"
+    ),
+    ("orbito_hw/app/releases.py", "back to the release before the current one"): (
+        "the postinst's command line"
+    ),
 }
 
 
@@ -46,6 +59,19 @@ def _sentence(text: str) -> bool:
     """Two words or more once the fields are taken out: ``'why'`` (a JSON key) is not one,
     ``'game %d: puzzle %s'`` is."""
     return len(WORD.findall(FILLED.sub(" ", text))) >= 2
+
+
+PARSER_CALLS = frozenset({"add_argument", "add_parser", "add_subparsers", "add_argument_group",
+                          "ArgumentParser", "Parser"})  # fmt: skip
+"""argparse's: their ``help``, ``description``, ``title`` and ``epilog`` are the ``--help`` a
+person reads (commands/__init__.py's Parser says argparse's own words)."""
+PARSER_WORDS = frozenset({"help", "description", "title", "epilog"})
+
+
+def _parser_call(call: ast.Call) -> bool:
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name in PARSER_CALLS
 
 
 def _writes_for_a_person(call: ast.Call) -> bool:
@@ -89,9 +115,14 @@ def found_literals(paths: list[Path], root: Path = ROOT) -> Iterator[tuple[str, 
     for path in paths:
         where = path.relative_to(root).as_posix()
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-            if not isinstance(node, ast.Call) or not _writes_for_a_person(node):
+            if not isinstance(node, ast.Call):
                 continue
-            said = [*node.args, *(k.value for k in node.keywords if k.arg != "file")]
+            if _parser_call(node):
+                said = [k.value for k in node.keywords if k.arg in PARSER_WORDS]
+            elif _writes_for_a_person(node):
+                said = [*node.args, *(k.value for k in node.keywords if k.arg != "file")]
+            else:
+                continue
             for argument in said:
                 for text in _unmarked(argument):
                     yield where, node.lineno, " ".join(text.split())
@@ -137,6 +168,10 @@ def test_the_allow_list_names_lines_that_are_there() -> None:
         ('print(f"orbito-hw: {exc}", file=sys.stderr)', False),
         ('print(_("asked the board ({holder}) to set up {what}").format(holder=h, what=w))', False),
         ('log.info("%s: %s", where, text)', False),
+        ('p.add_argument("--mock", action="store_true", help="use the simulated board")', True),
+        ('sub.add_parser("run", help="run the board controller")', True),
+        ('Parser(prog=PROG, description="A self-refereeing Orbito board.")', True),
+        ('p.add_argument("--mock", help=_("use the simulated board"), metavar="ON OFF")', False),
     ],
 )
 def test_the_scan_finds_an_unmarked_sentence(tmp_path: Path, code: str, caught: bool) -> None:

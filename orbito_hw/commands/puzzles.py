@@ -40,29 +40,35 @@ _WHY = {"new": N_("new"), "again": N_("again"), "review": N_("review")}
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "puzzles",
-        help="puzzles from the solved game: the shipped set, fresh ones from --seed, or --id ID",
+        help=_("puzzles from the solved game: the shipped set, fresh ones from --seed, or --id ID"),
     )
     p.add_argument(
         "action",
         nargs="?",
         choices=["next", "progress", "play"],
-        help="next: the puzzle to play next, from the archive's progress; progress: each "
-        "puzzle tried; play: set the puzzle (--id, else the next) up on the board and play it",
+        help=_(
+            "next: the puzzle to play next, from the archive's progress; progress: each "
+            "puzzle tried; play: set the puzzle (--id, else the next) up on the board and play it"
+        ),
     )
-    p.add_argument("--count", type=int, metavar="N", help="how many (default: 10 from a seed)")
-    p.add_argument("--plies", type=int, metavar="P", help="only puzzles won in exactly P plies")
-    p.add_argument("--seed", type=int, metavar="S", help="fresh puzzles from seed S")
-    p.add_argument("--id", metavar="ID", help="the one puzzle ID names")
-    p.add_argument("--json", action="store_true", help="JSON lines (SPEC.md)")
+    p.add_argument("--count", type=int, metavar="N", help=_("how many (default: 10 from a seed)"))
+    p.add_argument("--plies", type=int, metavar="P", help=_("only puzzles won in exactly P plies"))
+    p.add_argument("--seed", type=int, metavar="S", help=_("fresh puzzles from seed S"))
+    p.add_argument("--id", metavar="ID", help=_("the one puzzle ID names"))
+    p.add_argument("--json", action="store_true", help=_("JSON lines (SPEC.md)"))
     p.add_argument(
         "--all",
         action="store_true",
-        help="every shipped puzzle, sorted by grade (without it: a summary of the set)",
+        help=_("every shipped puzzle, sorted by grade (without it: a summary of the set)"),
     )
     p.add_argument(
-        "--state-dir", metavar="DIR", help="with next, progress, play: the board's state directory"
+        "--state-dir",
+        metavar="DIR",
+        help=_("with next, progress, play: the board's state directory"),
     )
-    p.add_argument("--config", metavar="PATH", help="the board's config, for its state directory")
+    p.add_argument(
+        "--config", metavar="PATH", help=_("the board's config, for its state directory")
+    )
     p.set_defaults(func=cmd_puzzles)
 
 
