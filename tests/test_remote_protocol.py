@@ -221,6 +221,32 @@ def test_where_the_records_differ_is_named() -> None:
     assert isinstance(far, Disagree) and "turns 2..2 were never made here" in far.where
 
 
+@pytest.mark.parametrize(
+    ("mine", "their"),
+    [
+        (local(("a1", "b2")), theirs(("a1", "c3"))),  # a turn that differs
+        (local(("a1",)), theirs(("a1", "b2", "c3"))),  # turns never made here
+        (local(("a1",)), theirs(("a1", "b2"))),  # this board's turn, made over there
+        (local((), colour=B, first=W), theirs(("a1",), colour=W, first=B)),  # who went first
+        (local(), theirs(("a1",), colour=W, board="intruder")),  # a claim on this colour
+    ],
+)
+def test_a_disagreement_or_a_refusal_is_said_in_french_whole(mine: Local, their: Record) -> None:
+    """What decide() says is English data (the fault's reason, the log's), read back whole in
+    the reader's language where a person reads it: no English word left of it."""
+    from orbito_hw import lang
+
+    decision = decide(mine, their)
+    assert isinstance(decision, Disagree | Refuse), decision
+    english = decision.where if isinstance(decision, Disagree) else decision.why
+    with lang.speaking("fr"):
+        said = lang.reworded(f"the boards disagree: {english}")
+    assert said.startswith("les plateaux ne sont pas d'accord : ")
+    assert not {"board", "this", "other", "turn", "first", "white", "black"} & set(
+        said.replace("(", " ").replace(")", " ").split()
+    ), said
+
+
 def test_a_take_back_over_there_is_followed_here() -> None:
     assert decide(local(("a1", "b2", "c3")), theirs(("a1",), takebacks=2)) == TakeBackTo(1, 2)
     # taken back and played on since: back to where the records part, then the turn

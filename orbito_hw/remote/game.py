@@ -50,7 +50,7 @@ from orbito_hw.control.machine import State
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.referee import Referee
 from orbito_hw.errors import echo
-from orbito_hw.lang import _, reworded
+from orbito_hw.lang import R_, _, reworded
 from orbito_hw.remote.identity import host_colour_id, own_board_id
 from orbito_hw.remote.offers import Offers, is_offer_topic
 from orbito_hw.remote.protocol import (
@@ -645,9 +645,9 @@ class RemoteGame:
     def _disagree(self, where: str) -> None:
         if where != self._told:
             self._told = where
-            log.error("%s", _("the boards disagree: {where}").format(where=where))
+            log.error("%s", _("the boards disagree: {where}").format(where=reworded(where)))
             game = self.referee.snapshot().game if self.referee is not None else None
-            self._tell(Fault(game, f"the boards disagree: {where}"))
+            self._tell(Fault(game, R_("the boards disagree: {where}").format(where=where)))
 
     # --- take-backs from the other board --------------------------------------------------------
     def _step_back(self) -> None:

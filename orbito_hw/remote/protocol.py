@@ -37,6 +37,7 @@ from typing import Final, Literal, TypeVar
 from urllib.parse import quote, unquote
 
 from orbito_hw.errors import IllegalTurnError, NotationError, OrbitoError, echo, shown
+from orbito_hw.lang import R_
 from orbito_hw.rules.game import Colour, Position, replay
 from orbito_hw.rules.turn import Turn
 
@@ -422,6 +423,25 @@ class Disagree:
 Decision = Ignore | Refuse | Agree | Show | TakeBackTo | NewRound | Disagree
 
 
+_CLAIMS: Final = {
+    Colour.BLACK: R_("board {board} claims black, this board's colour"),
+    Colour.WHITE: R_("board {board} claims white, this board's colour"),
+}
+_FIRST: Final = {
+    Colour.BLACK: R_("this board has black first, the other board white"),
+    Colour.WHITE: R_("this board has white first, the other board black"),
+}
+_NOT_THEIRS: Final = {
+    Colour.BLACK: R_("turn {number} ({turn}) is this board's to make, not the other board's "
+                     "(black plays here)"),
+    Colour.WHITE: R_("turn {number} ({turn}) is this board's to make, not the other board's "
+                     "(white plays here)"),
+}  # fmt: skip
+"""The reasons decide() gives that name a colour: one sentence each (a colour changes the
+French's words). Reasons are English data (a fault's, the log's), marked R_ for
+lang.reworded where a person reads them."""
+
+
 def decide(local: Local, message: Record) -> Decision:
     """What this board does with the other board's record ``message``."""
     if message.game != local.game:
@@ -429,7 +449,7 @@ def decide(local: Local, message: Record) -> Decision:
     if message.colour is local.colour:
         if message.board == local.board:
             return Ignore("this board's own record")
-        return Refuse(f"board {message.board} claims {local.colour}, this board's colour")
+        return Refuse(_CLAIMS[local.colour].format(board=message.board))
     if local.opponent is not None and message.board != local.opponent:
         return Refuse(
             f"board {message.board} is not in the game ({message.colour} is {local.opponent})"
@@ -460,25 +480,23 @@ def _same_round(local: Local, message: Record) -> Decision:
     if message.first is not local.first:
         if not mine and not theirs:
             return NewRound(local.round, message.first)  # who starts, chosen over there
-        return Disagree(f"this board has {local.first} first, the other board {message.first}")
+        return Disagree(_FIRST[local.first])
     if common < min(len(mine), len(theirs)):
         number = common + 1
-        return Disagree(
-            f"turn {number}: this board has {mine[common]}, the other board {theirs[common]}"
-        )
+        text = R_("turn {number}: this board has {turn}, the other board {other}")
+        return Disagree(text.format(number=number, turn=mine[common], other=theirs[common]))
     if len(theirs) <= len(mine):
         if len(theirs) == len(mine):
             return Agree()
         return Ignore(f"late or behind: turn {len(theirs)}, this board is at {len(mine)}")
     if len(theirs) > len(mine) + 1:
-        return Disagree(
-            f"the other board is at turn {len(theirs)}, this board at {len(mine)}: "
-            f"turns {len(mine) + 1}..{len(theirs) - 1} were never made here"
+        text = R_(
+            "the other board is at turn {most}, this board at {number}: "
+            "turns {next}..{wanted} were never made here"
         )
+        most, number = len(theirs), len(mine)
+        return Disagree(text.format(most=most, number=number, next=number + 1, wanted=most - 1))
     position = replay(local.first, list(mine))
     if position.to_move is local.colour:
-        return Disagree(
-            f"turn {len(theirs)} ({theirs[-1]}) is this board's to make, "
-            f"not the other board's ({local.colour} plays here)"
-        )
+        return Disagree(_NOT_THEIRS[local.colour].format(number=len(theirs), turn=theirs[-1]))
     return Show(len(theirs), Turn.from_notation(theirs[-1]))
