@@ -37,8 +37,13 @@ COMMAND_MODULES = [
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(prog=PROG, description="A self-refereeing Orbito board.")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser = Parser(prog=PROG, description=_("A self-refereeing Orbito board."))
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"%(prog)s {__version__}",
+        help=_("show the program's version and exit"),
+    )
     # Not required: ``orbito-hw`` alone prints the overview (``overview``), not a refusal.
     sub = parser.add_subparsers(dest="command", parser_class=Parser)
     for name in COMMAND_MODULES:
@@ -47,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-LANG_HELP: Final = "the language of the words shown: en or fr (default: the config's, else en)"
+LANG_HELP: Final = N_("the language of the words shown: en or fr (default: the config's, else en)")
 
 
 def _take_lang(parser: argparse.ArgumentParser, top: bool = False) -> None:
@@ -55,7 +60,7 @@ def _take_lang(parser: argparse.ArgumentParser, top: bool = False) -> None:
     run --lang fr``), on every command and subcommand. main() reads it before parsing, so
     even the parser's own refusals are in that language; here it is only accepted."""
     parser.add_argument(
-        "--lang", metavar="CODE", help=LANG_HELP, default=None if top else argparse.SUPPRESS
+        "--lang", metavar="CODE", help=_(LANG_HELP), default=None if top else argparse.SUPPRESS
     )
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):

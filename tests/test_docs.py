@@ -155,5 +155,5 @@ def test_the_puzzles_pages_examples_run_as_written_in_a_fresh_home(tmp_path: Pat
     assert '"event": "puzzle", "game": 1, "id": "5DY1DFNRPMT61", "solved": true' in out
     nexts = re.findall(r"^(\S+) +\w+ +\w+ to play and win .*\[(?:new|again|review)\]$", out, re.M)
     assert nexts[0] == "5DY1DFNRPMT61" and nexts[1] != nexts[0]
-    assert re.search(r"^5DY1DFNRPMT61 +easy +solved 1 tries", out, re.M)
+    assert re.search(r"^5DY1DFNRPMT61 +easy +solved 1 try ", out, re.M)
     assert (home / ".local" / "state" / "orbito-hw" / "games.sqlite3").is_file()

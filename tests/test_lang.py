@@ -491,3 +491,49 @@ def test_the_blunder_warning_says_a_draw_is_a_draw_on_the_leds_and_in_the_log() 
     turn = Turn.from_notation("c3")
     assert "match nul après lui" in describe(BlunderWarning(1, turn, "draw"))[1]
     assert "défaite après lui" in describe(BlunderWarning(1, turn, "loss"))[1]
+
+
+# --- the command line's help ------------------------------------------------------------------
+def test_the_help_speaks_the_language_chosen(capsys: pytest.CaptureFixture[str]) -> None:
+    """``--lang fr`` before or after the command: argparse's own words (usage, the sections,
+    -h) and every command's help in French, the typed names (options, values) as they are;
+    without it the English, word for word as before."""
+    english = {}
+    for command in ("run", "seat", "games", "puzzles"):
+        status, out, _err = run(capsys, command, "--help")
+        assert status == 0 and out.startswith("usage: orbito-hw") and "\noptions:\n" in out
+        english[command] = out
+    status, out, _err = run(capsys, "run", "--help", "--lang", "fr")
+    assert status == 0 and out.startswith("utilisation : orbito-hw run")
+    assert "\noptions :\n" in out and "afficher cette aide et quitter" in out
+    assert "utiliser le plateau simulé" in out and "--mock" in out  # the option as typed
+    for command, out_en in english.items():
+        status, out, _err = run(capsys, "--lang", "fr", command, "--help")
+        assert status == 0
+        said = " ".join(out.split())
+        for line in out_en.splitlines():  # each English help sentence has gone
+            words = line.split("  ")[-1].strip()
+            if len(words.split()) >= 4 and not words.startswith(("usage", "[", "{")):
+                assert words not in said, (command, words)
+
+
+@pytest.mark.parametrize(
+    ("argv", "english", "french"),
+    [
+        (["puzzles", "--count", "x"], "argument --count: invalid int value: 'x'",
+         "argument --count : valeur int invalide : 'x'"),
+        (["run", "--mock", "--bogus"], "unrecognized arguments: --bogus",
+         "arguments non reconnus : --bogus"),
+        (["run", "--plays"], "argument --plays: expected one argument",
+         "argument --plays : une valeur attendue"),
+        (["games"], "the following arguments are required: list|show|review|resume|export|stats",
+         "ces arguments sont obligatoires : list|show|review|resume|export|stats"),
+    ],
+)  # fmt: skip
+def test_argparses_refusals_are_said_in_the_language_chosen(
+    capsys: pytest.CaptureFixture[str], argv: list[str], english: str, french: str
+) -> None:
+    """argparse words its refusals in English (its gettext follows the locale, not --lang):
+    marked as reasons (commands/__init__.py), fail() says them in the person's words."""
+    assert run(capsys, *argv) == (2, "", f"orbito-hw: {english}\n")
+    assert run(capsys, "--lang", "fr", *argv) == (2, "", f"orbito-hw: {french}\n")

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from orbito_hw.remote.protocol import (
+    BUSY,
     Agree,
     BrokerUrl,
     Disagree,
@@ -103,6 +104,42 @@ def test_a_record_reads_back_as_itself(seed: int) -> None:
         assert parse_message(topic(GAME, W, "record"), record.to_bytes()) == record
 
 
+@pytest.mark.parametrize("busy", [*BUSY, "dancing"])
+def test_a_records_busy_reads_back_and_changes_no_decision(busy: str) -> None:
+    """``busy`` (optional in version 1) is said and read back, a newer board's word too; the
+    record is the same game to the protocol: agreed with, shown, late, as without it."""
+    record = theirs(("a1",), busy=busy)
+    assert json.loads(record.to_bytes())["busy"] == busy
+    read = parse_message(RECORD_TOPIC, record.to_bytes())
+    assert isinstance(read, Record) and read.busy == busy and read == theirs(("a1",))
+    assert decide(local(("a1",)), read) == Agree()
+    assert decide(local(()), read) == Show(1, Turn.from_notation("a1"))
+
+
+def test_a_record_without_busy_says_none_and_a_bad_busy_is_no_word() -> None:
+    """An older board says nothing (and never reads a ``busy`` key); a value that is no short
+    word reads as none, the record read all the same."""
+    plain = theirs(("a1",))
+    assert "busy" not in json.loads(plain.to_bytes())
+    read = parse_message(RECORD_TOPIC, plain.to_bytes())
+    assert isinstance(read, Record) and read.busy is None
+    for bad in (3, None, "", "two words", "x" * 25, ["take-back"]):
+        obj = {**json.loads(plain.to_bytes()), "busy": bad}
+        read = parse_message(RECORD_TOPIC, json.dumps(obj).encode())
+        assert isinstance(read, Record) and read.busy is None and read == plain, bad
+
+
+def test_the_board_says_busy_while_it_takes_back_is_put_right_or_set_up() -> None:
+    """remote/game.py's table: the take-back's two states, the correction and the set-up
+    each have their word (BUSY's), and the states a turn is played in have none."""
+    from orbito_hw.control.machine import State
+    from orbito_hw.remote.game import BUSY_STATES
+
+    assert BUSY_STATES[State.TAKING_BACK] == BUSY_STATES[State.UNDOING] == "take-back"
+    assert set(BUSY_STATES.values()) == set(BUSY)
+    assert not {State.WAITING, State.TURN, State.GAME_OVER} & set(BUSY_STATES)
+
+
 def test_presence_reads_back() -> None:
     presence = Presence(GAME, W, "garden", False)
     assert parse_message(topic(GAME, W, "online"), presence.to_bytes()) == presence
@@ -182,6 +219,32 @@ def test_where_the_records_differ_is_named() -> None:
     assert decision == Disagree("turn 2: this board has b2, the other board c3")
     far = decide(local(("a1",)), theirs(("a1", "b2", "c3")))
     assert isinstance(far, Disagree) and "turns 2..2 were never made here" in far.where
+
+
+@pytest.mark.parametrize(
+    ("mine", "their"),
+    [
+        (local(("a1", "b2")), theirs(("a1", "c3"))),  # a turn that differs
+        (local(("a1",)), theirs(("a1", "b2", "c3"))),  # turns never made here
+        (local(("a1",)), theirs(("a1", "b2"))),  # this board's turn, made over there
+        (local((), colour=B, first=W), theirs(("a1",), colour=W, first=B)),  # who went first
+        (local(), theirs(("a1",), colour=W, board="intruder")),  # a claim on this colour
+    ],
+)
+def test_a_disagreement_or_a_refusal_is_said_in_french_whole(mine: Local, their: Record) -> None:
+    """What decide() says is English data (the fault's reason, the log's), read back whole in
+    the reader's language where a person reads it: no English word left of it."""
+    from orbito_hw import lang
+
+    decision = decide(mine, their)
+    assert isinstance(decision, Disagree | Refuse), decision
+    english = decision.where if isinstance(decision, Disagree) else decision.why
+    with lang.speaking("fr"):
+        said = lang.reworded(f"the boards disagree: {english}")
+    assert said.startswith("les plateaux ne sont pas d'accord : ")
+    assert not {"board", "this", "other", "turn", "first", "white", "black"} & set(
+        said.replace("(", " ").replace(")", " ").split()
+    ), said
 
 
 def test_a_take_back_over_there_is_followed_here() -> None:

@@ -29,6 +29,7 @@ from orbito_hw.hw.interfaces import (
     RingDrive,
     SquareSensors,
 )
+from orbito_hw.lang import _
 
 if TYPE_CHECKING:
     from orbito_hw.hw.gpio import GpioPins, PinOpenError
@@ -210,9 +211,8 @@ def say_pin_library(config: Config, factory: Any) -> None:
 
     used = factory if factory is not None else Device.pin_factory
     if used is not None:
-        log.info(
-            "GPIO pins through %s (backends.gpio = %s)", factory_name(used), config.backends.gpio
-        )
+        text = _("GPIO pins through {library} (backends.gpio = {gpio})")
+        log.info("%s", text.format(library=factory_name(used), gpio=config.backends.gpio))
 
 
 def open_sensors(

@@ -173,7 +173,10 @@ def _unraisable(unraisable: sys.UnraisableHookArgs) -> None:
     exc = unraisable.exc_value
     owner = unraisable.object
     where = getattr(owner, "__qualname__", None) or type(owner).__name__
-    log.warning("ignored in %s: %s: %s", where, type(exc).__name__, " ".join(str(exc).split()))
+    text = _("ignored in {where}: {error}: {reason}")
+    log.warning(
+        "%s", text.format(where=where, error=type(exc).__name__, reason=" ".join(str(exc).split()))
+    )
     if exc is not None:
         log.debug("traceback", exc_info=exc)
 

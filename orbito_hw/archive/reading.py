@@ -11,6 +11,7 @@ from typing import Any
 
 from orbito_hw.archive.store import GAME_ID_DIGITS, Archive, damage_told
 from orbito_hw.errors import OrbitoError
+from orbito_hw.lang import _, reworded
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.turn import Turn
 from orbito_hw.solver.puzzles import Puzzle
@@ -47,7 +48,8 @@ class ArchiveReads:
             with archive, damage_told(archive.path):
                 return [game.as_json() for game in archive.games(before, limit)]
         except OrbitoError as exc:  # damaged: the page says "not available", the log why
-            log.warning("the web page cannot read the archive: %s", exc)
+            text = _("the web page cannot read the archive: {reason}")
+            log.warning("%s", text.format(reason=reworded(str(exc))))
             return None
 
     def next_puzzle(self) -> Puzzle:
@@ -62,7 +64,8 @@ class ArchiveReads:
                 with archive, damage_told(archive.path):
                     tries = archive.puzzle_tries()
             except OrbitoError as exc:
-                log.warning("the web page cannot read the puzzles' progress: %s", exc)
+                text = _("the web page cannot read the puzzles' progress: {reason}")
+                log.warning("%s", text.format(reason=reworded(str(exc))))
         return choose_next(tries)[0]
 
     def game(self, game_id: str) -> dict[str, Any] | None:
@@ -77,7 +80,8 @@ class ArchiveReads:
                 row = archive.game(int(game_id))
                 turns = [] if row is None else archive.turns(row.id)
         except OrbitoError as exc:  # damaged: the page says "no such game", the log why
-            log.warning("the web page cannot read the archive: %s", exc)
+            text = _("the web page cannot read the archive: {reason}")
+            log.warning("%s", text.format(reason=reworded(str(exc))))
             return None
         if row is None:
             return None
@@ -97,7 +101,7 @@ def _review(first: str, moves: list[str]) -> dict[str, object] | None:
     try:
         result = review(Colour(first), moves)
     except (ValueError, OrbitoError) as exc:  # an archive edited by hand
-        log.info("no review of a game: %s", exc)
+        log.info("%s", _("no review of a game: {reason}").format(reason=reworded(str(exc))))
         return None
     return {"turns": [t.as_json() for t in result.turns], **result.summary()}
 

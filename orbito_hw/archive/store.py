@@ -38,6 +38,7 @@ from orbito_hw.control.events import (
     TurnPlayed,
 )
 from orbito_hw.errors import OrbitoError, shown
+from orbito_hw.lang import _
 from orbito_hw.rules.game import Colour
 
 if TYPE_CHECKING:
@@ -646,7 +647,7 @@ def _migrate(db: sqlite3.Connection, version: int) -> None:
             for statement in _statements(MIGRATIONS[target - 1]):
                 db.execute(statement)
             db.execute(f"PRAGMA user_version = {target}")
-        log.info("game archive: schema version %d", target)
+        log.info("%s", _("game archive: schema version {version}").format(version=target))
 
 
 def _statements(script: str) -> list[str]:

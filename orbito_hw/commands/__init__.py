@@ -11,9 +11,10 @@ import json
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, BinaryIO, Final, NoReturn, TextIO
+from typing import IO, Any, BinaryIO, Final, NoReturn, TextIO
 
 from orbito_hw.errors import OrbitoError
+from orbito_hw.lang import R_, _
 
 PROG = "orbito-hw"
 
@@ -22,8 +23,57 @@ class UsageError(OrbitoError, ValueError):
     """Bad command-line input: reported as one line and exit 2, as every OrbitoError is."""
 
 
+ARGPARSE_REASONS: Final = (
+    R_("argument {argument}: {reason}"),
+    R_("invalid choice: {value} (choose from {choices})"),
+    R_("invalid {kind} value: {value}"),
+    R_("expected one argument"),
+    R_("expected at most one argument"),
+    R_("expected at least one argument"),
+    R_("the following arguments are required: {names}"),
+    R_("unrecognized arguments: {words}"),
+    R_("one of the arguments {names} is required"),
+    R_("not allowed with argument {other}"),
+    R_("ambiguous option: {option} could match {matches}"),
+    R_("ignored explicit argument {value}"),
+)
+"""argparse's refusals, as its English words them (it asks the system's gettext, which follows
+the locale, never ``--lang``): marked as reasons, so that fail() says them in the person's
+words, their fields (an option, a value typed) as typed."""
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """argparse's help with its own words (``usage:``) in the language spoken now, and its
+    sections' colon as the language writes it (French puts a space before)."""
+
+    def start_section(self, heading: str | None) -> None:
+        if heading:  # argparse adds the colon itself: the language's space goes before it
+            heading = _("{title}:").format(title=heading)[:-1]
+        super().start_section(heading)
+
+    def add_usage(
+        self,
+        usage: str | None,
+        actions: Iterable[argparse.Action],
+        groups: Iterable[argparse._MutuallyExclusiveGroup],
+        prefix: str | None = None,
+    ) -> None:
+        super().add_usage(usage, actions, groups, _("usage: ") if prefix is None else prefix)
+
+
 class Parser(argparse.ArgumentParser):
-    """An ArgumentParser whose errors are one line and exit 2, not a usage dump."""
+    """An ArgumentParser whose errors are one line and exit 2, not a usage dump, and whose
+    help speaks the language chosen (``--lang``, read before the parser is built): the
+    commands' help strings are marked where they are added, argparse's own words here."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+        self._positionals.title = _("positional arguments")
+        self._optionals.title = _("options")
+        for action in self._actions:
+            if isinstance(action, argparse._HelpAction):
+                action.help = _("show this help and exit")
 
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)

@@ -20,14 +20,14 @@ INSTALL = "pip install 'orbito-hw[cad]' (in a checkout: pip install -e '.[cad]')
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("cad", help="the board's mechanics: STL, STEP, renders, layout, BOM")
+    p = sub.add_parser("cad", help=_("the board's mechanics: STL, STEP, renders, layout, BOM"))
     actions = p.add_subparsers(dest="action", required=True, parser_class=type(p))
     build = actions.add_parser(
-        "build", help="build every part (STL, STEP), the renders, layout.json and BOM.md"
+        "build", help=_("build every part (STL, STEP), the renders, layout.json and BOM.md")
     )
-    build.add_argument("dir", metavar="DIR", help="the folder to write into (made if missing)")
+    build.add_argument("dir", metavar="DIR", help=_("the folder to write into (made if missing)"))
     build.add_argument(
-        "--config", metavar="PATH", help="the board's config for the BOM (default: the example)"
+        "--config", metavar="PATH", help=_("the board's config for the BOM (default: the example)")
     )
     build.set_defaults(func=cmd_build)
 

@@ -20,18 +20,21 @@ def register(sub: Any) -> None:
     from orbito_hw.app.config import DEFAULT_PATH
 
     what = dict(ACTIONS)
-    p = sub.add_parser("config", help="check, show or print an example of the config file")
+    p = sub.add_parser("config", help=_("check, show or print an example of the config file"))
     # No action: the command's overview (cmd_overview), not argparse's "the following
     # arguments are required" (issue 36, as ``orbito-hw`` alone).
     p.set_defaults(func=cmd_overview)
     actions = p.add_subparsers(dest="action", parser_class=type(p))
     for name, func in (("check", cmd_check), ("show", cmd_show)):
-        q = actions.add_parser(name, help=what[name])
+        q = actions.add_parser(name, help=_(what[name]))
         q.add_argument(
-            "--config", default=str(DEFAULT_PATH), metavar="PATH", help=f"default {DEFAULT_PATH}"
+            "--config",
+            default=str(DEFAULT_PATH),
+            metavar="PATH",
+            help=_("default {path}").format(path=DEFAULT_PATH),
         )
         q.set_defaults(func=func)
-    q = actions.add_parser("example", help=what["example"])
+    q = actions.add_parser("example", help=_(what["example"]))
     q.set_defaults(func=cmd_example)
 
 

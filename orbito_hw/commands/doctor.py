@@ -22,40 +22,46 @@ if TYPE_CHECKING:
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "doctor",
-        help="check the board part by part: LEDs, sensors, button, rings",
-        description="A guided self-test: each LED lit in turn, each square's sensor as you "
-        "put a marble on it, the button, and one full revolution of the rings checked "
-        "against the index sensor. Exit 0 when every check passes, 1 when one fails.",
+        help=_("check the board part by part: LEDs, sensors, button, rings"),
+        description=_(
+            "A guided self-test: each LED lit in turn, each square's sensor as you "
+            "put a marble on it, the button, and one full revolution of the rings checked "
+            "against the index sensor. Exit 0 when every check passes, 1 when one fails."
+        ),
     )
-    p.add_argument("--config", metavar="PATH", help="the board's config")
-    p.add_argument("--mock", action="store_true", help="examine the simulated board")
+    p.add_argument("--config", metavar="PATH", help=_("the board's config"))
+    p.add_argument("--mock", action="store_true", help=_("examine the simulated board"))
     p.add_argument(
         "--backend",
         default="sim",
-        help="with --mock: the drivers run against the simulated board: sim (default), gpio",
+        help=_("with --mock: the drivers run against the simulated board: sim (default), gpio"),
     )
     p.add_argument(
         "--only",
         metavar="CHECKS",
-        help="a comma list of leds,sensors,button,rings; calibrate (a colour board's squares: "
-        "each empty, with a black marble, with a white one) runs only when named",
+        help=_(
+            "a comma list of leds,sensors,button,rings; calibrate (a colour board's squares: "
+            "each empty, with a black marble, with a white one) runs only when named"
+        ),
     )
     p.add_argument(
         "--yes",
         action="store_true",
-        help="ask no questions (what only a person sees stays unconfirmed)",
+        help=_("ask no questions (what only a person sees stays unconfirmed)"),
     )
     p.add_argument(
-        "--timeout", type=float, default=30.0, metavar="SECONDS", help="wait for each step (30)"
+        "--timeout", type=float, default=30.0, metavar="SECONDS", help=_("wait for each step (30)")
     )
     p.add_argument(
         "--fault",
         action="append",
         default=[],
         metavar="FAULT",
-        help="with --mock: build a fault into the simulated board: swap:c3,c4, slip:STEPS, "
-        "dead-led:SQUARE, dirty-cup:SQUARE (the reference board: its colour by light) "
-        "(repeatable)",
+        help=_(
+            "with --mock: build a fault into the simulated board: swap:c3,c4, slip:STEPS, "
+            "dead-led:SQUARE, dirty-cup:SQUARE (the reference board: its colour by light) "
+            "(repeatable)"
+        ),
     )
     p.set_defaults(func=cmd_doctor)
 

@@ -14,16 +14,22 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("replay", help="replay a game record and print the final position as JSON")
-    p.add_argument("--first", help="who moved first: black or white")
-    p.add_argument("--batch", action="store_true", help="JSON lines on stdin, one result per line")
-    p.add_argument("moves", nargs="*", help="turn tokens, e.g. b1 c1-c2:a2")
+    p = sub.add_parser(
+        "replay", help=_("replay a game record and print the final position as JSON")
+    )
+    p.add_argument("--first", help=_("who moved first: black or white"))
+    p.add_argument(
+        "--batch", action="store_true", help=_("JSON lines on stdin, one result per line")
+    )
+    p.add_argument("moves", nargs="*", help=_("turn tokens, e.g. b1 c1-c2:a2"))
     p.set_defaults(func=cmd_replay)
 
     p = sub.add_parser(
         "perft",
-        help="count the turn sequences of length N from the empty board "
-        "(N up to 9; 0 beyond 21, as no game is longer)",
+        help=_(
+            "count the turn sequences of length N from the empty board "
+            "(N up to 9; 0 beyond 21, as no game is longer)"
+        ),
     )
     p.add_argument("depth", type=int, metavar="N")
     p.set_defaults(func=cmd_perft)

@@ -24,11 +24,11 @@ ENTRY_POINT: Final = "main.py"  # in the package here, at the Pico's root there
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("firmware", help="the Pico ring controller's firmware")
+    p = sub.add_parser("firmware", help=_("the Pico ring controller's firmware"))
     actions = p.add_subparsers(dest="action", required=True, parser_class=type(p))
-    install = actions.add_parser("install", help="copy the firmware to a Pico with mpremote")
-    install.add_argument("--port", default="auto", help="the Pico's serial port (default: auto)")
-    install.add_argument("--print", action="store_true", help="print the mpremote command only")
+    install = actions.add_parser("install", help=_("copy the firmware to a Pico with mpremote"))
+    install.add_argument("--port", default="auto", help=_("the Pico's serial port (default: auto)"))
+    install.add_argument("--print", action="store_true", help=_("print the mpremote command only"))
     install.set_defaults(func=cmd_install)
 
 

@@ -28,46 +28,46 @@ if TYPE_CHECKING:
 
 def register(sub: Any) -> None:
     common = Parser(add_help=False)
-    common.add_argument("--json", action="store_true", help="JSON lines (SPEC.md)")
+    common.add_argument("--json", action="store_true", help=_("JSON lines (SPEC.md)"))
     common.add_argument(
-        "--state-dir", metavar="DIR", help="where the archive lives (default: the config's)"
+        "--state-dir", metavar="DIR", help=_("where the archive lives (default: the config's)")
     )
     common.add_argument(
-        "--config", metavar="PATH", help="the board's config, for its state directory"
+        "--config", metavar="PATH", help=_("the board's config, for its state directory")
     )
-    p = sub.add_parser("games", help="the game archive: list, show, review, export, stats")
+    p = sub.add_parser("games", help=_("the game archive: list, show, review, export, stats"))
     games = p.add_subparsers(
         dest="games_command",
         metavar="list|show|review|resume|export|stats",
         required=True,
         parser_class=Parser,
     )
-    games.add_parser("list", parents=[common], help="every game, oldest first").set_defaults(
+    games.add_parser("list", parents=[common], help=_("every game, oldest first")).set_defaults(
         func=cmd_list
     )
     for name, func, what in (
-        ("show", cmd_show, "a game's turns, refusals and last position"),
+        ("show", cmd_show, N_("a game's turns, refusals and last position")),
         (
             "review",
             cmd_review,
-            "each turn against perfect play: the mistakes, where it was decided",
+            N_("each turn against perfect play: the mistakes, where it was decided"),
         ),
     ):
-        q = games.add_parser(name, parents=[common], help=what)
-        q.add_argument("id", metavar="ID", help="the game's id (games list)")
+        q = games.add_parser(name, parents=[common], help=_(what))
+        q.add_argument("id", metavar="ID", help=_("the game's id (games list)"))
         q.set_defaults(func=func)
     q = games.add_parser(
-        "resume", parents=[common], help="set an archived game up on the board to play on"
+        "resume", parents=[common], help=_("set an archived game up on the board to play on")
     )
-    q.add_argument("id", metavar="ID", help="the game's id (games list), or current: set "
-                   "the game on the board up again")  # fmt: skip
-    q.add_argument("--at", metavar="N", help="after its turn N (default: all its turns)")
+    q.add_argument("id", metavar="ID", help=_("the game's id (games list), or current: set "
+                   "the game on the board up again"))  # fmt: skip
+    q.add_argument("--at", metavar="N", help=_("after its turn N (default: all its turns)"))
     q.set_defaults(func=_resume)
     games.add_parser(
-        "export", parents=[common], help="one JSON line per game, which replay --batch reads"
+        "export", parents=[common], help=_("one JSON line per game, which replay --batch reads")
     ).set_defaults(func=cmd_export)
     games.add_parser(
-        "stats", parents=[common], help="results per player, games per day, the longest game"
+        "stats", parents=[common], help=_("results per player, games per day, the longest game")
     ).set_defaults(func=cmd_stats)
 
 

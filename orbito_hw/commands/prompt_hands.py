@@ -95,7 +95,7 @@ def _waiting(run: MockRun) -> None:
         raise TypedTurnError(_("the game is over: type new for a new game, or undo"))
     if referee.state is not State.WAITING or referee.menu is not None:
         raise TypedTurnError(_("the board is not waiting for a turn now ({state}): follow "
-                               "its LEDs first").format(state=referee.state.value))  # fmt: skip
+                               "its LEDs first").format(state=_(referee.state.value)))  # fmt: skip
 
 
 def play(run: MockRun, turn: Turn) -> None:

@@ -25,41 +25,50 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from orbito_hw.commands import UsageError
-from orbito_hw.lang import _, ngettext
+from orbito_hw.lang import N_, R_, _, ngettext, reworded
+from orbito_hw.rules.game import Colour
 
 if TYPE_CHECKING:
     from orbito_hw.archive.store import PuzzleTry
     from orbito_hw.solver.puzzles import Puzzle
 
 DEFAULT_COUNT = 10  # fresh puzzles from a seed when --count is not given
+_WHY = {"new": N_("new"), "again": N_("again"), "review": N_("review")}
+"""Why ``puzzles next`` chose its puzzle (archive/progress.py's choose_next), in words."""
 
 
 def register(sub: Any) -> None:
     p = sub.add_parser(
         "puzzles",
-        help="puzzles from the solved game: the shipped set, fresh ones from --seed, or --id ID",
+        help=_("puzzles from the solved game: the shipped set, fresh ones from --seed, or --id ID"),
     )
     p.add_argument(
         "action",
         nargs="?",
         choices=["next", "progress", "play"],
-        help="next: the puzzle to play next, from the archive's progress; progress: each "
-        "puzzle tried; play: set the puzzle (--id, else the next) up on the board and play it",
+        help=_(
+            "next: the puzzle to play next, from the archive's progress; progress: each "
+            "puzzle tried; play: set the puzzle (--id, else the next) up on the board and play it"
+        ),
     )
-    p.add_argument("--count", type=int, metavar="N", help="how many (default: 10 from a seed)")
-    p.add_argument("--plies", type=int, metavar="P", help="only puzzles won in exactly P plies")
-    p.add_argument("--seed", type=int, metavar="S", help="fresh puzzles from seed S")
-    p.add_argument("--id", metavar="ID", help="the one puzzle ID names")
-    p.add_argument("--json", action="store_true", help="JSON lines (SPEC.md)")
+    p.add_argument("--count", type=int, metavar="N", help=_("how many (default: 10 from a seed)"))
+    p.add_argument("--plies", type=int, metavar="P", help=_("only puzzles won in exactly P plies"))
+    p.add_argument("--seed", type=int, metavar="S", help=_("fresh puzzles from seed S"))
+    p.add_argument("--id", metavar="ID", help=_("the one puzzle ID names"))
+    p.add_argument("--json", action="store_true", help=_("JSON lines (SPEC.md)"))
     p.add_argument(
         "--all",
         action="store_true",
-        help="every shipped puzzle, sorted by grade (without it: a summary of the set)",
+        help=_("every shipped puzzle, sorted by grade (without it: a summary of the set)"),
     )
     p.add_argument(
-        "--state-dir", metavar="DIR", help="with next, progress, play: the board's state directory"
+        "--state-dir",
+        metavar="DIR",
+        help=_("with next, progress, play: the board's state directory"),
     )
-    p.add_argument("--config", metavar="PATH", help="the board's config, for its state directory")
+    p.add_argument(
+        "--config", metavar="PATH", help=_("the board's config, for its state directory")
+    )
     p.set_defaults(func=cmd_puzzles)
 
 
@@ -71,7 +80,7 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
         given = [name for name in ("count", "plies", "seed") if getattr(args, name) is not None]
         given += ["all"] if args.all else []
         if given:
-            raise UsageError(f"puzzles play takes no --{given[0]}")
+            raise UsageError(_("puzzles play takes no --{option}").format(option=given[0]))
         return _play(args)
     if args.action is not None:
         given = [
@@ -79,19 +88,22 @@ def cmd_puzzles(args: argparse.Namespace) -> int:
         ]
         given += ["all"] if args.all else []
         if given:
-            raise UsageError(f"puzzles {args.action} takes no --{given[0]}")
+            text = _("puzzles {action} takes no --{option}")
+            raise UsageError(text.format(action=args.action, option=given[0]))
         return _next(args) if args.action == "next" else _progress(args)
     if args.state_dir is not None or args.config is not None:
-        raise UsageError("--state-dir and --config go with puzzles next or puzzles progress")
+        raise UsageError(_("--state-dir and --config go with puzzles next, progress or play"))
     if args.id is not None:
         given = [name for name in ("count", "plies", "seed") if getattr(args, name) is not None]
         given += ["all"] if args.all else []
         if given:
-            raise UsageError(f"--id names one puzzle: no --{given[0]} with it")
+            raise UsageError(
+                _("--id names one puzzle: no --{option} with it").format(option=given[0])
+            )
         print(show(find_puzzle(args.id)), flush=True)
         return 0
     if args.count is not None and args.count < 0:
-        raise UsageError(f"--count {args.count}: give 0 or more")
+        raise UsageError(_("--count {n}: give 0 or more").format(n=args.count))
     check_plies(args.plies)
     if args.all and (args.json or args.seed is not None):
         raise UsageError(_("--all is the shipped set in words: not with --json or --seed"))
@@ -168,9 +180,14 @@ def _json_line(puzzle: Puzzle) -> str:
 
 def _words(puzzle: Puzzle) -> str:
     """``ID  grade  White to play and win in 3 turns, after black a1 b3 (board ...)``."""
-    record = f"after {puzzle.first} {puzzle.moves}" if puzzle.moves else "on the empty board"
-    board = puzzle.position().board()
-    return f"{puzzle.id:<18} {puzzle.difficulty.grade:<6} {puzzle.goal()}, {record} ({board})"
+    if not puzzle.moves:
+        record = _("on the empty board")
+    elif puzzle.first is Colour.BLACK:
+        record = _("after black {moves}").format(moves=puzzle.moves)
+    else:
+        record = _("after white {moves}").format(moves=puzzle.moves)
+    board, goal = puzzle.position().board(), reworded(puzzle.goal())
+    return f"{puzzle.id:<18} {puzzle.difficulty.grade:<6} {goal}, {record} ({board})"
 
 
 # --- progress, and the next puzzle ----------------------------------------------------------
@@ -232,7 +249,7 @@ def _next(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({**puzzle.as_json(), "why": why}), flush=True)
     else:
-        print(f"{_words(puzzle)}  [{why}]", flush=True)
+        print(f"{_words(puzzle)}  [{_(_WHY[why]) if why in _WHY else why}]", flush=True)
     return 0
 
 
@@ -243,16 +260,18 @@ def _progress(args: argparse.Namespace) -> int:
 
     rows = progress(read_tries(_state_dir(args)))
     if not args.json and not rows:
-        print("no puzzle tried yet: `orbito-hw puzzles next` names one to start with")
+        print(_("no puzzle tried yet: `orbito-hw puzzles next` names one to start with"))
     for row in rows:
         puzzle = known(row.puzzle)
         if args.json:
             print(json.dumps(row.as_json(puzzle)), flush=True)
             continue
         grade = puzzle.difficulty.grade if puzzle is not None else "?"
-        status = "solved" if row.last_solved else "failed"
-        print(f"{row.puzzle:<18} {grade:<6} {status:<6} {row.tries} tries ({row.solved} solved), "
-              f"last {row.last}", flush=True)  # fmt: skip
+        status = _("solved") if row.last_solved else _("failed")
+        tries = ngettext("{n} try ({solved} solved), last {last}",
+                         "{n} tries ({solved} solved), last {last}", row.tries)  # fmt: skip
+        said = tries.format(n=row.tries, solved=row.solved, last=row.last)
+        print(f"{row.puzzle:<18} {grade:<6} {status:<6} {said}", flush=True)
     return 0
 
 
@@ -270,7 +289,7 @@ def _play(args: argparse.Namespace) -> int:
     puzzle = find_puzzle(args.id) if args.id is not None else next_puzzle(directory)
     request = SetupRequest(puzzle.first, tuple(puzzle.moves.split()), origin_of(puzzle))
     left, holder = leave_request(directory, request)
-    what = f"puzzle {puzzle.id}"
+    what = R_("puzzle {puzzle}").format(puzzle=puzzle.id)
     if args.json:
         out = {**puzzle.as_json(), "request": str(left.path), "running": holder is not None,
                "stands": left.stands, "replaced": left.in_place_of()}  # fmt: skip
@@ -279,10 +298,12 @@ def _play(args: argparse.Namespace) -> int:
         print(json.dumps(out))
         return 0
     superseded(left, what)
+    said, goal, note = reworded(what), reworded(puzzle.goal()), left.note()
     if holder is not None:
-        print(f"asked the board ({holder}) to set up {what}: {puzzle.goal()}{left.note()}; "
-              "follow its LEDs")  # fmt: skip
+        text = _("asked the board ({holder}) to set up {request}: {goal}{note}; follow its LEDs")
+        print(text.format(holder=holder, request=said, goal=goal, note=note))
     else:
-        print(f"no controller runs on {directory} now: it sets up {what} when it "
-              f"starts ({puzzle.goal()}){left.note()}")  # fmt: skip
+        text = _("no controller runs on {path} now: it sets up {request} when it starts "
+                 "({goal}){note}")  # fmt: skip
+        print(text.format(path=directory, request=said, goal=goal, note=note))
     return 0

@@ -21,6 +21,7 @@ from pathlib import Path
 from orbito_hw.commands import UsageError, emit, fail
 from orbito_hw.control.requests import Left, SetupRequest, write_request
 from orbito_hw.errors import echo
+from orbito_hw.lang import _, reworded, system_reason
 from orbito_hw.rules.game import Colour
 
 
@@ -32,29 +33,36 @@ def resume_request(directory: Path, game_id: str, at: str | None) -> tuple[Setup
     from orbito_hw.control.setup import SetupError, check_record
 
     if not game_id.isascii() or not game_id.isdigit():
-        raise UsageError(f"game id {echo(game_id)} is not a number (see `orbito-hw games list`)")
+        text = _("game id {id} is not a number (see `orbito-hw games list`)")
+        raise UsageError(text.format(id=echo(game_id)))
     with Archive.read(directory) as archive, damage_told(archive.path):
         game = archive.game(int(game_id)) if len(game_id.lstrip("0")) <= GAME_ID_DIGITS else None
         if game is None:  # digits only: "0" and "0009" named as the numbers they are
             number = game_id.lstrip("0") or "0"
             shown = number if len(number) <= 24 else f"{number[:24]}... ({len(number)} digits)"
-            raise NoSuchGameError(f"no game {shown} in the archive {archive.path}")
+            text = _("no game {game} in the archive {path}")
+            raise NoSuchGameError(text.format(game=shown, path=archive.path))
         moves = [t.turn for t in archive.turns(game.id)]
     if at is None:
         turn = len(moves)
     elif at.isascii() and at.isdigit() and len(at) <= 3 and int(at) <= len(moves):
         turn = int(at)
     else:
-        raise UsageError(
-            f"--at {echo(at)} is not a turn of game {game.id} (0 to {len(moves)}: "
-            "the position after that turn)"
+        text = _(
+            "--at {at} is not a turn of game {game} (0 to {last}: the position after that turn)"
         )
+        raise UsageError(text.format(at=echo(at), game=game.id, last=len(moves)))
     try:
         check_record(Colour(game.first), moves[:turn])
     except SetupError as exc:
-        more = f" (--at {turn - 1} or before)" if "over" in str(exc) and turn else ""
-        raise UsageError(f"game {game.id} cannot be set up after turn {turn}: {exc}{more}") \
-            from None  # fmt: skip
+        reason = reworded(str(exc))
+        if "over" in str(exc) and turn:
+            text = _(
+                "game {game} cannot be set up after turn {turn}: {reason} (--at {at} or before)"
+            )
+        else:
+            text = _("game {game} cannot be set up after turn {turn}: {reason}")
+        raise UsageError(text.format(game=game.id, turn=turn, reason=reason, at=turn - 1)) from None
     return SetupRequest(Colour(game.first), tuple(moves[:turn]), f"archive:{game.id}:{turn}"), turn
 
 
@@ -81,9 +89,8 @@ def leave_request(directory: Path, request: SetupRequest) -> tuple[Left, str | N
         directory.mkdir(parents=True, exist_ok=True)  # a new --state-dir: a board not yet run
         left = write_request(directory, request)
     except OSError as exc:
-        raise UsageError(
-            f"cannot leave the set-up request in {directory}: {exc.strerror or exc}"
-        ) from None
+        text = _("cannot leave the set-up request in {path}: {reason}")
+        raise UsageError(text.format(path=directory, reason=system_reason(exc))) from None
     return left, controller_on(directory)
 
 
@@ -95,8 +102,9 @@ def superseded(left: Left, what: str, json_out: dict[str, object] | None = None)
     if json_out is not None:
         emit(json_out)
         return 1
-    fail(f"a later set-up request took the place of this one before the board took it: "
-         f"{what} is not set up (ask again)", status=1)  # fmt: skip
+    text = _("a later set-up request took the place of this one before the board took it: "
+             "{request} is not set up (ask again)")  # fmt: skip
+    fail(text.format(request=reworded(what)), status=1)
 
 
 def cmd_resume(args: argparse.Namespace, directory: Path) -> int:
@@ -105,7 +113,7 @@ def cmd_resume(args: argparse.Namespace, directory: Path) -> int:
 
     if args.id == "current":
         if args.at is not None:
-            raise UsageError("--at goes with an archived game's ID, not with current")
+            raise UsageError(_("--at goes with an archived game's ID, not with current"))
         request, turn = SetupRequest(Colour.BLACK, (), "journal", again=True), -1
     else:
         request, turn = resume_request(directory, args.id, args.at)
@@ -126,9 +134,11 @@ def cmd_resume(args: argparse.Namespace, directory: Path) -> int:
         emit(out)
         return 0
     superseded(left, what)
+    said, note = reworded(what), left.note()
     if holder is not None:
-        print(f"asked the board ({holder}) to set up {what}{left.note()}: follow its LEDs")
+        text = _("asked the board ({holder}) to set up {request}{note}: follow its LEDs")
+        print(text.format(holder=holder, request=said, note=note))
     else:
-        print(f"no controller runs on {directory} now: it sets up {what} when it starts"
-              f"{left.note()}")  # fmt: skip
+        text = _("no controller runs on {path} now: it sets up {request} when it starts{note}")
+        print(text.format(path=directory, request=said, note=note))
     return 0

@@ -27,94 +27,114 @@ if TYPE_CHECKING:
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("run", help="run the board controller")
-    p.add_argument("--mock", action="store_true", help="use the simulated board")
+    p = sub.add_parser("run", help=_("run the board controller"))
+    p.add_argument("--mock", action="store_true", help=_("use the simulated board"))
     p.add_argument(
-        "--events", metavar="FILE", help="run a board script (- for stdin), print JSON events"
+        "--events", metavar="FILE", help=_("run a board script (- for stdin), print JSON events")
     )
     p.add_argument(
-        "--interactive", action="store_true", help="type board-script commands at a prompt"
+        "--interactive", action="store_true", help=_("type board-script commands at a prompt")
     )
     p.add_argument(
-        "--web", action="store_true", help="serve the board's page; play it in a browser"
+        "--web", action="store_true", help=_("serve the board's page; play it in a browser")
     )
     p.add_argument(
-        "--port", type=int, default=None, help="the page's port with --web (8080; 0: any free one)"
+        "--port",
+        type=int,
+        default=None,
+        help=_("the page's port with --web (8080; 0: any free one)"),
     )
     p.add_argument(
         "--backend",
         default="sim",
-        help="drivers run against the simulated board: "
-        + ", ".join(f"{name} (default)" if name == "sim" else name for name in BACKENDS),
+        help=_("drivers run against the simulated board: {backends}").format(
+            backends=", ".join(
+                _("{name} (default)").format(name=name) if name == "sim" else name
+                for name in BACKENDS
+            )
+        ),
     )
     p.add_argument(
         "--room",
         default="dark",
         choices=list(ROOMS),
-        help="the room's light on the simulated board with --backend tmag, which tells colour by "
-        "light: dark (default), lamps (500 lux), bright (10,000 lux of lamps), window (10,000 "
-        "lux of daylight), sun (direct sun)",
+        help=_(
+            "the room's light on the simulated board with --backend tmag, which tells colour "
+            "by light: dark (default), lamps (500 lux), bright (10,000 lux of lamps), window "
+            "(10,000 lux of daylight), sun (direct sun)"
+        ),
     )
     p.add_argument(
         "--state-dir",
         metavar="DIR",
-        help="where the journal and the game archive live, made if missing (default: a fresh "
-        "temp dir; with --puzzle, ~/.local/state/orbito-hw)",
+        help=_(
+            "where the journal and the game archive live, made if missing (default: a fresh "
+            "temp dir; with --puzzle, ~/.local/state/orbito-hw)"
+        ),
     )
     p.add_argument(
-        "--seed", type=int, default=None, help="random seed of the demo game and the board's turns"
+        "--seed",
+        type=int,
+        default=None,
+        help=_("random seed of the demo game and the board's turns"),
     )
     p.add_argument(
         "--fast",
         action="store_true",
-        help="the demo without its pauses at a terminal (on a pipe it never pauses)",
+        help=_("the demo without its pauses at a terminal (on a pipe it never pauses)"),
     )
     p.add_argument(
         "--opponent",
         metavar="LEVEL:COLOUR",
-        help="the board plays COLOUR at LEVEL (perfect, 5..1, random), e.g. perfect:white",
+        help=_("the board plays COLOUR at LEVEL (perfect, 5..1, random), e.g. perfect:white"),
     )
     p.add_argument(
         "--hints",
         action="store_true",
-        help="a press before any touch shows the best turn; a blunder is held back once",
+        help=_("a press before any touch shows the best turn; a blunder is held back once"),
     )
     p.add_argument(
         "--resume",
         metavar="ID[@N]",
-        help="set game ID of --state-dir's archive up (after its turn N) and play on",
+        help=_("set game ID of --state-dir's archive up (after its turn N) and play on"),
     )
     p.add_argument(
         "--puzzle",
         metavar="ID",
-        help="set puzzle ID up (see `orbito-hw puzzles`; next: the one progress chooses) and "
-        "play it, the board defending",
+        help=_(
+            "set puzzle ID up (see `orbito-hw puzzles`; next: the one progress chooses) and "
+            "play it, the board defending"
+        ),
     )
     p.add_argument(
         "--remote",
         metavar="mqtt://HOST:PORT/GAME",
-        help="join the remote game GAME on the MQTT broker (with --plays; mqtts:// for TLS)",
+        help=_("join the remote game GAME on the MQTT broker (with --plays; mqtts:// for TLS)"),
     )
     p.add_argument(
-        "--plays", metavar="COLOUR", help="with --remote: the colour this board's person plays"
+        "--plays", metavar="COLOUR", help=_("with --remote: the colour this board's person plays")
     )
     p.add_argument(
         "--board-id",
         metavar="ID",
-        help="with --remote: this board's id on the broker (default: its own, kept in the "
-        "state directory)",
+        help=_(
+            "with --remote: this board's id on the broker (default: its own, kept in the "
+            "state directory)"
+        ),
     )
     p.add_argument(
-        "--config", metavar="PATH", help="the board's config (default /etc/orbito-hw/config.toml)"
+        "--config",
+        metavar="PATH",
+        help=_("the board's config (default /etc/orbito-hw/config.toml)"),
     )
     p.add_argument(
-        "--log-level", help="debug, info, warning or error (default: info, warning with --mock)"
+        "--log-level", help=_("debug, info, warning or error (default: info, warning with --mock)")
     )
     p.set_defaults(func=cmd_run)
 
-    p = sub.add_parser("lights", help="switch the LEDs off (lights off)")
+    p = sub.add_parser("lights", help=_("switch the LEDs off (lights off)"))
     p.add_argument("action", choices=["off"])
-    p.add_argument("--config", metavar="PATH", help="the board's config")
+    p.add_argument("--config", metavar="PATH", help=_("the board's config"))
     p.set_defaults(func=cmd_lights)
 
 

@@ -23,55 +23,63 @@ from orbito_hw.lang import _
 def register(sub: Any) -> None:
     common = Parser(add_help=False)
     common.add_argument(
-        "--state-dir", metavar="DIR", help="where the board keeps its state (default: the config's)"
+        "--state-dir",
+        metavar="DIR",
+        help=_("where the board keeps its state (default: the config's)"),
     )
     common.add_argument(
-        "--config", metavar="PATH", help="the board's config, for its state directory"
+        "--config", metavar="PATH", help=_("the board's config, for its state directory")
     )
-    p = sub.add_parser("seat", help="a player at home: invite, list, revoke a seat's link")
+    p = sub.add_parser("seat", help=_("a player at home: invite, list, revoke a seat's link"))
     seat = p.add_subparsers(
         dest="seat_command", metavar="invite|list|revoke", required=True, parser_class=Parser
     )
     invite = seat.add_parser(
-        "invite", parents=[common], help="a link (and its QR code) for one game and one colour"
+        "invite", parents=[common], help=_("a link (and its QR code) for one game and one colour")
     )
     invite.add_argument("--colour", choices=["black", "white"], default="white",
-                        help="the colour the seat plays (default: white)")  # fmt: skip
+                        help=_("the colour the seat plays (default: white)"))  # fmt: skip
     invite.add_argument(
         "--url",
         metavar="BASE",
-        help="the board's page as the player reaches it (default: http://HOSTNAME.local:PORT)",
+        help=_("the board's page as the player reaches it (default: http://HOSTNAME.local:PORT)"),
     )
-    invite.add_argument("--json", action="store_true", help="one JSON line: token, colour, link")
+    invite.add_argument("--json", action="store_true", help=_("one JSON line: token, colour, link"))
     # Across the internet (docs/seat.md): the page plays through the broker, not the board.
     invite.add_argument(
         "--broker",
         metavar="WS_URL",
-        help="a seat across the internet: the broker's WebSocket address as the player's "
-        "browser reaches it (wss://HOST:PORT/PATH, ws:// without TLS)",
+        help=_(
+            "a seat across the internet: the broker's WebSocket address as the player's "
+            "browser reaches it (wss://HOST:PORT/PATH, ws:// without TLS)"
+        ),
     )
-    invite.add_argument("--game", help="with --broker: the remote game (default: [remote] game)")
-    invite.add_argument("--user", help="with --broker: the seat's user on the broker")
-    invite.add_argument("--password", help="with --broker: the seat's password on the broker")
+    invite.add_argument("--game", help=_("with --broker: the remote game (default: [remote] game)"))
+    invite.add_argument("--user", help=_("with --broker: the seat's user on the broker"))
+    invite.add_argument("--password", help=_("with --broker: the seat's password on the broker"))
     invite.add_argument(
         "--page",
         metavar="URL",
-        help="with --broker: where the seat's page is served (default: the board's own, "
-        "BASE/static/seat_remote.html; any web host serving web/static/ will do)",
+        help=_(
+            "with --broker: where the seat's page is served (default: the board's own, "
+            "BASE/static/seat_remote.html; any web host serving web/static/ will do)"
+        ),
     )
     invite.set_defaults(func=cmd_invite)
     listing = seat.add_parser(
         "list",
         parents=[common],
-        help="the links kept, newest last; then the seats across the "
-        "internet (its broker, whether its page is online)",
+        help=_(
+            "the links kept, newest last; then the seats across the "
+            "internet (its broker, whether its page is online)"
+        ),
     )
-    listing.add_argument("--json", action="store_true", help="one JSON line per link")
+    listing.add_argument("--json", action="store_true", help=_("one JSON line per link"))
     listing.set_defaults(func=cmd_list)
-    revoke = seat.add_parser("revoke", parents=[common], help="withdraw a link, or a seat across "
-                             "the internet")  # fmt: skip
-    revoke.add_argument("token", help="the link's token, or its start as seat list shows it "
-                        "(a seat across the internet: its id, seat-...)")  # fmt: skip
+    revoke = seat.add_parser("revoke", parents=[common], help=_("withdraw a link, or a seat across "
+                             "the internet"))  # fmt: skip
+    revoke.add_argument("token", help=_("the link's token, or its start as seat list shows it "
+                        "(a seat across the internet: its id, seat-...)"))  # fmt: skip
     revoke.set_defaults(func=cmd_revoke)
 
 

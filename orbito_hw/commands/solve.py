@@ -17,23 +17,25 @@ from orbito_hw.lang import _
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("solve", help="solve Orbito and write the solution table")
+    p = sub.add_parser("solve", help=_("solve Orbito and write the solution table"))
     p.add_argument(
-        "--output", type=Path, help="where to write the table (default: the package's own)"
+        "--output", type=Path, help=_("where to write the table (default: the package's own)")
     )
     p.add_argument(
         "--check",
         action="store_true",
-        help="rebuild and compare with the table file, do not write (exit 1 if they differ)",
+        help=_("rebuild and compare with the table file, do not write (exit 1 if they differ)"),
     )
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help=_("no progress bar"))
     p.set_defaults(func=cmd_solve)
 
-    p = sub.add_parser("analyse", help="value a game record with perfect play (JSON)")
-    p.add_argument("--first", help="who moved first: black or white")
-    p.add_argument("--batch", action="store_true", help="JSON lines on stdin, one result per line")
-    p.add_argument("--table", type=Path, help="a solution table other than the shipped one")
-    p.add_argument("moves", nargs="*", help="turn tokens, e.g. b1 c1-c2:a2")
+    p = sub.add_parser("analyse", help=_("value a game record with perfect play (JSON)"))
+    p.add_argument("--first", help=_("who moved first: black or white"))
+    p.add_argument(
+        "--batch", action="store_true", help=_("JSON lines on stdin, one result per line")
+    )
+    p.add_argument("--table", type=Path, help=_("a solution table other than the shipped one"))
+    p.add_argument("moves", nargs="*", help=_("turn tokens, e.g. b1 c1-c2:a2"))
     p.set_defaults(func=cmd_analyse)
 
 

@@ -18,16 +18,16 @@ from orbito_hw.lang import _
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("version", help="this version, the one the service runs, and why")
-    p.add_argument("--json", action="store_true", help="one JSON object")
+    p = sub.add_parser("version", help=_("this version, the one the service runs, and why"))
+    p.add_argument("--json", action="store_true", help=_("one JSON object"))
     p.set_defaults(func=cmd_version)
-    p = sub.add_parser("update", help="the installed releases: --rollback goes back by hand")
+    p = sub.add_parser("update", help=_("the installed releases: --rollback goes back by hand"))
     p.add_argument(
         "--rollback",
         action="store_true",
-        help="make the release before the current one current again, restart, check it",
+        help=_("make the release before the current one current again, restart, check it"),
     )
-    p.add_argument("--within", type=float, metavar="SECONDS", help="the start-up check's bound")
+    p.add_argument("--within", type=float, metavar="SECONDS", help=_("the start-up check's bound"))
     p.set_defaults(func=cmd_update)
 
 

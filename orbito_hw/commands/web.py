@@ -11,14 +11,16 @@ from orbito_hw.lang import _
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("web", help="the web page: its access code (web code)")
+    p = sub.add_parser("web", help=_("the web page: its access code (web code)"))
     p.add_argument(
         "action",
         choices=["code", "enabled"],
-        help="code: print the access code; enabled: exit 0 if [web] is on, 1 if not",
+        help=_("code: print the access code; enabled: exit 0 if [web] is on, 1 if not"),
     )
     p.add_argument(
-        "--config", metavar="PATH", help="the board's config (default /etc/orbito-hw/config.toml)"
+        "--config",
+        metavar="PATH",
+        help=_("the board's config (default /etc/orbito-hw/config.toml)"),
     )
     p.set_defaults(func=cmd_web)
 

@@ -53,13 +53,14 @@ from orbito_hw.control.events import (
     TurnPlayed,
 )
 from orbito_hw.control.journal import SavedAsk
+from orbito_hw.control.led_words import colour_word
 from orbito_hw.control.lights import AskShown
 from orbito_hw.control.machine import Trigger
 from orbito_hw.control.menu import CORNERS
 from orbito_hw.control.players import Players
 from orbito_hw.control.takeback import TakeBacks
 from orbito_hw.errors import OrbitoError, echo
-from orbito_hw.lang import R_
+from orbito_hw.lang import R_, _, reworded
 from orbito_hw.rules.game import Colour, Result
 from orbito_hw.rules.squares import PRESS_TO, Square
 from orbito_hw.rules.turn import Turn
@@ -265,7 +266,11 @@ class Asks:
         draw offer accepts it."""
         why = self.refusal(what, colour)
         if why:
-            log.warning("%s's ask for a %s not taken: %s", colour, what, why)
+            if what == "take-back":
+                text = _("{colour}'s ask to take back not taken: {reason}")
+            else:
+                text = _("{colour}'s draw offer not taken: {reason}")
+            log.warning("%s", text.format(colour=colour_word(colour), reason=reworded(why)))
             return
         pending, saved = self.pending, self.referee.saved
         if pending is not None:  # the other side's draw offer: this one accepts it
@@ -275,7 +280,11 @@ class Asks:
         self._keep(Ask(saved.game, len(saved.turns), what, colour), self.away())
         self.referee.save()
         self.referee.emit(Asked(saved.game, what, colour, len(saved.turns)))
-        log.info("%s asks for a %s after turn %d", colour, what, len(saved.turns))
+        if what == "take-back":
+            text = _("{colour} asks to take back turn {number}")
+        else:
+            text = _("{colour} offers a draw after turn {number}")
+        log.info("%s", text.format(colour=colour_word(colour), number=len(saved.turns)))
         self.referee.draw()  # the LEDs show it
 
     # --- answering ----------------------------------------------------------------------------
@@ -301,7 +310,8 @@ class Asks:
         told (the ``answer`` event); agreed, carried out."""
         why = self.answer_refusal(colour, agreed)
         if why:
-            log.warning("%s's answer not taken: %s", colour, why)
+            text = _("{colour}'s answer not taken: {reason}")
+            log.warning("%s", text.format(colour=colour_word(colour), reason=reworded(why)))
             return
         ask = self.pending
         assert ask is not None
@@ -336,8 +346,19 @@ class Asks:
         self.last = Answer(ask, agreed, reason)
         self.referee.save()
         self.referee.emit(Answered(ask.game, ask.what, ask.colour, agreed, reason))
-        how = "agreed" if agreed else f"refused ({reason})"
-        log.info("%s's ask for a %s %s", ask.colour, ask.what, how)
+        if ask.what == "take-back":
+            text = (
+                _("{colour}'s take-back agreed")
+                if agreed
+                else _("{colour}'s take-back not agreed: {reason}")
+            )
+        else:
+            text = (
+                _("{colour}'s draw offer accepted")
+                if agreed
+                else _("{colour}'s draw offer declined: {reason}")
+            )
+        log.info("%s", text.format(colour=colour_word(ask.colour), reason=reworded(reason)))
         self.referee.draw()  # the LEDs show it no more
 
     # --- the LEDs ---------------------------------------------------------------------------

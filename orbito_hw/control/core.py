@@ -23,6 +23,7 @@ from orbito_hw.control.machine import TRANSITIONS, State, TransitionError, Trigg
 from orbito_hw.control.reading import TurnReader
 from orbito_hw.control.settings import Settings
 from orbito_hw.hw.interfaces import RGB, Board, Health
+from orbito_hw.lang import _
 from orbito_hw.rules.game import Position
 from orbito_hw.rules.turn import Turn
 
@@ -192,7 +193,8 @@ class Core:
             try:
                 listener(fault)
             except Exception as exc:
-                log.error("an event listener failed on the fault: %s: %s", type(exc).__name__, exc)
+                text = _("an event listener failed on the fault: {error}: {reason}")
+                log.error("%s", text.format(error=type(exc).__name__, reason=exc))
         self._enter(Trigger.STOP)  # not drawn from the model, which may be broken:
         self.show.update(View("fault"))
 

@@ -14,7 +14,8 @@ from collections.abc import Callable
 
 from orbito_hw.control.core import Core
 from orbito_hw.control.events import GameOver
-from orbito_hw.lang import R_
+from orbito_hw.control.led_words import result_words
+from orbito_hw.lang import R_, _, reworded
 from orbito_hw.rules.game import Colour, Result
 
 log = logging.getLogger(__name__)
@@ -36,12 +37,14 @@ def end_by_agreement(referee: Core, result: Result, new_game: Callable[[Colour],
     referee's)."""
     why = can_end(referee)
     if why:
-        log.warning("the game was not ended (%s): %s", result.value, why)
+        text = _("the game was not ended ({result}): {reason}")
+        log.warning("%s", text.format(result=result_words(result), reason=reworded(why)))
         return
     saved = referee.saved
     referee.emit(GameOver.of(saved.game, result, (), referee.settings.palette))
     referee.journal.add_to_history(saved, result.value)
     saved.announced = True  # the new game does not keep it again as abandoned
     referee.save()
-    log.info("game %d ended by the players: %s", saved.game, result.value)
+    text = _("game {game} ended by the players: {result}")
+    log.info("%s", text.format(game=saved.game, result=result_words(result)))
     new_game(saved.first)  # the next game if this one had begun

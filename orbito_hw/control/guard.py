@@ -54,6 +54,7 @@ from orbito_hw.hw.interfaces import (
     TimerHandle,
     reread_colours,
 )
+from orbito_hw.lang import R_, _, reworded
 from orbito_hw.rules.squares import BB_ALL, SQUARES, Mask, Square
 
 log = logging.getLogger(__name__)
@@ -214,15 +215,16 @@ class Guard:
 
     def fail(self, where: str, exc: BaseException) -> None:
         """An exception escaped ``where``: stop the referee and show the fault, once."""
-        reason = f"internal error in {where}: {describe(exc)}"
+        reason = R_("internal error in {where}: {error}").format(where=where, error=describe(exc))
         if isinstance(exc, OrbitoError) and isinstance(exc, OSError):
             # The system refused (a full disk, a card gone read-only): no bug, no code to
             # name; the board stops, and the service starts it again until it can go on.
-            reason = f"{cut(str(exc))}: the board stops until it can go on"
+            reason = R_("{reason}: the board stops until it can go on").format(reason=cut(str(exc)))
         log.debug("traceback of the %s", reason, exc_info=exc)  # --log-level debug shows it
         if not self.healthy:
             # Once: a timer that fails on every tick must not flood the log until the restart.
-            log.log(logging.DEBUG if self._more else logging.ERROR, "after the stop: %s", reason)
+            level = logging.DEBUG if self._more else logging.ERROR
+            log.log(level, "%s", _("after the stop: {reason}").format(reason=reworded(reason)))
             self._more = True
             return
         self.healthy = False
@@ -230,7 +232,8 @@ class Guard:
         try:
             self._on_fault(reason)
         except Exception as shown:  # the fault must still reach the log and the watchdog
-            log.error("%s; showing the fault failed too: %s", reason, describe(shown))
+            text = _("{reason}; showing the fault failed too: {error}")
+            log.error("%s", text.format(reason=reworded(reason), error=describe(shown)))
 
     def refuse(self, source: str, problem: BoundaryError) -> None:
         """An input refused at the boundary: dropped before the model, reported as a fault."""

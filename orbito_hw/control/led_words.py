@@ -90,6 +90,14 @@ def colour_word(colour: Colour | None) -> str:
     return _(MARBLE_COLOURS[colour]) if colour is not None else ""
 
 
+RESULTS = {Result.BLACK: N_("black wins"), Result.WHITE: N_("white wins"), Result.DRAW: N_("draw")}
+
+
+def result_words(result: Result) -> str:
+    """A game's result in words ("black wins", "draw"), in the language spoken now."""
+    return _(RESULTS[result])
+
+
 def step_words(flow: str, step: Step, to_move: Colour | None = None) -> str:
     """What one step asks, for its square's LED: "lift this marble", "put the marble from
     c1 here", "place a white marble here"...; a step waiting starts with "then"."""

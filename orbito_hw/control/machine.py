@@ -10,20 +10,21 @@ from __future__ import annotations
 from enum import Enum
 
 from orbito_hw.errors import OrbitoError
+from orbito_hw.lang import N_
 
 
 class State(Enum):
-    STARTING = "starting"
-    WAITING = "waiting for a turn"
-    TURN = "turn in progress"
-    ROTATING = "rotating"
-    VERIFYING = "verifying"
-    CORRECTION = "correction"
-    GAME_OVER = "game over"
-    TAKING_BACK = "turning the rings back"
-    UNDOING = "waiting for the turn to be undone"
-    FAULT = "fault"
-    SETTING_UP = "setting up"  # a position asked for, by the LEDs (setup.py)
+    STARTING = N_("starting")
+    WAITING = N_("waiting for a turn")
+    TURN = N_("turn in progress")
+    ROTATING = N_("rotating")
+    VERIFYING = N_("verifying")
+    CORRECTION = N_("correction")
+    GAME_OVER = N_("game over")
+    TAKING_BACK = N_("turning the rings back")
+    UNDOING = N_("waiting for the turn to be undone")
+    FAULT = N_("fault")
+    SETTING_UP = N_("setting up")  # a position asked for, by the LEDs (setup.py)
 
 
 class Trigger(Enum):

@@ -34,6 +34,7 @@ from orbito_hw.control.events import (
 )
 from orbito_hw.control.journal import Saved
 from orbito_hw.control.players import BoardPlayer
+from orbito_hw.lang import _, reworded
 from orbito_hw.rules.game import Colour, Position, replay
 from orbito_hw.rules.turn import Turn
 from orbito_hw.solver.layout import Value
@@ -80,7 +81,9 @@ def _puzzle(puzzle_id: str) -> Puzzle | None:
         try:
             _found[puzzle_id] = find_puzzle(puzzle_id)
         except PuzzleError as exc:  # an origin from a damaged journal: no puzzle to watch
-            log.warning("not watched as a puzzle: %s", exc)
+            log.warning(
+                "%s", _("not watched as a puzzle: {reason}").format(reason=reworded(str(exc)))
+            )
             _found[puzzle_id] = None
     return _found[puzzle_id]
 
@@ -165,7 +168,8 @@ class PuzzleWatch:
         referee = self.referee
         self.live = standing(puzzle, referee.saved, referee.position) == "on"
         referee.set_opponent(defender(puzzle.to_move.other))
-        log.info("game %d: puzzle %s: %s", game, puzzle.id, puzzle.goal())
+        text = _("game {game}: puzzle {puzzle}: {goal}")
+        log.info("%s", text.format(game=game, puzzle=puzzle.id, goal=reworded(puzzle.goal())))
 
     def __call__(self, event: Event) -> None:
         if isinstance(event, PuzzleDone):
@@ -183,7 +187,8 @@ class PuzzleWatch:
         if isinstance(event, TakenBack):
             if not self.live and now == "on":
                 self.live = True  # a new try
-                log.info("game %d: puzzle %s tried again", saved.game, puzzle.id)
+                text = _("game {game}: puzzle {puzzle} tried again")
+                log.info("%s", text.format(game=saved.game, puzzle=puzzle.id))
             return
         if not self.live or now == "on":
             return

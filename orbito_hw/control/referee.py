@@ -35,7 +35,7 @@ from orbito_hw.control.snapshot import Snapshot, frozen_marbles, saved_copy
 from orbito_hw.control.takeback import MAX_FINISHING_MOVES, TakeBacks
 from orbito_hw.errors import IllegalTurnError
 from orbito_hw.hw.interfaces import Board, Health, MoveReport, TimerHandle
-from orbito_hw.lang import R_
+from orbito_hw.lang import R_, _
 from orbito_hw.rules.game import Colour, Position, Result
 from orbito_hw.rules.squares import mask_of, parse_square, press, squares_of
 from orbito_hw.rules.turn import Turn
@@ -305,7 +305,7 @@ class Referee(Core):
             self.go(T.RETRY)
             self.board.drive.home(self._started)
         else:
-            log.info("press ignored while %s", self.state.value)
+            log.info("%s", _("press ignored while {state}").format(state=_(self.state.value)))
 
     # --- a press: accept exactly a legal turn ------------------------------------------
     def _referee_press(self) -> None:
@@ -360,7 +360,8 @@ class Referee(Core):
         if report.fault:
             return self.fault(report.fault)
         if not report.at_index:
-            log.warning("the rings stopped off the index after %d steps: homing", report.steps)
+            text = _("the rings stopped off the index after {steps} steps: homing")
+            log.warning("%s", text.format(steps=report.steps))
             self.board.drive.home(self._check_move)
             return
         self.clock.call_later(self.settings.settle, self._verify)
@@ -375,7 +376,7 @@ class Referee(Core):
         after = board_off(self.sensors, press(black), press(white))
         if not before and after and self.finishing < MAX_FINISHING_MOVES:
             # A whole place was lost: the board still shows the turn before its press.
-            log.warning("the rings lost a whole place: finishing the move")
+            log.warning("%s", _("the rings lost a whole place: finishing the move"))
             self.finishing += 1
             self.board.drive.move(1, self._check_move)
             return
@@ -426,7 +427,7 @@ class Referee(Core):
         says so, by default if the current one had begun (which then goes to the history).
         Not while the rings turn (a control on the web page may ask then): ignored, logged."""
         if self.state in (S.ROTATING, S.VERIFYING, S.TAKING_BACK):
-            log.warning("a new game was asked for while the rings turn: ignored")
+            log.warning("%s", _("a new game was asked for while the rings turn: ignored"))
             return
         self.question.drop("new-game")  # answered already, or a new game from elsewhere
         if self.saved.turns and self.position.result is None and not self.saved.announced:

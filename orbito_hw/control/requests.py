@@ -55,6 +55,7 @@ from orbito_hw.control.request_file import (
 )
 from orbito_hw.control.setup import SetupError, check_record
 from orbito_hw.errors import OrbitoError, echo
+from orbito_hw.lang import R_, _, reworded
 from orbito_hw.rules.game import Colour
 
 log = logging.getLogger(__name__)
@@ -97,16 +98,19 @@ class SetupRequest:
                 "origin": self.origin, **head}  # fmt: skip
 
     def asked(self) -> str:
-        """What it asks for, in words: "game 3 after turn 5", "puzzle 3WBAFZ15ZCZ7"."""
+        """What it asks for, in words: "game 3 after turn 5", "puzzle 3WBAFZ15ZCZ7"; English
+        data (the JSON's ``replaced``), marked R_ for lang.reworded where a person reads it."""
         origin = self.origin or ""
         if self.again:
-            return "the game on the board, again"
+            return R_("the game on the board, again")
         if found := re.fullmatch(r"archive:(\d{1,12}):(\d{1,3})", origin):
-            return f"game {found[1]} after turn {found[2]}"
+            return R_("game {game} after turn {turn}").format(game=found[1], turn=found[2])
         if found := re.fullmatch(r"puzzle:([0-9A-Z]{1,24})", origin):
-            return f"puzzle {found[1]}"
-        where = f" ({echo(origin)})" if origin else ""
-        return f"a position of {len(self.moves)} turns{where}"
+            return R_("puzzle {puzzle}").format(puzzle=found[1])
+        if origin:
+            text = R_("a position of {n} turns ({origin})")
+            return text.format(n=len(self.moves), origin=echo(origin))
+        return R_("a position of {n} turns").format(n=len(self.moves))
 
 
 # --- the writer's side ---------------------------------------------------------------------
@@ -123,13 +127,17 @@ class Left:
     def in_place_of(self) -> str | None:
         """What this request took the place of, in words; None if nothing."""
         if self.replaced is not None:
-            return f"{self.replaced.asked()}, asked for earlier and not taken yet"
+            text = R_("{request}, asked for earlier and not taken yet")
+            return text.format(request=self.replaced.asked())
         return self.aside
 
     def note(self) -> str:
-        """``in_place_of`` as the writer's message adds it ("" if nothing)."""
+        """``in_place_of`` as the writer's message adds it ("" if nothing), in the language
+        spoken now."""
         replaced = self.in_place_of()
-        return f" (in place of {replaced})" if replaced else ""
+        if not replaced:
+            return ""
+        return " (" + _("in place of {request}").format(request=reworded(replaced)) + ")"
 
 
 def write_request(directory: str | os.PathLike[str], request: SetupRequest) -> Left:
@@ -172,7 +180,8 @@ def _displaced(tmp: Path, path: Path) -> tuple[SetupRequest | None, str | None]:
             kept = set_aside(tmp, path)
         except OSError as error:
             return None, f"something that was no set-up request ({why}), left as {tmp}: {error}"
-        return None, f"something that was no set-up request ({why}), moved aside to {kept}"
+        text = R_("something that was no set-up request ({reason}), moved aside to {path}")
+        return None, text.format(reason=why, path=kept)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(tmp)
     return superseded, None
@@ -193,7 +202,7 @@ def _stands(fd: int, folder: Path, ticket: str) -> bool:
 def receipt(folder: Path) -> list[str]:
     """The tickets of the requests taken last (none if the receipt cannot be read)."""
     data: object = None
-    for _ in range(RECEIPT_TRIES):  # the controller may replace it as we read it: again
+    for _try in range(RECEIPT_TRIES):  # the controller may replace it as we read it: again
         try:
             data = json.loads(read_regular(folder / TAKEN, MAX_BYTES).decode("utf-8"))
         except UnfitRequestError as exc:
@@ -219,7 +228,8 @@ def take_request(directory: str | os.PathLike[str]) -> SetupRequest | None:
     path, taking = folder / NAME, folder / TAKING
     try:
         if os.path.lexists(taking) and os.path.lexists(path):
-            log.warning("a set-up request claimed before a restart is superseded by %s", path)
+            text = _("a set-up request claimed before a restart is superseded by {path}")
+            log.warning("%s", text.format(path=path))
         os.rename(path, taking)  # the claim: a request renamed in from now on waits its turn
     except FileNotFoundError:
         if not os.path.lexists(taking):  # none, nor one claimed before a power cut
@@ -265,7 +275,8 @@ def _receive(folder: Path, ticket: str) -> None:
             file.write(json.dumps({"taken": tickets}) + "\n")
         os.replace(tmp, folder / TAKEN)
     except OSError as exc:  # its writer may be told "superseded": the set-up goes on
-        log.warning("cannot write the set-up requests' receipt %s: %s", folder / TAKEN, _why(exc))
+        text = _("cannot write the set-up requests' receipt {path}: {reason}")
+        log.warning("%s", text.format(path=folder / TAKEN, reason=_why(exc)))
         with contextlib.suppress(OSError):
             os.unlink(tmp)
 

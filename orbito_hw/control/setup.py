@@ -33,13 +33,14 @@ from orbito_hw.control.events import Rejected, SetupAsked, SetupDone
 from orbito_hw.control.guard import cut
 from orbito_hw.control.hints import Hints
 from orbito_hw.control.journal import Saved
+from orbito_hw.control.led_words import colour_word
 from orbito_hw.control.lights import View
 from orbito_hw.control.machine import Trigger
 from orbito_hw.control.players import Players
 from orbito_hw.control.reading import TurnReader
 from orbito_hw.control.seen import board_off, seen_at, wrong_colours
 from orbito_hw.errors import OrbitoError, echo
-from orbito_hw.lang import R_
+from orbito_hw.lang import R_, _
 from orbito_hw.rules.game import BAD_RECORD_TURN, Colour, Position, ReplayError, replay
 from orbito_hw.rules.squares import square_name, squares_of
 
@@ -181,7 +182,11 @@ class SetUps:
         referee.go(Trigger.SET_UP_DONE)
         number, board, to_move = len(saved.turns) + 1, position.board(), position.to_move
         referee.emit(SetupDone(saved.game, board, to_move, number))
-        log.info("game %d set up: %s, %s to play turn %d", saved.game, board, to_move, number)
+        text = _("game {game} set up: {board}, {colour} to play turn {number}")
+        log.info(
+            "%s",
+            text.format(game=saved.game, board=board, colour=colour_word(to_move), number=number),
+        )
         if self.on_done is not None:
             self.on_done(saved.game)
         self.players.offer()
@@ -197,7 +202,7 @@ class SetUps:
         if wrong:
             sq, colour = wrong[0]
             reason = SETTING_UP_WRONG[colour].format(todo=todo, square=square_name(sq))
-        seen = seen_at(referee.sensors, (sq for sq, _ in wrong))
+        seen = seen_at(referee.sensors, (sq for sq, _colour in wrong))
         referee.emit(Rejected(referee.saved.game, reason, squares, seen))
         self.show_all = True
         referee.draw()
@@ -211,7 +216,7 @@ class SetUps:
         to_fill = [(sq, c) for sq, c in squares_asked(target) if not reading >> sq & 1]
         to_fill = sorted(to_fill + list(wrong))
         first = referee.saved.first
-        now = first if any(c is first for _, c in to_fill) else first.other
+        now = first if any(c is first for _square, c in to_fill) else first.other
         missing = tuple((sq, c) for sq, c in to_fill if self.show_all or c is now)
         later = tuple((sq, c) for sq, c in to_fill if (sq, c) not in missing)
         extra = tuple(squares_of(reading & ~target.occupied))

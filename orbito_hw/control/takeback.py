@@ -23,7 +23,7 @@ from orbito_hw.control.players import Players
 from orbito_hw.control.reading import TurnReader
 from orbito_hw.control.seen import board_off, put_colour
 from orbito_hw.hw.interfaces import MoveReport
-from orbito_hw.lang import R_
+from orbito_hw.lang import R_, _
 from orbito_hw.rules.game import replay
 from orbito_hw.rules.squares import parse_square, squares_of
 from orbito_hw.rules.turn import Turn
@@ -116,7 +116,7 @@ class TakeBacks:
             if referee.finishing >= MAX_FINISHING_MOVES:
                 return referee.fault("the rings did not turn back to the index")
             referee.finishing += 1
-            log.warning("the rings stopped off the index turning back: homing, then again")
+            log.warning("%s", _("the rings stopped off the index turning back: homing, then again"))
             referee.board.drive.home(self._home_then_back)
             return
         referee.clock.call_later(referee.settle, self._settled_back)
@@ -230,7 +230,7 @@ class TakeBacks:
             self.players.rechoose()  # journaled with the take-back: shown the same after a cut
         referee.save()
         referee.emit(TakenBack(saved.game, number, target.board(), target.to_move))
-        log.info("turn %d (%s) taken back", number, token)
+        log.info("%s", _("turn {number} ({turn}) taken back").format(number=number, turn=token))
         if again:
             return self.start(Trigger.TAKE_BACK_TOO, single=one)
         referee.go(Trigger.UNDONE)

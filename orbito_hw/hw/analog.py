@@ -36,6 +36,7 @@ from orbito_hw.hw.analog_front import MUX_LINES, FrontEnd, SquareColours, librar
 from orbito_hw.hw.gpio import _open_all
 from orbito_hw.hw.hall import Calibration
 from orbito_hw.hw.interfaces import Clock, SquareListener, TimerHandle
+from orbito_hw.lang import _, reworded
 from orbito_hw.rules.squares import SQUARES
 
 log = logging.getLogger(__name__)
@@ -286,7 +287,7 @@ class AnalogSquares:
 
     def _lose(self, why: str) -> None:
         self.lost = why
-        log.warning("the square sensors: %s", why)
+        log.warning("%s", _("the square sensors: {reason}").format(reason=reworded(why)))
         if self.on_lost is not None:
             self.clock.post(partial(self.on_lost, why))
 

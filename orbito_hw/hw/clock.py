@@ -9,6 +9,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from orbito_hw.lang import _
+
 log = logging.getLogger(__name__)
 
 ExceptionHandler = Callable[[Exception, Callable[[], None]], None]
@@ -172,7 +174,8 @@ def close_loop(loop: asyncio.AbstractEventLoop) -> None:
         # A part being opened on a worker thread (app/devices.py) ends before the loop.
         loop.run_until_complete(asyncio.wait_for(loop.shutdown_default_executor(), CLOSE_S))
     except (TimeoutError, RuntimeError) as exc:  # what would not end: the loop closes anyway
-        log.warning("closing the event loop: %s", exc or type(exc).__name__)
+        text = _("closing the event loop: {reason}")
+        log.warning("%s", text.format(reason=exc or type(exc).__name__))
     finally:
         loop.close()
 

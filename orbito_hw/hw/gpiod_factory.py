@@ -63,6 +63,7 @@ from gpiozero.pins.local import LocalPiFactory, LocalPiPin
 
 from orbito_hw.errors import HardwareError
 from orbito_hw.hw.clock import on_loop
+from orbito_hw.lang import _
 
 log = logging.getLogger(__name__)
 
@@ -133,7 +134,8 @@ def _take_edges(
         try:
             events = pin._pending_events()
         except OSError as exc:
-            log.error("%r: its edges cannot be read: %s", pin, exc)
+            text = _("{pin}: its edges cannot be read: {reason}")
+            log.error("%s", text.format(pin=repr(pin), reason=exc))
             drop(fd)
             return
     for event in events:
@@ -182,7 +184,7 @@ class _EdgeReader:
                 ready = self._epoll.poll()  # no timeout: the kernel wakes us, nothing else
             except (OSError, ValueError):  # closed under us (ValueError): the factory closed
                 return
-            for fd, _ in ready:
+            for fd, _mask in ready:
                 if fd == self._wake:
                     if self._stopping:
                         return
@@ -266,7 +268,7 @@ class _LoopEdges:
             remove()
         if not done.wait(self.HAND_OVER_S):
             if self.loop.is_running():  # busy: the loop releases the line when it gets there
-                log.warning("the event loop is busy: a GPIO line is released later")
+                log.warning("%s", _("the event loop is busy: a GPIO line is released later"))
             else:  # stopped meanwhile: nobody else will
                 remove()
 
@@ -543,4 +545,4 @@ class GpiodPin(LocalPiPin):  # type: ignore[misc]
         try:
             self._call_when_changed(stamp / 1e9, rising)
         except Exception:  # the thread serves every pin: one callback's bug stops no other
-            log.exception("%r: the edge callback failed", self)
+            log.exception("%s", _("{pin}: the edge callback failed").format(pin=repr(self)))

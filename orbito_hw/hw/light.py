@@ -45,6 +45,7 @@ from orbito_hw.hw.light_front import (
     optics,
     reading,
 )
+from orbito_hw.lang import _, reworded
 from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES
 
 log = logging.getLogger(__name__)
@@ -107,7 +108,7 @@ class LightReader:
             return None
         self.readings += 1
         if self.fault:
-            log.info("%s answers again", self.config.where)
+            log.info("%s", _("{sensor} answers again").format(sensor=reworded(self.config.where)))
             self.fault = ""
         return reading(got, self.config.mains_hz, self._optics)
 

@@ -60,6 +60,7 @@ from orbito_hw.hw.serial_link import (
     SerialLink,
     number,
 )
+from orbito_hw.lang import _
 
 log = logging.getLogger(__name__)
 
@@ -229,7 +230,7 @@ class SerialRingDrive:
             self._setup_failed(str(exc))
             return
         except Exception as exc:  # a bug: the worker must live on, and the referee hear
-            log.exception("the ring controller's worker failed between moves")
+            log.exception("%s", _("the ring controller's worker failed between moves"))
             self._setup_failed(f"serial link failure: {exc!r}")
             return
         self._tell(self.link.lost or "")
@@ -279,7 +280,8 @@ class SerialRingDrive:
             self._need_setup = True
             return self._cut(MoveReport(job.places, 0, False, fault=str(exc)))
         except Exception as exc:  # the worker must live on: every job gets its report
-            log.exception("the ring controller's worker failed in a ring %s", job.kind)
+            text = _("the ring controller's worker failed in a ring {job}")
+            log.exception("%s", text.format(job=job.kind))
             self._need_setup = True
             return MoveReport(job.places, 0, False, fault=f"serial link failure: {exc!r}")
 

@@ -37,6 +37,7 @@ from orbito_fw.protocol import PROTOCOL_VERSION, Deframer, encode, fields
 
 from orbito_hw.errors import HardwareError
 from orbito_hw.hw.reconnect import Reconnect
+from orbito_hw.lang import _, reworded
 
 if TYPE_CHECKING:
     import serial
@@ -226,7 +227,8 @@ class SerialLink:
         self.protocol_faults += 1
         count = self.protocol_faults
         if count <= LOGGED_FAULTS or count % LOG_EVERY == 0:
-            log.warning("ring controller on %s: %s (protocol fault %d)", self.port, what, count)
+            text = _("ring controller on {port}: {reason} (protocol fault {number})")
+            log.warning("%s", text.format(port=self.port, reason=reworded(what), number=count))
         error = ProtocolError(f"the ring controller on {self.port} {what}")
         error.what = what
         return error
@@ -389,7 +391,7 @@ class SerialLink:
     def _found(self) -> None:
         """The link is back (the caller sets the Pico up again: ``reconnects`` counts)."""
         if self.lost:
-            log.warning("the ring controller on %s is back", self.port)
+            log.warning("%s", _("the ring controller on {port} is back").format(port=self.port))
         self.lost = ""
         self.reconnect.succeeded()
         self.reconnects += 1
@@ -425,7 +427,7 @@ class SerialLink:
     def _transact(self, seq: int, words: list[str]) -> list[str]:
         """Send the frame until its reply comes; the same ``seq`` on every try."""
         frame = encode(seq, words)
-        for _ in range(self.settings.retries + 1):
+        for _try in range(self.settings.retries + 1):
             self._write(frame)
             reply = self._await(seq, self.settings.reply_timeout)
             if reply is not None:
@@ -486,4 +488,5 @@ class SerialLink:
             self.on_event(words)
         except Exception:
             self.listener_faults += 1
-            log.exception("ring controller on %s: the event %s was not handled", self.port, words)
+            text = _("ring controller on {port}: the event {event} was not handled")
+            log.exception("%s", text.format(port=self.port, event=words))

@@ -39,6 +39,7 @@ from orbito_hw.hw import tmag_chip as chip
 from orbito_hw.hw.i2c_bus import BUS_ERRNOS, SafeBus
 from orbito_hw.hw.interfaces import Clock, SquareListener, TimerHandle
 from orbito_hw.hw.tmag_calibration import SquareCalibration, TmagCalibration, Vector
+from orbito_hw.lang import R_, _, reworded
 from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES
 
 log = logging.getLogger(__name__)
@@ -284,7 +285,8 @@ class TmagSquares:
             with sq.device.i2c_device as i2c:
                 i2c.write_then_readinto(bytes([chip.X_MSB_RESULT]), buffer)
             if buffer[6] & chip.POR:
-                log.warning("%s reset: set up again", self._where(sq))
+                text = _("{sensor} reset: set up again")
+                log.warning("%s", text.format(sensor=reworded(self._where(sq))))
                 sq.set_up = False
                 self._set_up(sq)
                 return  # its next conversion is read at the next sweep
@@ -347,14 +349,14 @@ class TmagSquares:
     def _unknown(self, sq: _Square, why: str) -> None:
         """``sq``'s square unknown (what it read is kept), its sensor to be set up again."""
         sq.set_up = False
-        fault = f"{self._where(sq)} does not answer ({why})"
+        fault = R_("{sensor} does not answer ({reason})").format(sensor=self._where(sq), reason=why)
         if fault != sq.fault:
-            log.warning("%s", fault)
+            log.warning("%s", reworded(fault))
         sq.fault = fault
 
     def _answered(self, sq: _Square) -> None:
         if sq.fault:
-            log.info("%s answers again", self._where(sq))
+            log.info("%s", _("{sensor} answers again").format(sensor=reworded(self._where(sq))))
             sq.fault = ""
 
     def _deselect_all(self) -> bool:

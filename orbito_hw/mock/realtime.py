@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+from orbito_hw.lang import _, reworded
 from orbito_hw.sim.harness import HUMAN_GAP, MockRun
 
 log = logging.getLogger(__name__)
@@ -43,7 +44,8 @@ class RealTime:
         try:
             self.run.advance(now - clock.now())
         except Exception as exc:  # the clock hands the referee's own errors to the referee
-            log.error("the simulated board failed: %s: %s", type(exc).__name__, exc)
+            text = _("the simulated board failed: {error}: {reason}")
+            log.error("%s", text.format(error=type(exc).__name__, reason=reworded(str(exc))))
         due = clock.next_due()
         if due is not None:
             self._timer = self.loop.call_at(due - self.ahead, self.wake)

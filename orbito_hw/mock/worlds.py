@@ -191,7 +191,8 @@ def serve_remote(
             loop.run_until_complete(main)
         board.run.finish()
     except ControllerFailedError as exc:
-        print(f"orbito-hw: the controller failed: {exc}", file=sys.stderr)
+        said = _("the controller failed: {reason}").format(reason=reworded(str(exc)))
+        print(f"orbito-hw: {said}", file=sys.stderr)
         return 1
     finally:
         if clock:
@@ -253,7 +254,8 @@ async def _typed(
         except EOFError:  # quit
             break
         except UnicodeDecodeError:
-            print(f"orbito-hw: line {number} is not UTF-8 text", file=sys.stderr)
+            said = _("line {number} is not UTF-8 text").format(number=number)
+            print(f"orbito-hw: {said}", file=sys.stderr)
         except (ValueError, CommandError) as exc:
             print(f"orbito-hw: {reworded(str(exc))}", file=sys.stderr)
         if prompt is not None:

@@ -45,10 +45,12 @@ from orbito_hw.control.events import (
     TakenBack,
     TurnPlayed,
 )
+from orbito_hw.control.led_words import colour_word
+from orbito_hw.control.machine import State
 from orbito_hw.control.players import BoardPlayer
 from orbito_hw.control.referee import Referee
 from orbito_hw.errors import echo
-from orbito_hw.lang import _
+from orbito_hw.lang import R_, _, reworded
 from orbito_hw.remote.identity import host_colour_id, own_board_id
 from orbito_hw.remote.offers import Offers, is_offer_topic
 from orbito_hw.remote.protocol import (
@@ -82,6 +84,17 @@ log = logging.getLogger(__name__)
 STATE_FILE: Final = "remote.json"
 TAKE_BACK_RETRY: Final = 0.5  # seconds between looks while the board is not ready to take back
 CLAIMS_WINDOW_S: Final = 10.0  # a claim on this board's colour is told at most once in it
+BUSY_STATES: Final = {
+    State.TAKING_BACK: "take-back", State.UNDOING: "take-back",
+    State.CORRECTION: "correction", State.SETTING_UP: "setting-up",
+}  # fmt: skip
+"""The referee's states in which it takes no turn of the other side's for a while, as a
+record's ``busy`` says them (protocol.BUSY): a take-back (the rings turning back, then the
+turn undone by the LEDs), the board put right, set up. Each begins and ends with an event
+(take-back and taken-back, correction and corrected, set-up and set-up-done), after which
+the record is published again: what a record says is never left behind. The rings' turn
+after a press is not said (the record has not the turn yet: the other side waits for the
+board's person anyway), nor a fault (it may end with no event of its own)."""
 
 
 # --- what this board keeps of the game ---------------------------------------------------------
@@ -153,19 +166,21 @@ class Refusals:
         self.told = 0
         self.quiet = 0
 
-    def __call__(self, text: str, *args: object) -> None:
+    def __call__(self, reason: str) -> None:
+        """``reason``: why, a sentence in the board's language already."""
         now = time.monotonic()
         if now - self.window >= REFUSALS_WINDOW_S:
             if self.quiet:
-                self.logger.warning("refused %d more messages in %gs", self.quiet,
-                                    REFUSALS_WINDOW_S)  # fmt: skip
+                text = _("refused {n} more messages in {seconds}s")
+                said = text.format(n=self.quiet, seconds=f"{REFUSALS_WINDOW_S:g}")
+                self.logger.warning("%s", said)
             self.window, self.told, self.quiet = now, 0, 0
         if self.told < REFUSALS_TOLD:
             self.told += 1
-            self.logger.warning("refused: " + text, *args)
+            self.logger.warning("%s", _("refused: {reason}").format(reason=reason))
         else:
             self.quiet += 1
-            self.logger.debug("refused: " + text, *args)
+            self.logger.debug("refused: %s", reason)
 
 
 # --- the game's logic on this board ------------------------------------------------------------
@@ -200,6 +215,8 @@ class RemoteGame:
     _told: str | None = None  # the disagreement last told (told once, not per message)
     _fresh: bool = False  # this board has never played the game: the records are history
     _past_round: int = 0  # the newest round of the broker's records that are history here
+    _busy_said: str | None = None  # the ``busy`` of the record last published
+    _busy_due: bool = False  # a look at the referee's state is due, after the event heard
 
     def __post_init__(self) -> None:
         check_name(self.game, "game")
@@ -283,7 +300,12 @@ class RemoteGame:
         if self.publish_events:
             payload = json.dumps(event.to_json()).encode()
             self.publish(topic(self.game, self.plays, "events"), payload, False)
-        if self.referee is None or isinstance(event, RemoteStatus | Fault):
+        if self.referee is None:
+            return
+        if not self._busy_due:  # the state the event leads to: once the referee has gone there
+            self._busy_due = True
+            self.referee.clock.call_later(0, self._busy_changed)
+        if isinstance(event, RemoteStatus | Fault):
             return
         self.offers.on_event(event)
         if isinstance(event, TakeBack):
@@ -335,14 +357,28 @@ class RemoteGame:
             tuple(saved.turns),
             self.kept.takebacks,
             self.kept.opponent,
+            self._busy(),
         )
 
     def record(self) -> Record:
         return self.local().record()
 
+    def _busy(self) -> str | None:
+        """What the board is doing instead of waiting for a turn, as the record says it."""
+        return BUSY_STATES.get(self.referee.state) if self.referee is not None else None
+
+    def _busy_changed(self) -> None:
+        """The record published again when what the board is busy with changed (a take-back
+        begun or done): a seat's page says it, and takes no click meanwhile."""
+        self._busy_due = False
+        if self.referee is not None and self._busy() != self._busy_said:
+            self._publish_record()
+
     def _publish_record(self) -> None:
         if self.referee is not None:
-            self.publish(topic(self.game, self.plays, "record"), self.record().to_bytes(), True)
+            record = self.record()
+            self._busy_said = record.busy
+            self.publish(topic(self.game, self.plays, "record"), record.to_bytes(), True)
 
     def _save(self) -> None:
         try:
@@ -389,7 +425,7 @@ class RemoteGame:
         try:
             message = parse_message(topic_text, payload)
         except MessageError as exc:
-            self.refused("%s", exc)
+            self.refused(reworded(str(exc)))
             return
         if isinstance(message, Spectated) or message.game != self.game:
             return
@@ -421,7 +457,7 @@ class RemoteGame:
                 self._rivals_online.discard(presence.board)
             return
         if self.kept.opponent is not None and presence.board != self.kept.opponent:
-            self.refused("board %s is not in the game", presence.board)
+            self.refused(_("board {board} is not in the game").format(board=presence.board))
             return
         if self._revoked(presence.board):
             return
@@ -468,7 +504,8 @@ class RemoteGame:
         now = time.monotonic()
         recent = now - self._claim_told < CLAIMS_WINDOW_S
         if recent or not asked:
-            self.refused("board %s says it plays %s here", board, self.plays)
+            text = _("board {board} says it plays {colour} here")
+            self.refused(text.format(board=board, colour=colour_word(self.plays)))
         if recent:
             return  # told, and said again, a moment ago
         self._claim_told = now
@@ -505,7 +542,7 @@ class RemoteGame:
             return
         decision = decide(self.local(), record)
         if isinstance(decision, Refuse):
-            self.refused("%s", decision.why)
+            self.refused(reworded(decision.why))
             return
         self.last_record = record
         if self.kept.opponent is None and record.colour is not self.plays:
@@ -535,7 +572,7 @@ class RemoteGame:
         are refused, one line each in the log (throttled)."""
         if self.seats is None or not self.seats.is_revoked(self.game, board):
             return False
-        self.refused("seat %s was revoked at this board (seat revoke)", board)
+        self.refused(_("seat {seat} was revoked at this board (seat revoke)").format(seat=board))
         return True
 
     def _heard(self, presence: Presence) -> None:
@@ -608,9 +645,9 @@ class RemoteGame:
     def _disagree(self, where: str) -> None:
         if where != self._told:
             self._told = where
-            log.error("%s", _("the boards disagree: {where}").format(where=where))
+            log.error("%s", _("the boards disagree: {where}").format(where=reworded(where)))
             game = self.referee.snapshot().game if self.referee is not None else None
-            self._tell(Fault(game, f"the boards disagree: {where}"))
+            self._tell(Fault(game, R_("the boards disagree: {where}").format(where=where)))
 
     # --- take-backs from the other board --------------------------------------------------------
     def _step_back(self) -> None:

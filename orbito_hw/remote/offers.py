@@ -33,10 +33,11 @@ from typing import Final, Protocol
 
 from orbito_hw.control.asks import What, what_of
 from orbito_hw.control.events import Answered, Asked, Event, TakenBack
+from orbito_hw.control.led_words import colour_word
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.seat import DECLINED
 from orbito_hw.errors import OrbitoError, echo, shown
-from orbito_hw.lang import _
+from orbito_hw.lang import R_, _, reworded
 from orbito_hw.remote.protocol import (
     NAME,
     PREFIX,
@@ -270,8 +271,8 @@ class Side(Protocol):
     def publish(self) -> Callable[[str, bytes, bool], None]: ...
 
     @property
-    def refused(self) -> Callable[..., None]:
-        """The log of refused messages (throttled)."""
+    def refused(self) -> Callable[[str], None]:
+        """The log of refused messages (throttled): why, a sentence in the board's language."""
         ...
 
 
@@ -367,21 +368,22 @@ class Offers:
         try:
             offer = parse_offer(topic_text, payload)
         except MessageError as exc:
-            game.refused("%s", exc)
+            game.refused(reworded(str(exc)))
             return
         if offer.game != game.game:
             return
         if offer.colour is game.plays:
             if offer.board != game.board_id:
-                game.refused("board %s offers as %s, this board's colour", offer.board,
-                             game.plays)  # fmt: skip
+                text = _("board {board} offers as {colour}, this board's colour")
+                game.refused(text.format(board=offer.board, colour=colour_word(game.plays)))
             return  # this board's own, kept by the broker
         if game.kept.opponent is None or offer.board != game.kept.opponent:
-            game.refused("board %s asks in game %s, which it does not play", offer.board,
-                         game.game)  # fmt: skip
+            text = _("board {board} asks in game {game}, which it does not play")
+            game.refused(text.format(board=offer.board, game=game.game))
             return
         if game.seats is not None and game.seats.is_revoked(game.game, offer.board):
-            game.refused("seat %s was revoked at this board (seat revoke)", offer.board)
+            text = _("seat {seat} was revoked at this board (seat revoke)")
+            game.refused(text.format(seat=offer.board))
             return
         if offer.round != game.kept.round:
             log.debug("an offer of round %d ignored: this board plays %d", offer.round,
@@ -398,8 +400,9 @@ class Offers:
         self.kept.heard_ask = ask.id
         if not self._within_rate():  # a flood of asks: neither written nor answered
             board, window = self.game.kept.opponent, ASKS_WINDOW_S
-            self.game.refused("board %s asks more than %d times in %gs: ask %d dropped", board,
-                              ASKS_TAKEN, window, ask.id)  # fmt: skip
+            text = _("board {board} asks more than {n} times in {seconds}s: ask {ask} dropped")
+            said = text.format(board=board, n=ASKS_TAKEN, seconds=f"{window:g}", ask=ask.id)
+            self.game.refused(said)
             return
         self._save()
         referee, away = self.game.referee, self.game.plays.other
@@ -407,9 +410,15 @@ class Offers:
         turns = len(referee.snapshot().turns)
         why = referee.asks.refusal(ask.what, away)
         if not why and ask.number != turns:
-            why = f"asked after turn {ask.number}; the game is at turn {turns}"
+            why = R_("asked after turn {number}; the game is at turn {turn}").format(
+                number=ask.number, turn=turns
+            )
         if why:
-            self.game.refused("%s's ask for a %s: %s", away, ask.what, why)
+            if ask.what == "take-back":
+                text = _("{colour}'s ask to take back not taken: {reason}")
+            else:
+                text = _("{colour}'s draw offer not taken: {reason}")
+            self.game.refused(text.format(colour=colour_word(away), reason=reworded(why)))
             self._answer_said(AnswerSaid(ask.id, ask.what, False, why))
             return
         offered = referee.asks.pending  # this board's own draw offer, which this one accepts
@@ -437,8 +446,8 @@ class Offers:
         if answer.id <= self.kept.heard_answer or (mine is not None and answer.id < mine.id):
             return  # taken already, or to an earlier ask: a late or replayed message
         if mine is None or answer.id != mine.id:
-            self.game.refused("board %s answers ask %d, which this board never made",
-                              self.game.kept.opponent, answer.id)  # fmt: skip
+            text = _("board {board} answers ask {ask}, which this board never made")
+            self.game.refused(text.format(board=self.game.kept.opponent, ask=answer.id))
             return
         self.kept.heard_answer = answer.id
         self._save()
@@ -446,8 +455,11 @@ class Offers:
         assert referee is not None
         why = referee.asks.answer_refusal(away, answer.agreed)
         if not why and answer.what != mine.what:
-            why = f"an answer to a {answer.what}, asked was a {mine.what}"
+            why = R_("an answer to a {answered}, asked was a {asked}").format(
+                answered=answer.what, asked=mine.what
+            )
         if why:
-            self.game.refused("the answer of board %s: %s", self.game.kept.opponent, why)
+            text = _("the answer of board {board}: {reason}")
+            self.game.refused(text.format(board=self.game.kept.opponent, reason=reworded(why)))
             return
         referee.answer(away, answer.agreed, answer.reason or DECLINED)

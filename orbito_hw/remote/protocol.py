@@ -18,6 +18,12 @@ per game, ``orbito-hw/GAME/COLOUR/KIND``, COLOUR the colour the board's person p
 - ``offer`` (QoS 1, retained): a side's latest ask (a take-back, a draw) and its latest
   answer to the other side's: offers.py reads and writes it.
 
+A board's record may carry ``"busy"`` (one of ``BUSY``) while its board cannot take the
+other side's turn (a take-back under way, the board being put right or set up):
+published again as it starts and ends, the record otherwise the same. Optional, in version 1:
+a reader that does not know it ignores it, and a board compares records without it; a seat's
+page says it (the board is undoing, the rings turn) and takes no click meanwhile.
+
 A seat's page (a phone or a browser playing one colour, docs/seat.md) says the same, with
 one more field, ``"kind": "seat"``: the board reads it only to name its player in words.
 """
@@ -31,6 +37,7 @@ from typing import Final, Literal, TypeVar
 from urllib.parse import quote, unquote
 
 from orbito_hw.errors import IllegalTurnError, NotationError, OrbitoError, echo, shown
+from orbito_hw.lang import R_
 from orbito_hw.rules.game import Colour, Position, replay
 from orbito_hw.rules.turn import Turn
 
@@ -39,6 +46,11 @@ VERSION: Final = 1  # of the messages: a board refuses what it cannot read
 MAX_MESSAGE_BYTES: Final = 4096  # a whole record is under 400 bytes: more is not ours
 MAX_TURNS: Final = 21  # 16 turns and 5 extra presses: the longest game (SPEC.md)
 MAX_COUNT: Final = 1_000_000  # rounds and take-backs: whole numbers a board could reach
+BUSY: Final = ("take-back", "correction", "setting-up")
+"""What a record's ``busy`` says the board is doing instead of waiting for a turn: taking a
+turn back (the rings turning back, or the person undoing it by the LEDs), asking for the
+board to be put right, being set up to a position. A newer board's word not listed here
+reads as busy all the same."""
 PORTS: Final = {"mqtt": 1883, "mqtts": 8883}  # MQTT's registered ports, plain and TLS
 NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 """A game's name and a board's id: safe in a topic (no ``/``, ``+`` or ``#``) and in a file."""
@@ -167,6 +179,9 @@ class Record:
     # hello; "board" otherwise (a board does not say it). It names the player in words only:
     # a seat's record is a board's to the protocol.
     kind: str = field(default="board", compare=False)
+    # What the board is busy with (one of BUSY; a newer board's own word kept as it is), None
+    # when it waits for a turn or plays one: said to a seat's page, never compared.
+    busy: str | None = field(default=None, compare=False)
 
     @property
     def number(self) -> int:
@@ -177,6 +192,7 @@ class Record:
         return replay(self.first, list(self.turns))
 
     def to_bytes(self) -> bytes:
+        busy = {"busy": self.busy} if self.busy is not None else {}
         return _dump(
             {
                 "v": VERSION,
@@ -188,6 +204,7 @@ class Record:
                 "number": self.number,
                 "turns": list(self.turns),
                 "takebacks": self.takebacks,
+                **busy,
             }
         )
 
@@ -241,6 +258,13 @@ def parse_message(topic_text: str, payload: bytes) -> Message:
         online = _field(obj, "online", bool, where)
         return Presence(address.game, address.colour, board, online, _kind(obj))
     return _record(obj, address, board, where)
+
+
+def _busy(obj: dict[str, object]) -> str | None:
+    """What the sender says it is busy with: a short word (BUSY's, or a newer board's of the
+    same shape), else None (not said, or not a word: the record is read all the same)."""
+    busy = obj.get("busy")
+    return busy if isinstance(busy, str) and NAME.fullmatch(busy) and len(busy) <= 24 else None
 
 
 def _kind(obj: dict[str, object]) -> str:
@@ -305,6 +329,7 @@ def _record(obj: dict[str, object], address: Address, board: str, where: str) ->
         tuple(str(t) for t in turns),
         _count(obj, "takebacks", where, 0),
         _kind(obj),
+        _busy(obj),
     )
     if _count(obj, "number", where, 0) != record.number:
         raise MessageError(f"{where}: number {obj['number']} but {record.number} turns")
@@ -336,11 +361,13 @@ class Local:
     turns: tuple[str, ...]
     takebacks: int
     opponent: str | None  # the other board's id, once known (trusted from the first seen)
+    busy: str | None = None  # what the board is doing instead of waiting for a turn (BUSY)
 
     def record(self) -> Record:
         return Record(
-            self.game, self.round, self.board, self.colour, self.first, self.turns, self.takebacks
-        )
+            self.game, self.round, self.board, self.colour, self.first, self.turns,
+            self.takebacks, busy=self.busy,
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -396,6 +423,25 @@ class Disagree:
 Decision = Ignore | Refuse | Agree | Show | TakeBackTo | NewRound | Disagree
 
 
+_CLAIMS: Final = {
+    Colour.BLACK: R_("board {board} claims black, this board's colour"),
+    Colour.WHITE: R_("board {board} claims white, this board's colour"),
+}
+_FIRST: Final = {
+    Colour.BLACK: R_("this board has black first, the other board white"),
+    Colour.WHITE: R_("this board has white first, the other board black"),
+}
+_NOT_THEIRS: Final = {
+    Colour.BLACK: R_("turn {number} ({turn}) is this board's to make, not the other board's "
+                     "(black plays here)"),
+    Colour.WHITE: R_("turn {number} ({turn}) is this board's to make, not the other board's "
+                     "(white plays here)"),
+}  # fmt: skip
+"""The reasons decide() gives that name a colour: one sentence each (a colour changes the
+French's words). Reasons are English data (a fault's, the log's), marked R_ for
+lang.reworded where a person reads them."""
+
+
 def decide(local: Local, message: Record) -> Decision:
     """What this board does with the other board's record ``message``."""
     if message.game != local.game:
@@ -403,7 +449,7 @@ def decide(local: Local, message: Record) -> Decision:
     if message.colour is local.colour:
         if message.board == local.board:
             return Ignore("this board's own record")
-        return Refuse(f"board {message.board} claims {local.colour}, this board's colour")
+        return Refuse(_CLAIMS[local.colour].format(board=message.board))
     if local.opponent is not None and message.board != local.opponent:
         return Refuse(
             f"board {message.board} is not in the game ({message.colour} is {local.opponent})"
@@ -434,25 +480,23 @@ def _same_round(local: Local, message: Record) -> Decision:
     if message.first is not local.first:
         if not mine and not theirs:
             return NewRound(local.round, message.first)  # who starts, chosen over there
-        return Disagree(f"this board has {local.first} first, the other board {message.first}")
+        return Disagree(_FIRST[local.first])
     if common < min(len(mine), len(theirs)):
         number = common + 1
-        return Disagree(
-            f"turn {number}: this board has {mine[common]}, the other board {theirs[common]}"
-        )
+        text = R_("turn {number}: this board has {turn}, the other board {other}")
+        return Disagree(text.format(number=number, turn=mine[common], other=theirs[common]))
     if len(theirs) <= len(mine):
         if len(theirs) == len(mine):
             return Agree()
         return Ignore(f"late or behind: turn {len(theirs)}, this board is at {len(mine)}")
     if len(theirs) > len(mine) + 1:
-        return Disagree(
-            f"the other board is at turn {len(theirs)}, this board at {len(mine)}: "
-            f"turns {len(mine) + 1}..{len(theirs) - 1} were never made here"
+        text = R_(
+            "the other board is at turn {most}, this board at {number}: "
+            "turns {next}..{wanted} were never made here"
         )
+        most, number = len(theirs), len(mine)
+        return Disagree(text.format(most=most, number=number, next=number + 1, wanted=most - 1))
     position = replay(local.first, list(mine))
     if position.to_move is local.colour:
-        return Disagree(
-            f"turn {len(theirs)} ({theirs[-1]}) is this board's to make, "
-            f"not the other board's ({local.colour} plays here)"
-        )
+        return Disagree(_NOT_THEIRS[local.colour].format(number=len(theirs), turn=theirs[-1]))
     return Show(len(theirs), Turn.from_notation(theirs[-1]))

@@ -31,8 +31,8 @@ from importlib import resources
 from typing import Final
 
 from orbito_hw.errors import IllegalTurnError, NotationError, echo
+from orbito_hw.lang import R_
 from orbito_hw.rules.game import Colour, Position, ReplayError, replay
-from orbito_hw.rules.words import counted
 from orbito_hw.solver.layout import Value, decode
 from orbito_hw.solver.opponents import KEEP, LEVELS, LevelOpponent
 from orbito_hw.solver.puzzle_grades import Difficulty, measure
@@ -119,10 +119,21 @@ class Puzzle:
     def goal(self) -> str:
         """ "White to play and win in 3 turns": what the person is asked, in words (turns
         counted as plies: both sides' turns and extra presses)."""
-        return f"{self.to_move.value.capitalize()} to play and win in {counted(self.plies, 'turn')}"
+        return _GOALS[self.to_move, self.plies == 1].format(n=self.plies)
 
     def position(self) -> Position:
         return replay(self.first, self.moves)
+
+
+_GOALS: Final = {
+    (Colour.BLACK, True): R_("Black to play and win in 1 turn"),
+    (Colour.BLACK, False): R_("Black to play and win in {n} turns"),
+    (Colour.WHITE, True): R_("White to play and win in 1 turn"),
+    (Colour.WHITE, False): R_("White to play and win in {n} turns"),
+}
+"""A puzzle's goal, a reason carried as English data (the page's JSON, the journal's origin
+is only the id): said in the reader's words where it is read (lang.reworded, inWords); the
+colour changes the French's words, so each is its own sentence."""
 
 
 def puzzle_of(

@@ -19,7 +19,7 @@ from orbito_hw.control.events import Event
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.snapshot import Snapshot
 from orbito_hw.hw.interfaces import rgb_hex
-from orbito_hw.lang import language, speaking
+from orbito_hw.lang import _, language, speaking
 from orbito_hw.rules.game import Colour, Position
 from orbito_hw.rules.squares import (
     PRESS_TO,
@@ -66,7 +66,8 @@ class Page:
         if self.closed:
             return
         if len(self.queue) >= QUEUE_LIMIT:
-            log.info("a page fell %d messages behind: dropped (it reconnects)", QUEUE_LIMIT)
+            text = _("a page fell {n} messages behind: dropped (it reconnects)")
+            log.info("%s", text.format(n=QUEUE_LIMIT))
             self.close()
             return
         self.queue.append(chunk)
@@ -177,7 +178,8 @@ class Feed:
             self._news.append(sse(event.to_json()))
             self.changed()
         except Exception:
-            log.exception("the web page could not pass on a %s event", event.kind)
+            text = _("the web page could not pass on a {kind} event")
+            log.exception("%s", text.format(kind=event.kind))
 
     def changed(self) -> None:
         if not self._flush_due:
@@ -193,7 +195,7 @@ class Feed:
             # hundred French pages cost one French rendering.
             rendered = self._render({page.lang for page in self.pages})
         except Exception:
-            log.exception("the web page could not draw the board")
+            log.exception("%s", _("the web page could not draw the board"))
         else:
             for code, snapshot in rendered.items():
                 if snapshot != self._last.get(code):

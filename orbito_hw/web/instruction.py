@@ -567,7 +567,7 @@ def puzzle_words(s: Situation) -> str:
     """A puzzle's goal while the try is on, its result once it ended."""
     done = s.memory.puzzle
     if done is None:
-        return _("Puzzle: {goal}").format(goal=s.goal)
+        return _("Puzzle: {goal}").format(goal=reworded(s.goal))
     solved, plies = done
     if solved:
         return ngettext("Solved in {n} turn", "Solved in {n} turns", plies).format(n=plies)

@@ -24,6 +24,8 @@ from typing import Final
 from aiohttp import web
 from aiohttp.web_server import Server
 
+from orbito_hw.lang import _, system_reason
+
 log = logging.getLogger(__name__)
 
 MAX_CONNECTIONS: Final = 256
@@ -58,7 +60,8 @@ def connection_cap() -> int:
             resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
             soft = wanted
         except (ValueError, OSError) as exc:
-            log.warning("cannot raise the limit of open files to %d: %s", wanted, exc)
+            text = _("cannot raise the limit of open files to {n}: {reason}")
+            log.warning("%s", text.format(n=wanted, reason=system_reason(exc)))
     if soft == resource.RLIM_INFINITY:
         return MAX_CONNECTIONS
     return max(1, min(MAX_CONNECTIONS, soft - FD_RESERVE))
@@ -104,7 +107,8 @@ class CappedSite(web.TCPSite):
                 return server()
             refused += 1
             if refused in (1, 10, 100) or refused % 1000 == 0:  # said, never a flood
-                log.warning("the web page is full (%d connections): %d refused", self.cap, refused)
+                text = _("the web page is full ({n} connections): {refused} refused")
+                log.warning("%s", text.format(n=self.cap, refused=refused))
             return _Busy()
 
         self._server = await asyncio.get_running_loop().create_server(

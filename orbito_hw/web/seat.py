@@ -36,7 +36,7 @@ from orbito_hw.control.led_words import colour_word
 from orbito_hw.control.referee import Referee
 from orbito_hw.control.seat import Seat, SeatRefusedError, standing
 from orbito_hw.errors import OrbitoError, shown
-from orbito_hw.lang import R_, _
+from orbito_hw.lang import R_, _, reworded
 from orbito_hw.rules.game import Colour
 from orbito_hw.web.controls import BoardControls
 from orbito_hw.web.feed import Feed
@@ -119,11 +119,12 @@ class QuietLog:
         now = self.clock()
         if now - self.window >= LOG_WINDOW_S:
             if self.quiet:
-                log.warning("seat: refused %d more requests in %gs", self.quiet, LOG_WINDOW_S)
+                text = _("seat: refused {n} more requests in {seconds}s")
+                log.warning("%s", text.format(n=self.quiet, seconds=f"{LOG_WINDOW_S:g}"))
             self.window, self.told, self.quiet = now, 0, 0
         if self.told < LOG_LINES:
             self.told += 1
-            log.warning("seat: refused: %s", text)
+            log.warning("%s", _("seat: refused: {reason}").format(reason=text))
         else:
             self.quiet += 1
 
@@ -339,13 +340,13 @@ class SeatDesk:
         past the token's rate."""
         token = request.match_info["token"]
         if not self._limit(token):
-            self.refused(f"token {token[:6]}... past its rate")
+            self.refused(_("token {token}... past its rate").format(token=token[:6]))
             raise problem(
                 web.HTTPTooManyRequests, R_("too many requests from this seat: slow down")
             )
         invitation = self.book.find(token)
         if invitation is None:
-            self.refused(f"unknown token {shown(token[:6])}...")
+            self.refused(_("unknown token {token}...").format(token=shown(token[:6])))
             raise problem(web.HTTPNotFound, R_("no such seat: ask the board for a new link"))
         if invitation.revoked:
             self._refuse(invitation, "the link was revoked")
@@ -421,7 +422,9 @@ class SeatDesk:
         return bucket.take()
 
     def _refuse(self, invitation: Invitation, why: str) -> None:
-        self.refused(f"seat {invitation.token[:6]}... ({invitation.colour}): {why}")
+        text = _("seat {token}... ({colour}): {reason}")
+        colour = colour_word(Colour(invitation.colour))
+        self.refused(text.format(token=invitation.token[:6], colour=colour, reason=reworded(why)))
 
     def _settle(self) -> None:
         """The simulated board's clock runs what the change made due (its lights' blinks)."""

@@ -24,7 +24,7 @@ from typing import Final
 
 from orbito_hw.errors import OrbitoError, echo
 from orbito_hw.hw.files import RecordFile
-from orbito_hw.lang import N_, R_, chosen
+from orbito_hw.lang import N_, R_, _, chosen
 from orbito_hw.rules.game import Colour
 
 log = logging.getLogger(__name__)
@@ -152,12 +152,13 @@ class BoardInvites:
 
     def __call__(self, colour: Colour) -> str | None:
         if self.to is None:
-            return "the board's page is not up"
+            return R_("the board's page is not up")
         try:
             return self.to(colour)
         except Exception as exc:  # the page's failure, told: never the referee's
-            log.error("seat: the menu's invitation failed: %s: %s", type(exc).__name__, exc)
-            return f"the page could not make the link ({type(exc).__name__})"
+            text = _("seat: the menu's invitation failed: {error}: {reason}")
+            log.error("%s", text.format(error=type(exc).__name__, reason=exc))
+            return R_("the page could not make the link ({error})").format(error=type(exc).__name__)
 
 
 def _trimmed(seats: list[Invitation]) -> list[Invitation]:

@@ -445,7 +445,7 @@ function drawPuzzle() {
   const on = Boolean(puzzle && puzzle.id);
   change(box, "hidden", !on);
   if (!on) return;
-  let text = t("Puzzle {id}: {goal}", { id: puzzle.id, goal: puzzle.goal || "" });
+  let text = t("Puzzle {id}: {goal}", { id: puzzle.id, goal: inWords(puzzle.goal || "") });
   let state = "on";
   if (puzzle.solved === true) {
     state = "solved";

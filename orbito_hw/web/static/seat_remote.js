@@ -78,6 +78,7 @@ function readRecord(text, colour) {
   if (!Array.isArray(obj.turns) || obj.turns.length > 21 || obj.number !== obj.turns.length) return null;
   if (!["black", "white"].includes(obj.first) || !Number.isInteger(obj.round) || obj.round < 1) return null;
   if (!Number.isInteger(obj.takebacks) || obj.takebacks < 0) return null;
+  if (obj.busy !== undefined && !(typeof obj.busy === "string" && NAME.test(obj.busy))) delete obj.busy;
   try {
     replayTurns(obj.first, obj.turns);
   } catch {
@@ -215,6 +216,19 @@ function shown() {
   return { position: replayTurns(first, turns), turns, waiting };
 }
 
+const BUSY = {
+  "take-back": () => t("Wait: the board is taking back a turn."),
+  correction: () => t("Wait: the person at the board is putting it right."),
+  "setting-up": () => t("Wait: the board is being set up."),
+};
+
+function busyWords(record) {
+  // What the board is doing instead of waiting for a turn, as its record says (optional in
+  // version 1: an older board says nothing); a newer board's word: busy all the same.
+  if (record === null || typeof record.busy !== "string") return null;
+  return (BUSY[record.busy] || (() => t("Wait: the board is busy.")))();
+}
+
 function now() {
   // What seat_pick.js shows: the board's record (the turns counted), this seat's turn
   // waiting at the board, the asks.
@@ -223,7 +237,7 @@ function now() {
     colour: SEAT.colour, marbles: position.marbles, turns, result: position.result,
     lines: position.lines.map((line) => [...line].sort()), toMove: position.toMove, waiting,
     pending: theirs === null ? t("Waiting for the board to join the game…") : null,
-    busy: null, // the board's state is not said over the broker: its record is
+    busy: position.result ? null : busyWords(theirs), // as the board's record says (protocol.py)
     queued: !(client && client.connected && said), // the turn kept here, published once back
     boardAway: opponent !== null && online[opponent] === false,
     asks: {
