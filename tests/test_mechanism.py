@@ -164,6 +164,22 @@ def test_the_gear_check_catches_teeth_without_backlash() -> None:
     assert mesh.overlap > 0
 
 
+def test_the_crank_arm_clears_the_central_gear_it_turns_over() -> None:
+    """Issue 45: the crank arm's underside lay flush on the central gear's teeth, hidden by
+    the gears' listed contact; the arm (the crank gear above its teeth) clears them by a
+    running gap whichever way it points."""
+    from orbito_cad.parts import drive, mesh
+
+    p = PARAMS
+    central = mesh.manifold(drive.central_gear(p), tolerance=0.02)
+    crank = mesh.manifold(drive.crank_gear(p), tolerance=0.02)
+    # (a micron over the teeth's tops: the teeth themselves touch, in mesh)
+    above = manifold3d.Manifold.cube((100, 100, 100)).translate((-50, -50, p.gear_t + 1e-3))
+    arm = crank ^ above
+    for turn in range(0, 360, 90):
+        placed = arm.rotate((0, 0, turn)).translate((p.crank_distance, 0, 0))
+        assert placed.min_gap(central, 2.0) >= p.running_gap - 0.05, turn
+
 def test_every_listed_contact_touches_at_some_pose(
     assembly: list[Placed], meshes: dict[str, manifold3d.Manifold]
 ) -> None:
