@@ -93,8 +93,10 @@ def main() -> None:
     )
     print(f"bounds (issue 45): {tol.BOUNDS}")
     play = pm.printed_play(PARAMS, pm.calibrated(PARAMS))
-    print(f"the fit as built: print_clearance {PARAMS.print_clearance} mm set from the tolerance "
-          f"test, printed with {play:.3f} mm of play (+-{PARAMS.fit_step / 2:g} in the sweep)")
+    print(
+        f"the fit as built: print_clearance {PARAMS.print_clearance} mm set from the tolerance "
+        f"test, printed with {play:.3f} mm of play (+-{PARAMS.fit_step / 2:g} in the sweep)"
+    )
     with ProcessPoolExecutor(args.jobs) as pool:
         for mu, fwd, bwd, took in pool.map(_frictions, [(mu, args.places) for mu in FRICTIONS]):
             print(f"mu {mu}: {args.places} forward: {line(fwd)}")

@@ -180,6 +180,7 @@ def test_the_crank_arm_clears_the_central_gear_it_turns_over() -> None:
         placed = arm.rotate((0, 0, turn)).translate((p.crank_distance, 0, 0))
         assert placed.min_gap(central, 2.0) >= p.running_gap - 0.05, turn
 
+
 def test_every_listed_contact_touches_at_some_pose(
     assembly: list[Placed], meshes: dict[str, manifold3d.Manifold]
 ) -> None:
