@@ -188,17 +188,20 @@ def test_every_listed_contact_touches_at_some_pose(
     ``sweep.TOUCH`` at some pose (every sixth of a place and the first half of the next: a
     bar's fingers rise at the end of a place into the cups they push in the next, within
     0.49 mm there; a bought part pressed into a printed pocket within half the pocket's fit
-    more), those with no moving part at rest. That every other pair with a moving part keeps
-    ``sweep.GAP`` at every pose is the sweep's (the tests above and test_mechanism_back's)."""
+    more, gears in mesh within half their backlash more), those with no moving part at rest.
+    That every other pair with a moving part keeps ``sweep.GAP`` at every pose is the sweep's
+    (the tests above and test_mechanism_back's)."""
     one = cad.swept("forward")
     places = [*one, *(1 + t for t in one[1 : len(one) // 2 + 1])]
     found = sweep.sweep(assembly, places, meshes=meshes, measure=0.0, at=range(0, len(places), 6))
     assert found.overlaps == [] and found.close == []
     gaps = {**found.contact_gaps, **sweep.fixed_contact_gaps(assembly, PARAMS, meshes)}
     pressed = set(motion.pressed(assembly))
+    meshing = set(motion.meshing(assembly))
     far = {}
     for pair in motion.contacts(assembly):
         allowed = sweep.TOUCH + (PARAMS.fit / 2 if pair in pressed else 0.0)
+        allowed += PARAMS.backlash / 2 if pair in meshing else 0.0
         if gaps.get(pair, math.inf) > allowed + 1e-6:
             far[pair] = gaps.get(pair)
     assert far == {}, f"listed as touching, never within {sweep.TOUCH} mm: {far}"
