@@ -4,7 +4,8 @@ swept solids' and the gears'.
     python benchmarks/mechanism.py [--places 3] [--jobs 2] [--skip-corners] [--skip-sweep]
 
 Physics (MuJoCo, hardware/orbito_cad/models/physics*.py: the drive's own dynamics, the motor
-joint on the stepper's law, the CAD's fingers and holes), cups and marbles started up to 0.3 mm
+joint on the stepper's law, the CAD's fingers and holes, the finger fit as the maker prints it
+once print_clearance is set from the tolerance test), cups and marbles started up to 0.3 mm
 and 2 deg off:
 - the motor: its pull-out torque at the top speed and at a take-back's, and the time on which
   its rotor answers a load (physics_motor.response_time: the inertias on the field's spring);
@@ -12,8 +13,10 @@ and 2 deg off:
   drive's take-back speed), forward and back apart: the worst cup offset, turn and lift, the
   marbles off their seats, the peak torque the motor gave against its pull-out at that speed
   (and the load's unfiltered peak), and what breaks issue 45's bounds;
-- the tolerance sweep: the 16 corners of a printer's errors (physics_tolerance) at friction
-  0.2 and 0.5, one place forward and one back each; the worst corner for each figure named;
+- the tolerance sweep: the 16 corners of a printer's errors (physics_tolerance: the finger
+  fit to within half the tolerance test's step, the other fits a printer's full errors) at
+  friction 0.2 and 0.5, one place forward and one back each; the worst corner for each
+  figure named;
 - a power cut at three points of a place, and homing after it;
 - BEFORE: the first design's one finger per cup.
 Then benchmarks/mechanism_sweep.py's figures: the least gaps over one place forwards and back,
@@ -58,7 +61,7 @@ def line(r: ph.PlaceReport) -> str:
 def _frictions(args: tuple[float, int]) -> tuple[float, ph.PlaceReport, ph.PlaceReport, float]:
     mu, places = args
     started = time.process_time()
-    run = tol.run(tol.Corner("as drawn", pm.EXACT), mu, places, SEED)
+    run = tol.run(tol.Corner("as built", pm.calibrated(PARAMS)), mu, places, SEED)
     return mu, run.forward, run.back, time.process_time() - started
 
 
@@ -89,6 +92,11 @@ def main() -> None:
         f"{ph.step_times(1)[-1]:.2f} s, a take-back {back[-1]:.2f} s"
     )
     print(f"bounds (issue 45): {tol.BOUNDS}")
+    play = pm.printed_play(PARAMS, pm.calibrated(PARAMS))
+    print(
+        f"the fit as built: print_clearance {PARAMS.print_clearance} mm set from the tolerance "
+        f"test, printed with {play:.3f} mm of play (+-{PARAMS.fit_step / 2:g} in the sweep)"
+    )
     with ProcessPoolExecutor(args.jobs) as pool:
         for mu, fwd, bwd, took in pool.map(_frictions, [(mu, args.places) for mu in FRICTIONS]):
             print(f"mu {mu}: {args.places} forward: {line(fwd)}")
@@ -99,7 +107,7 @@ def main() -> None:
     before = dataclasses.replace(PARAMS, cup_d=30.0, seat_d=13.0, print_clearance=0.6,
                                  finger_d=4.4, finger_offset=11.0, lead_in=0.0,
                                  finger_chamfer=0.0)  # fmt: skip
-    board = ph.Board(before, mu=0.3, seed=SEED, fingers=pm.one_finger)
+    board = ph.Board(before, mu=0.3, seed=SEED, fingers=pm.one_finger, errors=pm.EXACT)
     print(f"BEFORE one finger per 30 mm cup, mu 0.3, one place: {line(board.move(1))}")
     if not args.skip_sweep:
         import mechanism_sweep

@@ -122,10 +122,11 @@ def main() -> None:
               f"{found.least_moving_gap:.2f} mm ({c}, {d} at {at2:.3f}); overlaps outside the "
               f"contacts {len(found.overlaps)}, gaps under {sweep.GAP} mm {len(found.close)} "
               f"({time.monotonic() - t:.0f} s)")  # fmt: skip
-    mesh = teeth.mesh_over_one_tooth(PARAMS, positions=120)
-    print(f"AFTER gears (involute, 120 positions over a tooth): overlap {mesh.overlap:.3f} mm^2, "
-          f"backlash {mesh.backlash[0]:.3f}-{mesh.backlash[1]:.3f} mm, transmission error "
-          f"{mesh.transmission_error:.4f} deg at the crank")  # fmt: skip
+    # (not ``mesh``: that is the module, which main uses above)
+    gears = teeth.mesh_over_one_tooth(PARAMS, positions=120)
+    print(f"AFTER gears (involute, 120 positions over a tooth): overlap {gears.overlap:.3f} "
+          f"mm^2, backlash {gears.backlash[0]:.3f}-{gears.backlash[1]:.3f} mm, transmission "
+          f"error {gears.transmission_error:.4f} deg at the crank")  # fmt: skip
     overlap, at = before_cups(min(poses, 121))
     print(f"BEFORE cups 30 mm on the same paths: up to {overlap:.0f} mm^3 shared by two cups "
           f"(at {at:.2f} place)")  # fmt: skip

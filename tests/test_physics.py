@@ -203,18 +203,40 @@ def test_the_drive_is_bodies_and_joints_never_moved_by_hand() -> None:
 
 
 # --- places ---------------------------------------------------------------------------------
-def test_a_place_forward_at_low_friction_drives_every_cup_and_holds_the_motor() -> None:
-    """At mu 0.2 every cup is driven to its square with the marbles in their seats, none
-    lifted, the motor within half its pull-out torque. (The issue's 0.3 mm and 1 deg hold
-    here only with the collar's play in the yoke taken up: the benchmark prints them.)"""
+def test_a_place_forward_at_low_friction_holds_every_bound() -> None:
+    """At mu 0.2, with the fit set from the tolerance test, every cup is driven to within
+    0.3 mm and 1 deg of its square from a start 0.3 mm and 2 deg off, the marbles in their
+    seats, none lifted, the motor within half its pull-out torque."""
     board = ph.Board(mu=0.2, seed=1)
     board.scatter(SHIFT, START_TURN)
     r = board.move(1)
     assert r.missed == [] and r.marbles_off == 0
-    assert r.cup_offset <= 0.5
-    assert r.lifted <= tol.BOUNDS.lift
-    assert r.torque_share <= tol.BOUNDS.torque_share
+    assert tol.broken(r) == []
     assert r.duration == pytest.approx(ph.step_times(1)[-1])
+
+
+def test_a_take_back_at_its_speed_lifts_no_cup(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 45: backwards, the bars rise into the cups mid-move, at the take-back's top
+    speed. At BACK_SHARE (20 %) the fingers' chamfers have time to slide the cups over: none
+    lifted over 0.2 mm at mu 0.5, every cup back within 0.3 mm of its square; at the
+    earlier 40 % the same board lifts them (the check can fail)."""
+    from orbito_fw import planner
+
+    shipped = planner.BACK_SHARE
+    assert shipped == 0.2
+    lifts = []
+    for share in (shipped, 0.4):
+        monkeypatch.setattr(planner, "BACK_SHARE", share)
+        board = ph.Board(mu=0.5, seed=1)
+        board.scatter(SHIFT, START_TURN)
+        board.move(1)
+        back = board.move(-1)
+        assert back.missed == [] and back.marbles_off == 0
+        assert back.duration == pytest.approx(ph.step_times(-1)[-1])
+        lifts.append(back.lifted)
+        if share == shipped:
+            assert tol.broken(back) == []
+    assert lifts[0] <= tol.BOUNDS.lift < lifts[1]
 
 
 def test_a_power_cut_mid_place_is_finished_by_homing() -> None:
@@ -235,35 +257,47 @@ def test_the_first_design_fails_the_checks() -> None:
     before = dataclasses.replace(PARAMS, cup_d=30.0, seat_d=13.0, print_clearance=0.6,
                                  finger_d=4.4, finger_offset=11.0, lead_in=0.0,
                                  finger_chamfer=0.0)  # fmt: skip
-    board = ph.Board(before, mu=0.3, seed=1, fingers=pm.one_finger)
+    board = ph.Board(before, mu=0.3, seed=1, fingers=pm.one_finger, errors=pm.EXACT)
     r = board.move(1)
     assert r.cup_turn > tol.BOUNDS.turn
     assert "turn" in " ".join(tol.broken(r))
 
 
 # --- a printer's errors -----------------------------------------------------------------------
-def test_the_corners_are_every_fit_at_either_end() -> None:
+def test_the_corners_are_the_fit_read_off_the_tolerance_test_and_a_printers_errors() -> None:
+    """The board as built prints its finger fit with the play of the tolerance test's hole
+    that fits (whatever ``print_clearance`` the printer needed); the corners move that play
+    by half the test's step either way, and the walls, the cups, the ramp and the gears by a
+    printer's full errors. The model's finger, hole and yoke take the play printed."""
+    built = pm.calibrated(PARAMS)
+    play = PARAMS.fit_play + PARAMS.fit_step / 2
+    assert pm.printed_play(PARAMS, built) == pytest.approx(play)
+    other = dataclasses.replace(PARAMS, print_clearance=0.45)
+    assert pm.printed_play(other, pm.calibrated(other)) == pytest.approx(play)
     corners = tol.corners()
     assert len(corners) == 16 and len({c.name for c in corners}) == 16
     for c in corners:
         e = c.errors
-        assert abs(e.hole) == abs(e.pin) == tol.HOLES_PINS and e.hole == -e.pin
+        got = pm.printed_play(PARAMS, e)
+        assert abs(got - play) == pytest.approx(PARAMS.fit_step / 2)
+        assert (got > play) == c.name.startswith("loose")
         assert abs(e.wall) == abs(e.ramp) == abs(e.centre) == tol.WALLS
-    loose = pm.Errors(hole=0.15, pin=-0.15)
-    assert pm.hole_profile(PARAMS, loose)[1][0] - pm.finger_profile(PARAMS, loose)[0][0] == (
-        pytest.approx(geo.finger_play(PARAMS) + 0.15)
-    )
-    tight = pm.Errors(hole=-0.15, pin=0.15)
-    assert pm.yoke_play(PARAMS, tight) == pytest.approx(0.0, abs=1e-9)  # the collar tight
+        assert abs(e.cup) == tol.HOLES_PINS and e.cup * e.wall > 0  # a wide channel, a small cup
+        assert pm.hole_profile(PARAMS, e)[1][0] - pm.finger_profile(PARAMS, e)[0][0] == (
+            pytest.approx(got / 2)
+        )
+        assert pm.yoke_play(PARAMS, e) == pytest.approx(got / 2)
 
 
-def test_a_loose_corner_on_a_short_run_still_drives_every_cup() -> None:
-    """The loosest fit (holes 0.15 mm large, pins 0.15 small), the channel wide, the ramp
-    low and the gears far, at mu 0.2: one place forward and one back, every cup driven to
-    its square, the marbles in their seats; what it breaks of issue 45's bounds is named
-    (the benchmark runs all 16 corners at both frictions)."""
-    loose = next(c for c in tol.corners() if c.name.startswith("loose fit, wide channel, low"))
-    run = tol.run(loose, 0.2)
+def test_a_corner_on_a_short_run_holds_its_bounds() -> None:
+    """A corner of the sweep at mu 0.5 (the fit tight, the channel narrow, the ramp high, the
+    gears near), one place forward and one back: every cup within 0.3 mm and 1 deg of its
+    square, the marbles in their seats, the motor within half its pull-out torque, the
+    take-back lifting no cup over 0.2 mm (the benchmark runs all 16 corners at both
+    frictions, and names the corners where a cup's lift forwards passes 0.2 mm at mu 0.5)."""
+    corner = "tight fit, narrow channel, high ramp, near gears"
+    run = tol.run(next(c for c in tol.corners() if c.name == corner), 0.5)
     for r in (run.forward, run.back):
         assert r.missed == [] and r.marbles_off == 0
-        assert all(not b.startswith(("missed", "marble")) for b in tol.broken(r))
+        assert [b for b in tol.broken(r) if not b.startswith("lift")] == []
+    assert run.back.lifted <= tol.BOUNDS.lift

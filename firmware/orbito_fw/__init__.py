@@ -8,4 +8,4 @@ So: no f-string ``=`` specifiers, no dataclasses, no ``typing`` or ``enum`` at r
 ``from __future__`` (MicroPython has none); annotations are never evaluated there.
 """
 
-FIRMWARE_VERSION = "0.2.1"  # 0.2.1: take-backs at BACK_SHARE of the top speed
+FIRMWARE_VERSION = "0.2.2"  # 0.2.1: take-backs at BACK_SHARE of the top speed; 0.2.2: 20 %

@@ -20,10 +20,12 @@ MAX_RAMP = 8000  # speed-up steps kept (2 bytes each); past it the ramp stops ri
 MAX_INTERVAL = 65535  # the longest interval an array('H') holds: the slowest start
 MIN_ACCEL = 466  # steps/s^2: the gentlest whole acceleration whose first step fits MAX_INTERVAL
 # A take-back turns the rings at this share of the top speed. Backwards, the transfer bars
-# climb their ramps half-way through the move, at full speed: the ramps would throw them up
-# into the cups (hardware/orbito_cad/models/physics.py: the motor at its pull-out torque, cups
-# lifted 0.9 mm); at 40 % they hold (benchmarks/mechanism.py).
-BACK_SHARE = 0.4
+# climb their ramps half-way through the move, where a press has them at rest: the fingers'
+# chamfers meet the holes' lead-ins at speed and must slide the cups over faster than they
+# can go, and tip them (hardware/orbito_cad/models/physics.py, issue 45: cups lifted 0.4-0.6 mm
+# at 40 %); at 20 % they stay within 0.2 mm (benchmarks/mechanism.py). A take-back of one
+# place takes 2.6 s.
+BACK_SHARE = 0.2
 
 
 class Planner:

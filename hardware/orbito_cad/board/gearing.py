@@ -97,9 +97,16 @@ def index_radius(p: Params = PARAMS) -> float:
 
 
 def index_magnet_z(p: Params = PARAMS) -> float:
-    """The index magnet's bottom: sunk a running gap into the crank arm's underside. The arm
-    passes over the central gear's teeth; a magnet flush with it would rub them (issue 45)."""
+    """The index magnet's bottom: flush with the crank arm's underside where it passes over
+    the central gear's teeth, a running gap over them (``arm_seat_radius``; issue 45 found the
+    magnet at 0.00 mm, then the arm)."""
     return p.z_arm + p.running_gap
+
+
+def arm_seat_radius(p: Params = PARAMS) -> float:
+    """How far from its axis the crank arm stands on its gear: a running gap short of the
+    central gear's tips; beyond it the arm's underside is a running gap higher."""
+    return p.crank_distance - tip_radius(p.central_teeth, p) - p.running_gap
 
 
 def arm_radius(p: Params = PARAMS) -> float:

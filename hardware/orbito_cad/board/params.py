@@ -331,10 +331,19 @@ class Params:
     # The one clearance of a printed pin in a printed hole (diametral): a finger in its cup's
     # hole, a crank pin's collar in its yoke. The smallest that lets a printed pin slide in
     # its printed hole to the bottom under a finger's push, without rocking: the tolerance
-    # test prints exactly that fit at five sizes round this figure and says what to set it to
-    # (tolerance-test.md). Tuned FDM printers print holes 0.1-0.2 mm small and pins a little
-    # fat: 0.3 is the common reading; the play the cups see is what the printer leaves of it.
+    # test prints exactly that fit at seven sizes ``fit_step`` apart round this figure and
+    # says what to set it to (tolerance-test.md). Tuned FDM printers print holes 0.1-0.2 mm
+    # small and pins a little fat: 0.3 is the common reading; the play the cups see is what
+    # the printer leaves of it.
     print_clearance: float = 0.3
+    # The tolerance test's finger-fit holes, this far apart in diameter: the fit the maker
+    # reads off it is right to within half of it (the physics' tolerance sweep takes that).
+    fit_step: float = 0.05
+    # The least play (diametral) a printed finger keeps in the printed hole the tolerance test
+    # reads as the one that fits (in to its foot and out freely, without rocking): taken as
+    # 0.075 mm, an assumption (a finger's feel tells no tighter fit from a sticking one), not a
+    # measurement. The board's fits print with this play and up to a ``fit_step`` more.
+    fit_play: float = 0.075
     slide: float = 0.3  # clearance of a printed bore that turns on a bought steel part
     fit: float = 0.15  # clearance of a bought part pressed or glued into a pocket
     min_wall: float = 1.2  # thinnest wall any printed part may have

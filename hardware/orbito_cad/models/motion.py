@@ -163,6 +163,16 @@ def pressed(placed: Sequence[Placed], p: Params = PARAMS) -> list[tuple[str, str
     return sorted((min(a, b), max(a, b)) for a, b in out if a in names and b in names)
 
 
+def meshing(placed: Sequence[Placed]) -> list[tuple[str, str]]:
+    """The pairs of ``contacts`` that are gears in mesh: the kinematics turn them centred in
+    their backlash, each tooth ``backlash / 2`` off the flanks it drives, which the load takes
+    up (the crank arm's underside no longer stands flush on the central gear's teeth to make
+    the pair touch: issue 45)."""
+    names = {x.name for x in placed}
+    out = [(f"crank_gear_{SQUARE_NAMES[side.starts[0]]}", "central_gear") for side in geo.sides()]
+    return sorted((min(a, b), max(a, b)) for a, b in out if a in names and b in names)
+
+
 def forward(k: int) -> list[float]:
     """``k`` poses evenly spaced over one place forward, the first at rest, the last at the
     end of the place."""

@@ -176,11 +176,13 @@ class Board:
 
     ``mu`` is every contact's friction; ``fingers`` the bars' fingers (``layout.finger_points``,
     or ``physics_model.one_finger`` for the first design); ``errors`` a printer's on the
-    sizes drawn."""
+    sizes drawn (by default ``physics_model.calibrated``: the fit set from the tolerance
+    test, as the maker builds it)."""
 
     def __init__(self, p: Params = PARAMS, mu: float = 0.3, seed: int = 0,
                  fingers: pm.Fingers = geo.finger_points,
-                 errors: pm.Errors = pm.EXACT) -> None:  # fmt: skip
+                 errors: pm.Errors | None = None) -> None:  # fmt: skip
+        errors = pm.calibrated(p) if errors is None else errors
         self.p, self.errors = p, errors
         self.model = mujoco.MjModel.from_xml_string(pm.mjcf(p, mu, TIMESTEP, fingers, errors))
         self.data = mujoco.MjData(self.model)
@@ -406,7 +408,7 @@ class Board:
         report.marble_offset = max(report.marble_offset, float(self._marble_offsets().max()))
         # the highest point of a cup's bottom: its centre's height, and its edge's as it tilts
         tilt = np.sqrt(np.maximum(0.0, 1 - d.xmat[self.cup_ids, 8] ** 2))
-        edge = d.xpos[self.cup_ids, 2] + (self.p.cup_d + self.errors.pin) / 2 * MM * tilt
+        edge = d.xpos[self.cup_ids, 2] + (self.p.cup_d + self.errors.cup) / 2 * MM * tilt
         report.lifted = max(report.lifted, float(edge.max()) / MM)
 
     def _arrived(self, report: PlaceReport, places: int) -> None:

@@ -19,8 +19,9 @@ here, never copied. What is what (``physics.py`` says what is idealised):
   **marbles**: free spheres.
 
 ``Errors`` puts a printer's errors on the drawn sizes: holes and pins larger or smaller, the
-channel's walls and the ramp moved, the gears' centre distance off (``physics_tolerance.py``
-sweeps their corners).
+cups, the channel's walls and the ramp moved, the gears' centre distance off; ``calibrated``
+is the printer the maker has set ``print_clearance`` for from the tolerance test, the one the
+board is built on (``physics_tolerance.py`` sweeps the corners round it).
 """
 
 from __future__ import annotations
@@ -48,6 +49,8 @@ SOLID, FINGER, SEAT, RAMP = 1, 2, 4, 8
 FOOT_R = 1.0  # mm: the bar's foot on its ramp (it stands for the yoke's track on the collar)
 BELOW = 0.03  # m: where the ramp and the foot meet, out of everything's way
 TINY = 1e-6  # kg (and kg m^2): the yoke, whose mass is the bar's
+# the contacts' and the couplings' time constant in engine steps: stiff, yet stable
+CONTACT_STEPS = 4
 # kg: the ramp stands for the track on the collar, which does not rise: weightless (gravcomp),
 # but with enough inertia that its coupling to the motor holds the bar within 0.05 mm
 RAMP_MASS = 0.002
@@ -58,13 +61,30 @@ class Errors:
     """How a print comes out against the sizes drawn, mm (positive: larger, or higher)."""
 
     hole: float = 0.0  # the finger holes' and the yokes' channels' widths
-    pin: float = 0.0  # the fingers', the collars' and the cups' diameters
+    pin: float = 0.0  # the fingers' and the collars' diameters
+    cup: float = 0.0  # the cups' diameter
     wall: float = 0.0  # each of the channel's walls, into the channel
     ramp: float = 0.0  # the ramp's top: how much further a finger reaches up into its hole
     centre: float = 0.0  # the gears' centre distance
 
 
-EXACT = Errors()
+EXACT = Errors()  # a printer that prints every size as drawn (none does: see ``calibrated``)
+
+
+def calibrated(p: Params, residual: float = 0.0) -> Errors:
+    """A printer whose ``print_clearance`` the maker set from the tolerance test (as
+    tolerance-test.md tells): it prints the finger fit, and the collar's in its yoke, with
+    the play of the hole that fitted, ``fit_play`` and half a ``fit_step`` (the test reads
+    the fit to within half a step: ``residual``, either way), its holes small and its pins
+    fat by as much each, as FDM prints them. Every other size as drawn."""
+    play = p.fit_play + p.fit_step / 2 + residual
+    off = (p.print_clearance - play) / 2
+    return Errors(hole=-off, pin=off)
+
+
+def printed_play(p: Params, e: Errors) -> float:
+    """mm, diametral: a finger's play in its hole as printed (the collar's in its yoke too)."""
+    return p.print_clearance + e.hole - e.pin
 
 
 def finger_profile(p: Params, e: Errors = EXACT) -> list[tuple[float, float]]:
@@ -150,7 +170,7 @@ def mjcf(p: Params, mu: float, timestep: float, fingers: Fingers = geo.finger_po
          e: Errors = EXACT) -> str:  # fmt: skip
     """The model's MJCF: the motor's torque is its one control."""
     m = MM
-    tau = 4 * timestep  # contacts' and couplings' time constant: stiff, yet stable
+    tau = CONTACT_STEPS * timestep  # contacts' and couplings' time constant
     half_w = p.channel_w / 2 - e.wall
     ring = 1.5 * p.pitch
     wall_h = p.face_pocket / 2 * m
@@ -221,7 +241,7 @@ def mjcf(p: Params, mu: float, timestep: float, fingers: Fingers = geo.finger_po
                            f'contype="{FINGER}" conaffinity="0"/>')  # fmt: skip
         out.append("</body></body>")
     mass = cup_mass(p)
-    cup_r = (p.cup_d + e.pin) / 2 * m
+    cup_r = (p.cup_d + e.cup) / 2 * m
     for s in OUTER_RING:
         x, y = geo.square_centre(s, p)
         name = SQUARE_NAMES[s]

@@ -1,24 +1,33 @@
 """The mechanism over a printer's errors: every fit that matters at the corners of what a tuned
 FDM printer makes of it, each moved forwards and back through the one physics model.
 
-The fits (``physics_model.Errors``): a finger in its hole and the crank's collar in its yoke
-(holes +-0.15 mm, pins -+0.15 mm: "loose" and "tight"), the cup in its channel (each wall
-+-0.1 mm: "wide" and "narrow"), the bar on its ramp (+-0.1 mm: "high" and "low") and the gears'
-centre distance (+-0.1 mm: "far", more backlash, and "near"). A corner is one of each, 16 in
-all. ``BOUNDS`` are issue 45's: every cup within 0.3 mm and 1 deg of its square, none lifted
-over 0.2 mm, the motor within half its pull-out torque.
+The fits (``physics_model.Errors``) round the board as the maker builds it
+(``physics_model.calibrated``):
+
+- a finger in its hole and the crank's collar in its yoke: the fit the maker sets from the
+  tolerance test, which reads it to within half its step (``fit_step``): the play printed
+  that much larger or smaller ("loose" and "tight"). A printer's error on holes and pins
+  (+-0.15 mm) is what the test takes out; left in, no fit holds: the loose end leaves the cups
+  0.3-0.7 mm off, the tight one jams (issue 45's first sweep, ``mechanics.md``);
+- the cup in its channel: each wall +-0.1 mm and the cup +-0.15 mm, the worst together
+  ("wide" and "narrow"); the bar on its ramp (+-0.1 mm: "high" and "low") and the gears'
+  centre distance (+-0.1 mm: "far", more backlash, and "near"): a printer's full errors.
+
+A corner is one of each, 16 in all. ``BOUNDS`` are issue 45's: every cup within 0.3 mm and
+1 deg of its square, none lifted over 0.2 mm, the motor within half its pull-out torque.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from dataclasses import dataclass
 
 from orbito_cad.board.params import PARAMS, Params
 from orbito_cad.models import physics
-from orbito_cad.models.physics_model import Errors
+from orbito_cad.models.physics_model import Errors, calibrated
 
-HOLES_PINS = 0.15  # mm: a tuned FDM printer's holes and pins, either way
+HOLES_PINS = 0.15  # mm: a tuned FDM printer's holes and pins (the cups), either way
 WALLS = 0.1  # mm: its walls
 SHIFT, TURN = 0.3, 2.0  # mm and deg: how far off their squares the cups and marbles start
 
@@ -58,16 +67,17 @@ class Corner:
     errors: Errors
 
 
-def corners() -> list[Corner]:
-    """The 16 corners of the fits, each named by its four choices."""
+def corners(p: Params = PARAMS) -> list[Corner]:
+    """The 16 corners of the fits round the board as built, each named by its four choices."""
     out = []
-    fits = {"loose": (HOLES_PINS, -HOLES_PINS), "tight": (-HOLES_PINS, HOLES_PINS)}
-    channel = {"wide": -WALLS, "narrow": WALLS}
+    fits = {"loose": p.fit_step / 2, "tight": -p.fit_step / 2}
+    channel = {"wide": (-WALLS, -HOLES_PINS), "narrow": (WALLS, HOLES_PINS)}
     ramp = {"high": WALLS, "low": -WALLS}
     centre = {"far": WALLS, "near": -WALLS}
     for f, c, r, g in itertools.product(fits, channel, ramp, centre):
-        hole, pin = fits[f]
-        errors = Errors(hole=hole, pin=pin, wall=channel[c], ramp=ramp[r], centre=centre[g])
+        wall, cup = channel[c]
+        errors = dataclasses.replace(calibrated(p, fits[f]), wall=wall, cup=cup, ramp=ramp[r],
+                                     centre=centre[g])  # fmt: skip
         out.append(Corner(f"{f} fit, {c} channel, {r} ramp, {g} gears", errors))
     return out
 

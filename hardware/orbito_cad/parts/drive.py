@@ -33,6 +33,7 @@ from build123d import (
 from orbito_cad.board import layout as geo
 from orbito_cad.board.gearing import (
     arm_radius,
+    arm_seat_radius,
     central_phase,
     crank_phase,
     finger_tip_z,
@@ -100,6 +101,12 @@ def crank_gear(p: Params = PARAMS) -> Part:
     collar = Pos(-p.crank_r, 0, top + p.pin_h) * Cylinder(p.collar_d / 2, p.collar_h, align=BOTTOM)
     collar = chamfer(collar.edges().sort_by(Axis.Z)[-1], geo.COLLAR_CHAMFER)
     part = body + arm + pin + collar
+    # the arm stands on its gear only inside the central gear's tips: beyond, its underside
+    # clears the central gear's teeth it turns over by a running gap (issue 45 found it flush)
+    part -= Pos(0, 0, p.gear_t) * (
+        Cylinder(arm_radius(p) + 1, p.running_gap, align=BOTTOM)
+        - Cylinder(arm_seat_radius(p), p.running_gap, align=BOTTOM)
+    )
     part -= Cylinder((p.bearing_od + p.fit) / 2, p.bearing_w * 2)  # 625ZZ pressed in
     # the axle turns nothing: the bearing carries the gear, the bore keeps a running gap
     part -= Cylinder(p.axle_d / 2 + p.running_gap + 0.1, 40)

@@ -2,9 +2,9 @@
 of small pieces, printed before the board, each testing one clearance of ``params``:
 
 - the **finger fit**: the fit that decides the mechanism, printed as it is on the board: a
-  bar with five of the cups' finger holes (their depth and lead-in), ``print_clearance``
-  plus ``FIT_STEPS`` over the finger in diameter, hole k marked by k notches, and two of the
-  bars' fingers (their chamfered tips) to try in them: the hole that fits names the
+  bar with seven of the cups' finger holes (their depth and lead-in), ``print_clearance``
+  plus ``FIT_STEPS`` x ``fit_step`` over the finger in diameter, hole k marked by k notches,
+  and two of the bars' fingers (their chamfered tips) to try in them: the hole that fits names the
   ``print_clearance`` to set, and every printed fit follows it;
 - the **clearance ladder**: a bar with five holes for the 5 mm crank axle, 0.1 to 0.5 mm
   over it in diameter (``LADDER``), hole k marked by k notches, and a printed 5 mm pin to
@@ -31,16 +31,18 @@ BOTTOM = (Align.CENTER, Align.CENTER, Align.MIN)
 LADDER = (0.1, 0.2, 0.3, 0.4, 0.5)  # diametral clearance of each hole over the axle, mm
 BAR_T = 5.0  # the ladder's and the gear plate's thickness
 PITCH = 12.0  # the ladder's holes, centre to centre
-# The finger fit's holes: ``print_clearance`` plus these over the finger (diametral), so the
-# middle hole is the board's as built and the others read a printer 0.1 or 0.2 mm either way.
-FIT_STEPS = (-0.2, -0.1, 0.0, 0.1, 0.2)
+# The finger fit's holes: ``print_clearance`` plus these many ``fit_step`` over the finger
+# (diametral), so the middle hole is the board's as built and the others read a printer up to
+# three steps (0.15 mm) either way; the fit is read to within half a step (the physics'
+# tolerance sweep holds over that).
+FIT_STEPS = (-3, -2, -1, 0, 1, 2, 3)
 KEY_BASE = 2.0  # the test fingers' square foot, to hold them by
 
 
 def fit_clearances(p: Params = PARAMS) -> list[float]:
-    """The finger fit's clearances, hole 1 to 5: each the ``print_clearance`` to set when
+    """The finger fit's clearances, hole 1 to 7: each the ``print_clearance`` to set when
     that hole is the one that fits."""
-    return [round(p.print_clearance + step, 3) for step in FIT_STEPS]
+    return [round(p.print_clearance + step * p.fit_step, 3) for step in FIT_STEPS]
 
 
 def notches(part: Part, x: float, k: int, y: float, depth: float) -> Part:
@@ -135,8 +137,8 @@ def tolerance_test(p: Params = PARAMS) -> Compound:
         Pos(-40, row, 0) * Rot(180, 0, 0) * Pos(0, 0, -p.cup_h) * cup(p),
         Pos(15, row, 0) * gear_plate(p),
         Pos(0, -row - 20, 0) * finger_fit(p),
-        Pos(PITCH * 4, -row - 20, 0) * test_finger(p),
-        Pos(PITCH * 4 + 11, -row - 20, 0) * test_finger(p),
+        Pos(PITCH * 5, -row - 20, 0) * test_finger(p),
+        Pos(PITCH * 5 + 11, -row - 20, 0) * test_finger(p),
     ]
     for k in range(2):
         pieces.append(Pos(5 + k * (distance + 4), 0, 0) * test_gear(p))
