@@ -131,17 +131,17 @@ class LightReader:
                 first = self._convert(False)
                 full_scale = GAINS[full_scale_for(first.volts * math.pi / 2)]  # a crest
             self._range(full_scale)
-            got = [self._convert(False) for _ in range(o.dark)]
+            got = [self._convert(False) for _conversion in range(o.dark)]
             show_full = getattr(self.lights, "show_full", None)  # past a strip's cap
             if show_full is not None:
                 show_full(lit, status, square)
             else:
                 self.lights.show(lit, status)
             self.sleep(wait)
-            got += [self._convert(True) for _ in range(c.lit)]
+            got += [self._convert(True) for _conversion in range(c.lit)]
             self.lights.show(dark, status)
             self.sleep(wait)
-            got += [self._convert(False) for _ in range(o.dark)]
+            got += [self._convert(False) for _conversion in range(o.dark)]
         except (OSError, ValueError, RuntimeError) as exc:
             self._failed(exc)
             return None
