@@ -10,9 +10,9 @@ from dataclasses import dataclass, fields
 from typing import Any, Final, Protocol
 
 from orbito_hw.app import config_checks as checks
-from orbito_hw.errors import shown
 from orbito_hw.hw.analog_front import DATA_RATES, FULL_SCALE_V, MUX_LINES, FrontEnd
 from orbito_hw.hw.hall import DESIGN
+from orbito_hw.lang import _
 
 I2C_PINS: Final[Mapping[int, tuple[int, int]]] = {1: (2, 3)}
 """The header's I2C bus (SDA, SCL): /dev/i2c-1 on every Pi since the B+ (bus 0 is the HAT
@@ -21,11 +21,10 @@ I2C_BUSES: Final = range(1, 23)  # /dev/i2c-1 and the buses overlays add (i2c-gp
 ADS1115_ADDRESSES: Final = (0x48, 0x49, 0x4A, 0x4B)  # ADDR to GND, VDD, SDA, SCL
 
 
-def _address(value: Any) -> str | None:
-    if checks.is_int(value) and value in ADS1115_ADDRESSES:
-        return None
-    named = f"0x{value:02x}" if checks.is_int(value) else shown(value)
-    return f"{named} is not an ADS1115's address ({', '.join(map(hex, ADS1115_ADDRESSES))})"
+def ads1115_address(value: Any) -> str | None:
+    """The ADS1115's address check: the analog build's and the light's ADC alike."""
+    sentence = _("{value} is not an ADS1115's address (0x48, 0x49, 0x4a, 0x4b)")
+    return checks.i2c_address(value, ADS1115_ADDRESSES, sentence)
 
 
 class Reader(Protocol):
@@ -99,7 +98,7 @@ def read_analog(self: Reader, top: dict[str, Any], colour: bool, gpio: bool) -> 
     bus = self.get(t, "analog.bus", checks.int_in(I2C_BUSES.start, I2C_BUSES[-1]), d.bus)
     config = AnalogConfig(
         bus=bus or d.bus,
-        address=self.get(t, "analog.address", _address, d.address) or d.address,
+        address=self.get(t, "analog.address", ads1115_address, d.address) or d.address,
         channel=self.get(t, "analog.channel", checks.int_in(0, 3), d.channel) or 0,
         gain=str(
             self.get(t, "analog.gain", checks.adc_gain(tuple(FULL_SCALE_V)), d.gain) or d.gain

@@ -32,6 +32,14 @@ def is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def i2c_address(value: Any, allowed: tuple[int, ...], sentence: str) -> str | None:
+    """None when ``value`` is one of the ``allowed`` addresses; else ``sentence`` (marked for
+    the catalogue, its ``{value}`` the value as a builder wrote it: 0x.. for a number)."""
+    if is_int(value) and value in allowed:
+        return None
+    return sentence.format(value=f"0x{value:02x}" if is_int(value) and value >= 0 else shown(value))
+
+
 def is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 

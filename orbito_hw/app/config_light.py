@@ -14,8 +14,7 @@ from dataclasses import fields
 from typing import Any
 
 from orbito_hw.app import config_checks as checks
-from orbito_hw.app.config_analog import ADS1115_ADDRESSES, I2C_BUSES, Reader
-from orbito_hw.errors import shown
+from orbito_hw.app.config_analog import I2C_BUSES, Reader, ads1115_address
 from orbito_hw.hw.light_front import MUX_LINES, LightConfig
 from orbito_hw.lang import _
 
@@ -25,14 +24,6 @@ FLASH_MS = (2.0, 20.0)
 """The flash's bounds: two conversions lit at the least; past 20 ms a blink the eye sees."""
 
 
-def _address(value: Any) -> str | None:
-    if checks.is_int(value) and value in ADS1115_ADDRESSES:
-        return None
-    named = f"0x{value:02x}" if checks.is_int(value) and value >= 0 else shown(value)
-    text = _("{value} is not an ADS1115's address (0x48, 0x49, 0x4a, 0x4b)")
-    return text.format(value=named)
-
-
 def read_light(self: Reader, top: dict[str, Any], chosen: bool) -> LightConfig:
     """The ``[light]`` table; every key checked (the select pins are needed only when the
     board tells colour by light: ``chosen``)."""
@@ -40,7 +31,7 @@ def read_light(self: Reader, top: dict[str, Any], chosen: bool) -> LightConfig:
     t = self.table(top, "light", names)
     d = LightConfig()
     bus = self.get(t, "light.bus", checks.int_in(I2C_BUSES.start, I2C_BUSES[-1]), d.bus) or d.bus
-    address = self.get(t, "light.address", _address, d.address) or d.address
+    address = self.get(t, "light.address", ads1115_address, d.address) or d.address
     channel = self.get(t, "light.channel", checks.int_in(0, 3), d.channel)
     flash = self.get(t, "light.flash_ms", checks.number_in(*FLASH_MS), d.flash_ms)
     mains = self.get(t, "light.mains_hz", checks.one_of_ints(MAINS_HZ), d.mains_hz)

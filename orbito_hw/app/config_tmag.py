@@ -13,7 +13,6 @@ from typing import Any, Final
 
 from orbito_hw.app import config_checks as checks
 from orbito_hw.app.config_analog import I2C_BUSES, I2C_PINS, Reader
-from orbito_hw.errors import shown
 from orbito_hw.hw.tmag_chip import MUX_BASE, MUX_CHANNELS, SLEEP_MS, TmagConfig
 from orbito_hw.lang import _
 from orbito_hw.rules.squares import SQUARE_NAMES
@@ -23,18 +22,13 @@ TMAG_ADDRESSES: Final = (0x35, 0x22, 0x78, 0x44)  # the A1, B1, C1 and D1 parts'
 
 
 def _mux_address(value: Any) -> str | None:
-    if checks.is_int(value) and value in MUX_ADDRESSES:
-        return None
-    named = f"0x{value:02x}" if checks.is_int(value) and value >= 0 else shown(value)
-    return _("{value} is not a TCA9548A's address (0x70..0x77)").format(value=named)
+    sentence = _("{value} is not a TCA9548A's address (0x70..0x77)")
+    return checks.i2c_address(value, MUX_ADDRESSES, sentence)
 
 
 def _sensor_address(value: Any) -> str | None:
-    if checks.is_int(value) and value in TMAG_ADDRESSES:
-        return None
-    named = f"0x{value:02x}" if checks.is_int(value) and value >= 0 else shown(value)
-    text = _("{value} is not a TMAG5273's address (0x35 on the A1 breakouts; 0x22, 0x78, 0x44)")
-    return text.format(value=named)
+    sentence = _("{value} is not a TMAG5273's address (0x35 on the A1 breakouts; 0x22, 0x78, 0x44)")
+    return checks.i2c_address(value, TMAG_ADDRESSES, sentence)
 
 
 def read_tmag(self: Reader, top: dict[str, Any], chosen: bool, colour: bool) -> TmagConfig:
