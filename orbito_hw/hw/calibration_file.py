@@ -7,10 +7,11 @@ and said so, never deleted: the board then runs on the design's levels, with a w
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from orbito_hw.aside import set_aside
 from orbito_hw.hw.files import write_durably
@@ -53,6 +54,27 @@ def read_saved(path: Path, parse: Callable[[str], T]) -> T | Unread:
     except OSError as exc:
         kept = f"and cannot be moved aside ({exc.strerror or exc})"
     return Unread("damaged", f"the calibration {path} is damaged ({reason}), {kept}")
+
+
+def squares_json(version: int, squares: dict[str, Any]) -> str:
+    """A calibration file's text: its version and a ``squares`` object, by square name (the
+    TMAG5273 thresholds' and the light's; the hall levels keep their own older shape)."""
+    return json.dumps({"version": version, "squares": squares}, indent=1) + "\n"
+
+
+def saved_squares(text: str, version: int) -> dict[str, Any]:
+    """The ``squares`` object of what ``squares_json`` wrote at ``version``; one ValueError
+    naming what is wrong otherwise (the caller reads each square's entry)."""
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ValueError(f"not JSON ({exc})") from None
+    if not isinstance(data, dict) or data.get("version") != version:
+        raise ValueError(f"not a version {version} calibration")
+    squares = data.get("squares")
+    if not isinstance(squares, dict):
+        raise ValueError('no "squares" object')
+    return squares
 
 
 @dataclass(frozen=True, slots=True)

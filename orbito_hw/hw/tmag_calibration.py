@@ -12,13 +12,12 @@ The file is written atomically (``write_durably``); one that cannot be read is m
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from orbito_hw.hw.calibration_file import Unread, read_saved
+from orbito_hw.hw.calibration_file import Unread, read_saved, saved_squares, squares_json
 from orbito_hw.hw.files import write_durably
 from orbito_hw.hw.tmag_chip import TmagConfig
 from orbito_hw.rules.squares import SQUARE_NAMES, SQUARES
@@ -69,20 +68,12 @@ class TmagCalibration:
             name: {"empty": list(sq.empty), "on": sq.on_g, "off": sq.off_g}
             for name, sq in zip(SQUARE_NAMES, self.squares, strict=True)
         }
-        return json.dumps({"version": VERSION, "squares": squares}, indent=1) + "\n"
+        return squares_json(VERSION, squares)
 
     @classmethod
     def from_json(cls, text: str) -> TmagCalibration:
         """What ``to_json`` wrote; one ValueError naming what is wrong otherwise."""
-        try:
-            data = json.loads(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ValueError(f"not JSON ({exc})") from None
-        if not isinstance(data, dict) or data.get("version") != VERSION:
-            raise ValueError(f"not a version {VERSION} calibration")
-        squares = data.get("squares")
-        if not isinstance(squares, dict):
-            raise ValueError('no "squares" object')
+        squares = saved_squares(text, VERSION)
         out = []
         for name in SQUARE_NAMES:
             entry = squares.get(name)
