@@ -15,11 +15,12 @@ spread, and the uncalibrated board's threshold between white and black.
 
 from __future__ import annotations
 
-import json
 import math
 import sys
 from pathlib import Path
 from typing import Any
+
+from shipped_table import write_or_check  # scripts/, beside this one
 
 TABLE = Path(__file__).resolve().parent.parent / "orbito_hw" / "data" / "optics_table.json"
 TOLERANCE = 1e-3  # relative: a figure further than this from the model's has drifted
@@ -90,15 +91,7 @@ def _off(have: Any, value: Any) -> bool:
 
 
 def main(argv: list[str]) -> int:
-    model = table()
-    if "--check" in argv:
-        problems = drifted(json.loads(TABLE.read_text()), model)
-        for problem in problems:
-            print(f"{TABLE.name}: {problem} (python scripts/optics_table.py)", file=sys.stderr)
-        return 1 if problems else 0
-    TABLE.write_text(json.dumps(model, indent=1) + "\n")
-    print(f"wrote {TABLE}")
-    return 0
+    return write_or_check(argv, TABLE, table(), drifted, "scripts/optics_table.py")
 
 
 if __name__ == "__main__":

@@ -15,10 +15,11 @@ release points, the sensor's offset, drift and noise).
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
+
+from shipped_table import write_or_check  # scripts/, beside this one
 
 TABLE = Path(__file__).resolve().parent.parent / "orbito_hw" / "data" / "tmag_fields.json"
 MARGIN_SAMPLING = (300, 8)  # as mechanics.md's figures: marble directions x turns
@@ -82,15 +83,7 @@ def drifted(shipped: dict[str, Any], model: dict[str, Any]) -> list[str]:
 
 
 def main(argv: list[str]) -> int:
-    model = table()
-    if "--check" in argv:
-        problems = drifted(json.loads(TABLE.read_text()), model)
-        for problem in problems:
-            print(f"{TABLE.name}: {problem} (python scripts/tmag_fields.py)", file=sys.stderr)
-        return 1 if problems else 0
-    TABLE.write_text(json.dumps(model, indent=1) + "\n")
-    print(f"wrote {TABLE}")
-    return 0
+    return write_or_check(argv, TABLE, table(), drifted, "scripts/tmag_fields.py")
 
 
 if __name__ == "__main__":
