@@ -235,16 +235,35 @@ def wire(points: list[tuple[float, float]], colour: str, label: str = "") -> lis
     return out
 
 
+def section(y: int, title: str) -> list[str]:
+    """A section of the lower half: a rule across the drawing and its title under it."""
+    return [
+        f'<line x1="20" y1="{y - 10}" x2="{WIDTH - 20}" y2="{y - 10}" stroke="#bdbdbd"/>',
+        text(WIDTH // 2, y + 14, title, 16, "middle", font_weight="bold"),
+    ]
+
+
+def mux_box(
+    y: int, colour: str, inputs: str, pins: list[str], channel: int, notes: list[str]
+) -> list[str]:
+    """The CD74HC4067 of either colour build: ``inputs`` on its channels, ``pins`` on its
+    select lines, its SIG into the ADS1115's input ``channel``; then the build's ``notes``."""
+    return box(390, y, 330, 210, "CD74HC4067 multiplexer", [
+        "VCC <- 3.3 V (100 nF); GND, EN -> GND",
+        f"C0..C15 <- {inputs}",
+        f"S0 <- {pins[0]}   S1 <- {pins[1]}",
+        f"S2 <- {pins[2]}   S3 <- {pins[3]}",
+        f"SIG -> ADS1115 A{channel}",
+        *notes,
+    ], colour)  # fmt: skip
+
+
 def power_and_pinouts(config: Config) -> list[str]:
     """The power path and every part's pinout, the GPIOs taken from the config."""
     d = config.drive
     y = SECTION_Y
     red, violet = COLOURS["5V"], COLOURS["drive"]
-    out = [
-        f'<line x1="20" y1="{y - 10}" x2="{WIDTH - 20}" y2="{y - 10}" stroke="#bdbdbd"/>',
-        text(WIDTH // 2, y + 14, "Power path (all grounds joined) and pinouts", 16, "middle",
-             font_weight="bold"),
-    ]  # fmt: skip
+    out = section(y, "Power path (all grounds joined) and pinouts")
     y += 34
     out += box(30, y, 150, 60, "12 V 4 A supply", ["5.5 x 2.1 mm jack", "centre +"], red)
     out += box(230, y, 130, 60, "fuse 5 A", ["slow blow, 5 x 20", "on the + wire"], red)
@@ -326,11 +345,7 @@ def light_front(config: Config) -> list[str]:
     cyan = COLOURS["light"]
     chosen = "chosen" if config.by_light else "not chosen"
     y = LIGHT_Y
-    out = [
-        f'<line x1="20" y1="{y - 10}" x2="{WIDTH - 20}" y2="{y - 10}" stroke="#bdbdbd"/>',
-        text(WIDTH // 2, y + 14, f"Colour by light: phototransistors, multiplexer, ADC ({chosen})",
-             16, "middle", font_weight="bold"),
-    ]  # fmt: skip
+    out = section(y, f"Colour by light: phototransistors, multiplexer, ADC ({chosen})")
     y += 34
     pins = [f"GPIO{p}" for p in li.select_pins]
     out += box(30, y, 330, 210, "16 ALS-PT19 phototransistor breakouts", [
@@ -342,15 +357,10 @@ def light_front(config: Config) -> list[str]:
         "  from OUT to GND at the multiplexer",
         "white/black calibrated by doctor",
     ], cyan)  # fmt: skip
-    out += box(390, y, 330, 210, "CD74HC4067 multiplexer", [
-        "VCC <- 3.3 V (100 nF); GND, EN -> GND",
-        "C0..C15 <- the phototransistors' OUT",
-        f"S0 <- {pins[0]}   S1 <- {pins[1]}",
-        f"S2 <- {pins[2]}   S3 <- {pins[3]}",
-        f"SIG -> ADS1115 A{li.channel}",
+    out += mux_box(y, cyan, "the phototransistors' OUT", pins, li.channel, [
         "read only after a put or a ring move,",
         f"  the square's LED flashed {li.flash_ms:g} ms red",
-    ], cyan)  # fmt: skip
+    ])  # fmt: skip
     sda, scl = (f"GPIO{p}" for p in I2C_PINS.get(li.bus, (2, 3)))
     out += box(750, y, 340, 210, f"ADS1115 ADC (I2C bus {li.bus})", [
         "VDD <- 3.3 V (100 nF); GND -> GND",
@@ -377,11 +387,7 @@ def analog_front(config: Config) -> list[str]:
         else "not chosen: sensors.colour = false"
     )
     y = ANALOG_Y
-    out = [
-        f'<line x1="20" y1="{y - 10}" x2="{WIDTH - 20}" y2="{y - 10}" stroke="#bdbdbd"/>',
-        text(WIDTH // 2, y + 14, f"Colour board: linear hall sensors, multiplexer, ADC ({chosen})",
-             16, "middle", font_weight="bold"),
-    ]  # fmt: skip
+    out = section(y, f"Colour board: linear hall sensors, multiplexer, ADC ({chosen})")
     y += 34
     pins = [f"GPIO{p}" if p is not None else "unset" for p in a.select_pins()]
     out += box(30, y, 330, 210, "16 linear hall sensors (SS49E / DRV5055)", [
@@ -393,15 +399,10 @@ def analog_front(config: Config) -> list[str]:
         "black marble one way, white the other",
         "calibrated by doctor --only calibrate",
     ], blue)  # fmt: skip
-    out += box(390, y, 330, 210, "CD74HC4067 multiplexer", [
-        "VCC <- 3.3 V (100 nF); GND, EN -> GND",
-        "C0..C15 <- the sensors' OUT",
-        f"S0 <- {pins[0]}   S1 <- {pins[1]}",
-        f"S2 <- {pins[2]}   S3 <- {pins[3]}",
-        f"SIG -> ADS1115 A{a.channel}",
+    out += mux_box(y, blue, "the sensors' OUT", pins, a.channel, [
         "Pico option: S0..S3 <- GP6..GP9,",
         "  SIG -> GP26 (ADC0), all on the Pico's 3V3",
-    ], blue)  # fmt: skip
+    ])  # fmt: skip
     sda, scl = (f"GPIO{p}" for p in I2C_PINS.get(a.bus, (2, 3)))
     out += box(750, y, 340, 210, f"ADS1115 ADC (I2C bus {a.bus})", [
         "VDD <- 3.3 V (100 nF); GND -> GND",
